@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/ndjson"
+)
+
+func TestFlagPrecedence(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.yml")
+	os.WriteFile(cfg, []byte("ctest:\n  concurrency: 7\n  name: fromconfig\n  tag: [a, b]\n"), 0o644)
+	t.Setenv("CRAWLUTILS_CONFIG", cfg)
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantC   int
+		wantN   string
+		wantTag string
+	}{
+		{"config fills unset flags", nil, nil, 7, "fromconfig", "a,b"},
+		{"env beats config", nil, map[string]string{"CTEST_CONCURRENCY": "9"}, 9, "fromconfig", "a,b"},
+		{"flag beats env", []string{"--concurrency", "3"}, map[string]string{"CTEST_CONCURRENCY": "9"}, 3, "fromconfig", "a,b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			tool := NewTool("ctest", new(bytes.Buffer))
+			f := tool.NewFlags(Help{})
+			c := f.Int("concurrency", 16, "")
+			n := f.String("name", "default", "")
+			tag := f.StringSlice("tag", nil, "")
+			if _, code, done := f.Parse(tt.args, new(bytes.Buffer)); done {
+				t.Fatalf("Parse done with %d", code)
+			}
+			if *c != tt.wantC || *n != tt.wantN || strings.Join(*tag, ",") != tt.wantTag {
+				t.Fatalf("got %d %q %v", *c, *n, *tag)
+			}
+		})
+	}
+}
+
+func TestParseUsageErrors(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.yml")
+	os.WriteFile(cfg, []byte("ctest:\n  bogus: 1\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"unknown flag", []string{"--nope"}, nil, "ctest: unknown flag: --nope\nTry 'ctest --help'"},
+		{"bad value", []string{"--concurrency=x"}, nil, `invalid argument "x"`},
+		{"bad env", nil, map[string]string{"CTEST_CONCURRENCY": "many"}, `environment CTEST_CONCURRENCY="many"`},
+		{"unknown config key", []string{"--config", cfg}, nil, "ctest.bogus: unknown setting"},
+		{"missing explicit config", []string{"--config", "/nonexistent.yml"}, nil, "config: open /nonexistent.yml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			var stderr bytes.Buffer
+			tool := NewTool("ctest", &stderr)
+			f := tool.NewFlags(Help{})
+			f.Int("concurrency", 16, "")
+			_, code, done := f.Parse(tt.args, new(bytes.Buffer))
+			if !done || code != ExitUsage || !strings.Contains(stderr.String(), tt.want) {
+				t.Fatalf("done=%v code=%d stderr=%q, want %q", done, code, stderr.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	var out bytes.Buffer
+	tool := NewTool("ctest", new(bytes.Buffer))
+	f := tool.NewFlags(Help{Usage: "ctest [flags]", Summary: "tests things", Examples: "  echo x | ctest"})
+	if _, code, done := f.Parse([]string{"-h"}, &out); !done || code != 0 {
+		t.Fatal("help did not finish with 0")
+	}
+	for _, want := range []string{"ctest - tests things", "--output FILE", "echo x | ctest", "130  interrupted", "CTEST_QUIET"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	f = NewTool("ctest", new(bytes.Buffer)).NewFlags(Help{})
+	f.Parse([]string{"--version"}, &out)
+	if !strings.HasPrefix(out.String(), "ctest "+Version) {
+		t.Fatalf("version: %q", out.String())
+	}
+}
+
+func TestRecordsRejectsBadLinesAndGoesOn(t *testing.T) {
+	in := strings.Join([]string{
+		`{"kind":"request","url":"https://a/"}`,
+		`{"kind":`,
+		``,
+		`[1,2]`,
+		`https://b/`,
+	}, "\n")
+	var stderr bytes.Buffer
+	tool := NewTool("ctest", &stderr)
+	var urls []string
+	for _, env := range tool.Records(context.Background(), ndjson.NewReader(nil, strings.NewReader(in)), nil) {
+		var m map[string]string
+		json.Unmarshal(env.Raw, &m)
+		urls = append(urls, m["url"])
+	}
+	if strings.Join(urls, " ") != "https://a/ https://b/" {
+		t.Fatalf("urls = %v", urls)
+	}
+	for _, want := range []string{"ctest: <stdin>:2: invalid record: invalid JSON", "ctest: <stdin>:3: invalid record: empty line", "ctest: <stdin>:4: invalid record: expected a JSON object, got an array"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if code := tool.Finish(context.Background()); code != ExitPartial {
+		t.Fatalf("exit %d, want 3", code)
+	}
+	if tool.Stats.In.Load() != 5 || tool.Stats.Dropped() != 3 {
+		t.Fatalf("in %d dropped %d", tool.Stats.In.Load(), tool.Stats.Dropped())
+	}
+}
+
+func TestFinishCodesAndStatsFile(t *testing.T) {
+	statsFile := filepath.Join(t.TempDir(), "s.json")
+	tool := NewTool("ctest", new(bytes.Buffer))
+	tool.StatsFile = statsFile
+	tool.Stats.In.Add(2)
+	tool.Stats.Error("timeout")
+	tool.Stats.Count("status", "200", 1)
+	if code := tool.Finish(context.Background()); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var s StatsJSON
+	b, _ := os.ReadFile(statsFile)
+	if err := json.Unmarshal(b, &s); err != nil || s.In != 2 || s.Errors["timeout"] != 1 || s.Counts["status"]["200"] != 1 {
+		t.Fatalf("stats file %s (%v)", b, err)
+	}
+	tool.Fail(os.ErrClosed)
+	tool.MarkPartial()
+	if code := tool.Finish(context.Background()); code != ExitFailure {
+		t.Fatalf("failure exit %d", code)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(ErrInterrupted)
+	if code := tool.Finish(ctx); code != ExitInterrupted {
+		t.Fatalf("interrupted exit %d", code)
+	}
+}

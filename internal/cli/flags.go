@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/spf13/pflag"
+)
+
+// Version is the crawlutils release, set at build time with
+// -ldflags "-X github.com/crawlutils/crawlutils/internal/cli.Version=…".
+var Version = ""
+
+func init() {
+	if Version != "" {
+		return
+	}
+	Version = "0.1.0-dev"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		Version = strings.TrimPrefix(bi.Main.Version, "v")
+	}
+}
+
+// Help is the text of a command's --help, around the flag list.
+type Help struct {
+	Usage       string // "cfetch [flags] [FILE...]"
+	Summary     string // one line: what the command does
+	Description string // paragraphs after the usage line
+	Examples    string // indented shell examples
+}
+
+// Flags is a command's flag set with the flags every command shares:
+// -o/--output, -q/--quiet, --stats, --config, -h/--help, --version.
+type Flags struct {
+	*pflag.FlagSet
+	Output string
+
+	tool        *Tool
+	help        Help
+	quiet       bool
+	statsFile   string
+	config      string
+	showHelp    bool
+	showVersion bool
+}
+
+// NewFlags returns the flag set for t, with the shared flags defined. The
+// command adds its own before calling Parse.
+func (t *Tool) NewFlags(h Help) *Flags {
+	fs := pflag.NewFlagSet(t.Name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	f := &Flags{FlagSet: fs, tool: t, help: h}
+	return f
+}
+
+func (f *Flags) addCommon() {
+	f.StringVarP(&f.Output, "output", "o", "", "write records to `FILE` instead of stdout")
+	f.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line and no summary on stderr (errors are still shown)")
+	f.StringVar(&f.statsFile, "stats", "", "write the run's stats as JSON to `FILE`")
+	f.StringVar(&f.config, "config", "", "read default settings from `FILE` (YAML; default $CRAWLUTILS_CONFIG or ~/.config/crawlutils/config.yml)")
+	f.BoolVarP(&f.showHelp, "help", "h", false, "show this help")
+	f.BoolVar(&f.showVersion, "version", false, "show the version")
+}
+
+// Parse parses args. Settings not given as flags come from the environment
+// (CFETCH_CONCURRENCY for cfetch's --concurrency), then from the config
+// file's section for the command, then the defaults. When done is true the
+// command must return code at once (help, version or a usage error).
+func (f *Flags) Parse(args []string, stdout io.Writer) (rest []string, code int, done bool) {
+	f.addCommon()
+	if err := f.FlagSet.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			f.printHelp(stdout)
+			return nil, ExitOK, true
+		}
+		return nil, f.tool.Usage("%v", err), true
+	}
+	if f.showHelp {
+		f.printHelp(stdout)
+		return nil, ExitOK, true
+	}
+	if f.showVersion {
+		fmt.Fprintf(stdout, "%s %s (crawlutils)\n", f.tool.Name, Version)
+		return nil, ExitOK, true
+	}
+	if err := f.applyEnv(); err != nil {
+		return nil, f.tool.Usage("%v", err), true
+	}
+	if err := f.applyConfig(); err != nil {
+		return nil, f.tool.Usage("%v", err), true
+	}
+	f.tool.Quiet = f.quiet
+	f.tool.StatsFile = f.statsFile
+	return f.Args(), ExitOK, false
+}
+
+var notSettable = map[string]bool{"help": true, "version": true, "config": true}
+
+// EnvName is the environment variable that sets flag name of tool.
+func EnvName(tool, flag string) string {
+	return strings.ToUpper(strings.ReplaceAll(tool+"_"+flag, "-", "_"))
+}
+
+func (f *Flags) applyEnv() error {
+	var err error
+	f.VisitAll(func(fl *pflag.Flag) {
+		if err != nil || fl.Changed || notSettable[fl.Name] {
+			return
+		}
+		name := EnvName(f.tool.Name, fl.Name)
+		if v, ok := os.LookupEnv(name); ok {
+			if e := f.Set(fl.Name, v); e != nil {
+				err = fmt.Errorf("environment %s=%q: %v", name, v, e)
+			}
+		}
+	})
+	return err
+}
+
+func (f *Flags) configPath() (path string, explicit bool) {
+	if f.config != "" {
+		return f.config, true
+	}
+	if p := os.Getenv("CRAWLUTILS_CONFIG"); p != "" {
+		return p, true
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", false
+	}
+	return filepath.Join(dir, "crawlutils", "config.yml"), false
+}
+
+// applyConfig reads the command's section of the YAML config file:
+//
+//	cfetch:
+//	  concurrency: 32
+//	  user-agent: "mybot/1.0"
+func (f *Flags) applyConfig() error {
+	path, explicit := f.configPath()
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !explicit && errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("config: %v", err)
+	}
+	var doc map[string]map[string]any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("config %s: %v", path, err)
+	}
+	for key, val := range doc[f.tool.Name] {
+		fl := f.Lookup(key)
+		if fl == nil || notSettable[key] {
+			return fmt.Errorf("config %s: %s.%s: unknown setting", path, f.tool.Name, key)
+		}
+		if fl.Changed || os.Getenv(EnvName(f.tool.Name, key)) != "" {
+			continue
+		}
+		values := []any{val}
+		if list, ok := val.([]any); ok {
+			values = list
+		}
+		for _, v := range values {
+			if err := f.Set(key, fmt.Sprint(v)); err != nil {
+				return fmt.Errorf("config %s: %s.%s: %v", path, f.tool.Name, key, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (f *Flags) printHelp(w io.Writer) {
+	h := f.help
+	fmt.Fprintf(w, "%s - %s\n\nUsage: %s\n", f.tool.Name, h.Summary, h.Usage)
+	if h.Description != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(h.Description, "\n"))
+	}
+	fmt.Fprintf(w, "\nFlags:\n%s", f.FlagUsagesWrapped(100))
+	fmt.Fprintf(w, "\nEvery flag can also be set with the environment variable %s_<FLAG> (e.g. %s)\nor in the %q section of the config file.\n",
+		strings.ToUpper(f.tool.Name), EnvName(f.tool.Name, "quiet"), f.tool.Name)
+	if h.Examples != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(h.Examples, "\n"))
+	}
+	fmt.Fprintf(w, "\n%s\n", ExitCodesHelp)
+}
+
+// OpenOutput returns the writer for -o FILE (created or truncated), or
+// stdout when no file was named, and a function that syncs and closes it.
+func (f *Flags) OpenOutput(stdout io.Writer) (io.Writer, func() error, error) {
+	if f.Output == "" || f.Output == "-" {
+		return stdout, func() error { return nil }, nil
+	}
+	file, err := os.Create(f.Output)
+	if err != nil {
+		return nil, nil, err
+	}
+	return file, func() error {
+		if err := file.Sync(); err != nil {
+			file.Close()
+			return err
+		}
+		return file.Close()
+	}, nil
+}

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/crawlutils/crawlutils/internal/ndjson"
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// Tool carries a running command's name, stderr, stats and outcome.
+// Its methods are safe for concurrent use.
+type Tool struct {
+	Name   string
+	Stderr io.Writer
+	Stats  *Stats
+	// Quiet silences the progress line and the summary (not errors).
+	Quiet bool
+	// StatsFile, when set, receives the stats as JSON at Finish.
+	StatsFile string
+	// DrainOnInterrupt makes Records read to the end of input after a
+	// signal instead of stopping (see IsPipe).
+	DrainOnInterrupt bool
+
+	mu       sync.Mutex
+	failed   bool
+	partial  bool
+	progress *progress
+}
+
+// NewTool returns a Tool writing messages to stderr.
+func NewTool(name string, stderr io.Writer) *Tool {
+	return &Tool{Name: name, Stderr: stderr, Stats: NewStats()}
+}
+
+// Printf writes one "name: message" line to stderr.
+func (t *Tool) Printf(format string, a ...any) {
+	msg := strings.TrimRight(fmt.Sprintf(format, a...), "\n")
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.progress != nil {
+		t.progress.clearLocked()
+	}
+	fmt.Fprintf(t.Stderr, "%s: %s\n", t.Name, msg)
+}
+
+// Fail reports err and makes the exit status 1.
+func (t *Tool) Fail(err error) {
+	t.Printf("%v", err)
+	t.mu.Lock()
+	t.failed = true
+	t.mu.Unlock()
+}
+
+// Reject reports an input line that was skipped, counts it as dropped for
+// reason, and makes the exit status 3: "name: <stdin>:42: msg".
+func (t *Tool) Reject(line ndjson.Line, reason string, err error) {
+	t.Printf("%s: %v", line.Pos(), err)
+	t.Stats.Drop(reason)
+	t.MarkPartial()
+}
+
+// MarkPartial makes the exit status 3 (unless something worse happened).
+func (t *Tool) MarkPartial() {
+	t.mu.Lock()
+	t.partial = true
+	t.mu.Unlock()
+}
+
+// Usage reports a usage error and returns ExitUsage.
+func (t *Tool) Usage(format string, a ...any) int {
+	t.Printf(format, a...)
+	fmt.Fprintf(t.Stderr, "Try '%s --help' for more information.\n", t.Name)
+	return ExitUsage
+}
+
+// Records yields the records of the input, one per line. Lines that cannot
+// be read or parsed are reported with Reject and skipped. flush is called
+// before every read that could block, so output never waits on a buffer
+// while input stalls. It stops at the end of input, or when ctx is done
+// unless DrainOnInterrupt is set.
+func (t *Tool) Records(ctx context.Context, r *ndjson.Reader, flush func()) iter.Seq2[ndjson.Line, record.Envelope] {
+	return func(yield func(ndjson.Line, record.Envelope) bool) {
+		for {
+			if ctx.Err() != nil && !t.DrainOnInterrupt {
+				return
+			}
+			if !r.Buffered() && flush != nil {
+				flush()
+			}
+			line, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			var le *ndjson.LineError
+			var oe *ndjson.OpenError
+			switch {
+			case errors.As(err, &le):
+				t.Stats.In.Add(1)
+				t.Reject(le.Line, "invalid", fmt.Errorf("invalid record: %v", le.Err))
+				continue
+			case errors.As(err, &oe):
+				t.Fail(err)
+				continue
+			case err != nil:
+				t.Fail(err)
+				return
+			}
+			t.Stats.In.Add(1)
+			t.Stats.Bytes.Add(int64(len(line.Bytes)) + 1)
+			env, err := record.Parse(line.Bytes)
+			if err != nil {
+				reason := "invalid"
+				if errors.Is(err, record.ErrEmpty) {
+					reason = "empty"
+				}
+				t.Reject(line, reason, fmt.Errorf("invalid record: %v", err))
+				continue
+			}
+			if !yield(line, env) {
+				return
+			}
+		}
+	}
+}
+
+// Finish stops the progress line, prints the summary (unless Quiet), writes
+// the stats file and returns the exit status.
+func (t *Tool) Finish(ctx context.Context) int {
+	t.stopProgress()
+	if !t.Quiet {
+		t.Printf("%s", t.Stats.Summary())
+	}
+	if t.StatsFile != "" {
+		b, _ := json.MarshalIndent(t.Stats.JSON(t.Name), "", "  ")
+		if err := os.WriteFile(t.StatsFile, append(b, '\n'), 0o644); err != nil {
+			t.Fail(fmt.Errorf("write stats: %w", err))
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case Interrupted(ctx):
+		return ExitInterrupted
+	case t.failed:
+		return ExitFailure
+	case t.partial:
+		return ExitPartial
+	}
+	return ExitOK
+}

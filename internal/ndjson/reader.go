@@ -1,0 +1,163 @@
+package ndjson
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// DefaultMaxLine is the longest line a Reader accepts by default.
+const DefaultMaxLine = 64 << 20
+
+// Line is one input line without its line ending.
+type Line struct {
+	Source string // file name, or "<stdin>"
+	Num    int    // 1-based line number within Source
+	Bytes  []byte // owned by the caller
+}
+
+// Pos is "source:line", the prefix of every input error message.
+func (l Line) Pos() string { return fmt.Sprintf("%s:%d", l.Source, l.Num) }
+
+// LineError is a line that could not be read as a whole; the reader has
+// moved past it.
+type LineError struct {
+	Line Line
+	Err  error
+}
+
+func (e *LineError) Error() string { return e.Line.Pos() + ": " + e.Err.Error() }
+
+// Reader reads lines from a sequence of inputs.
+type Reader struct {
+	// MaxLine caps the length of one line; longer lines give a *LineError.
+	MaxLine int
+
+	names  []string
+	stdin  io.Reader
+	cur    *bufio.Reader
+	closer io.Closer
+	source string
+	num    int
+}
+
+// NewReader reads the named files in order ("-" is stdin), or stdin alone
+// when names is empty.
+func NewReader(names []string, stdin io.Reader) *Reader {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	return &Reader{MaxLine: DefaultMaxLine, names: names, stdin: stdin}
+}
+
+// OpenError is a file that could not be opened; Next goes on with the next.
+type OpenError struct{ Err error }
+
+func (e *OpenError) Error() string { return e.Err.Error() }
+func (e *OpenError) Unwrap() error { return e.Err }
+
+// Next returns the next line. At the end of the last input it returns io.EOF.
+// A *LineError or *OpenError concerns one line or file only: call Next again.
+// Any other error is a read failure of the current input, which is then
+// abandoned.
+func (r *Reader) Next() (Line, error) {
+	for {
+		if r.cur == nil {
+			if len(r.names) == 0 {
+				return Line{}, io.EOF
+			}
+			if err := r.open(r.names[0]); err != nil {
+				r.names = r.names[1:]
+				return Line{}, &OpenError{err}
+			}
+			r.names = r.names[1:]
+		}
+		line, err := r.readLine()
+		if err == io.EOF {
+			r.closeCurrent()
+			continue
+		}
+		if err != nil {
+			var le *LineError
+			if !errors.As(err, &le) {
+				src := r.source
+				r.closeCurrent()
+				return Line{}, fmt.Errorf("read %s: %w", src, err)
+			}
+		}
+		return line, err
+	}
+}
+
+// Buffered reports whether the next line can be read without blocking on
+// the underlying input. Callers flush their output when it is false, so a
+// pipeline never waits on a buffer while its input stalls.
+func (r *Reader) Buffered() bool { return r.cur != nil && r.cur.Buffered() > 0 }
+
+func (r *Reader) open(name string) error {
+	r.num = 0
+	if name == "-" {
+		r.source = "<stdin>"
+		r.cur = bufio.NewReaderSize(r.stdin, 64<<10)
+		return nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	r.source = name
+	r.cur = bufio.NewReaderSize(f, 64<<10)
+	r.closer = f
+	return nil
+}
+
+func (r *Reader) closeCurrent() {
+	if r.closer != nil {
+		r.closer.Close()
+		r.closer = nil
+	}
+	r.cur = nil
+}
+
+var errTooLong = errors.New("line too long")
+
+// readLine reads one line, copying it out of the bufio buffer.
+func (r *Reader) readLine() (Line, error) {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := r.cur.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > r.MaxLine+2 { // +2 for "\r\n"
+				tooLong = true
+				buf = nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF && len(chunk) == 0 && len(buf) == 0 && !tooLong {
+			return Line{}, io.EOF
+		}
+		if err != nil && err != io.EOF {
+			return Line{}, err
+		}
+		r.num++
+		line := Line{Source: r.source, Num: r.num}
+		if tooLong {
+			return line, &LineError{line, fmt.Errorf("%w (over %d bytes)", errTooLong, r.MaxLine)}
+		}
+		buf = bytes.TrimSuffix(buf, []byte{'\n'})
+		buf = bytes.TrimSuffix(buf, []byte{'\r'})
+		if len(buf) > r.MaxLine {
+			return line, &LineError{line, fmt.Errorf("%w (over %d bytes)", errTooLong, r.MaxLine)}
+		}
+		line.Bytes = buf
+		return line, nil
+	}
+}

@@ -1,0 +1,152 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Decode parses one JSON object into v (a *Request, *Response, *Item or *Ack)
+// and keeps the fields v does not declare in its Extra map. Errors name the
+// field and what was wrong with it.
+func Decode(raw []byte, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return describe(err)
+	}
+	extra := unknownFields(raw, knownKeys(v))
+	switch r := v.(type) {
+	case *Request:
+		r.Extra = extra
+	case *Response:
+		r.Extra = extra
+	case *Item:
+		r.Extra = extra
+	case *Ack:
+		r.Extra = extra
+	}
+	return nil
+}
+
+var encoderPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// Encode returns v as one JSON line (with the trailing newline), HTML
+// characters unescaped so URLs stay readable, and the Extra fields of a
+// typed record appended in key order.
+func Encode(v any) ([]byte, error) {
+	buf := encoderPool.Get().(*bytes.Buffer)
+	defer encoderPool.Put(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	out := buf.Bytes()
+	var extra map[string]json.RawMessage
+	switch r := v.(type) {
+	case *Request:
+		extra = r.Extra
+	case *Response:
+		extra = r.Extra
+	case *Item:
+		extra = r.Extra
+	case *Ack:
+		extra = r.Extra
+	}
+	if len(extra) == 0 {
+		return bytes.Clone(out), nil
+	}
+	// out ends with "}\n": reopen the object and append the extra fields.
+	line := make([]byte, 0, len(out)+64*len(extra))
+	line = append(line, out[:len(out)-2]...)
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if len(line) > 1 {
+			line = append(line, ',')
+		}
+		kb, _ := json.Marshal(k)
+		line = append(line, kb...)
+		line = append(line, ':')
+		line = append(line, compact(extra[k])...)
+	}
+	return append(line, '}', '\n'), nil
+}
+
+// compact drops insignificant whitespace so a record stays on one line.
+func compact(raw json.RawMessage) []byte {
+	if !bytes.ContainsAny(raw, "\n\r") {
+		return raw
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+var knownCache sync.Map // reflect.Type -> map[string]bool
+
+// knownKeys lists the JSON names of the fields v's struct type declares.
+func knownKeys(v any) map[string]bool {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if k, ok := knownCache.Load(t); ok {
+		return k.(map[string]bool)
+	}
+	keys := map[string]bool{}
+	if t.Kind() == reflect.Struct {
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			if name != "" && name != "-" {
+				keys[name] = true
+			}
+		}
+	}
+	knownCache.Store(t, keys)
+	return keys
+}
+
+// describe turns encoding/json's errors into messages a user can act on.
+func describe(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("invalid JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return fmt.Errorf("expected a JSON object, got %s", typ.Value)
+		}
+		return fmt.Errorf("field %q: expected %s, got %s", typ.Field, friendlyType(typ.Type), typ.Value)
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func friendlyType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "an array of " + strings.TrimPrefix(friendlyType(t.Elem()), "a ")
+	case reflect.Map:
+		return "an object"
+	}
+	return t.String()
+}

@@ -1,0 +1,12 @@
+// Package record defines the NDJSON records that crawlutils commands exchange:
+// request, response, item and ack (docs/records.md is the user-facing contract).
+//
+// A record is one JSON object per line with a "kind" field. Every typed record
+// keeps the fields it does not know in Extra and writes them back unchanged, so
+// a tool can read, change and re-emit a record without losing what an upstream
+// tool or a user's jq step added. Numbers that are not ours (attrs, item data)
+// stay json.RawMessage, so they round-trip exactly.
+//
+// Parse classifies one input line without decoding it fully; Decode and Encode
+// turn a line into a typed record and back.
+package record

@@ -1,0 +1,80 @@
+package record
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// FuzzParse: Parse never panics, and what it accepts is a JSON object.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{"kind":"request","url":"https://a/"}`, "https://a/b", `[1]`, `{"kind":1}`, "", "a.b", `{"a":"\u00e9"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		env, err := Parse(line)
+		if err != nil {
+			return
+		}
+		var m map[string]any
+		if json.Unmarshal(env.Raw, &m) != nil {
+			t.Fatalf("accepted %q but Raw %q is not an object", line, env.Raw)
+		}
+	})
+}
+
+// FuzzDecodeEncode: a decoded request re-encodes to the same JSON value,
+// unknown fields included.
+func FuzzDecodeEncode(f *testing.F) {
+	for _, s := range []string{
+		`{"kind":"request","url":"https://a/","x":{"y":[1,"}"]},"z":"\"q"}`,
+		`{"kind":"request","url":"u","attrs":{"n":1e400}}`,
+		`{"url":"u","priority":-3,"headers":{"A":"b"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var r Request
+		if Decode(raw, &r) != nil {
+			return
+		}
+		out, err := Encode(&r)
+		if err != nil {
+			t.Fatalf("Encode: %v", err)
+		}
+		var again Request
+		if err := Decode(out, &again); err != nil {
+			t.Fatalf("re-decode %s: %v", out, err)
+		}
+		a, _ := Encode(&again)
+		if string(a) != string(out) {
+			t.Fatalf("not stable:\n%s\n%s", out, a)
+		}
+	})
+}
+
+// FuzzFields: Fields agrees with encoding/json on the set of keys.
+func FuzzFields(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":[{"c":"}"}]}`, `{"a":1,"a":2}`, `{}`, `{"\u0041":true}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		fs, err := Fields(raw)
+		var m map[string]json.RawMessage
+		jerr := json.Unmarshal(raw, &m)
+		if err != nil || jerr != nil || m == nil {
+			return
+		}
+		got := map[string]string{}
+		for _, fld := range fs {
+			got[fld.Key] = string(fld.Value)
+		}
+		want := map[string]string{}
+		for k, v := range m {
+			want[k] = string(v)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Fields(%s) = %v, encoding/json says %v", raw, got, want)
+		}
+	})
+}
