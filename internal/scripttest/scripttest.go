@@ -1,0 +1,70 @@
+// Package scripttest runs crawlutils' script tests: txtar files under
+// testdata/ that run the real commands — the test binary re-executed under
+// each command's name — with real stdio, pipes (exec sh -c '… | …') and exit
+// codes, as the Go command's own script tests do.
+//
+// Besides testscript's built-in commands, scripts get:
+//
+//	status N cmd args...   run cmd and require exit status N (stdout and
+//	                       stderr are kept for the next cmp/stdout/stderr)
+//
+// Run the tests with -update to rewrite the expected output in the scripts.
+package scripttest
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("update", false, "rewrite expected output in script tests")
+
+// Main is the TestMain of a package with script tests: it makes the test
+// binary answer to each command's name. It does not return.
+func Main(m *testing.M, cmds map[string]cli.RunFunc) {
+	mains := make(map[string]func() int, len(cmds))
+	for name, run := range cmds {
+		mains[name] = func() int { return cli.Main(run) }
+	}
+	os.Exit(testscript.RunMain(m, mains))
+}
+
+// Run runs every *.txtar script in dir. setup, when not nil, runs before
+// each script (start a server, set variables with env.Setenv).
+func Run(t *testing.T, dir string, setup func(env *testscript.Env) error) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 dir,
+		Setup:               setup,
+		UpdateScripts:       *update,
+		RequireExplicitExec: false,
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"status": status},
+	})
+}
+
+func status(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: status N cmd [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("status: %v", err)
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("status: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
