@@ -1,0 +1,192 @@
+// Command demosite serves the crawlutils demo site, a deterministic
+// generated web shop, on a local address, or prints its ground truth.
+//
+// Usage:
+//
+//	demosite [-listen 127.0.0.1:8080] [-products 3000] [-seed 1] [-per-page 20]
+//	         [-latency 0s] [-ready FILE]
+//	demosite -truth [-truth-format jsonl|csv] [-base http://127.0.0.1:8080]
+//	         [-products 3000] [-seed 1] [-per-page 20]
+//
+// When serving, it prints "demosite: serving http://HOST:PORT" to standard
+// error and, with -ready, writes that base URL and a newline to FILE
+// (atomically, by rename) once it accepts connections, and removes FILE
+// when it stops. It stops cleanly on SIGINT or SIGTERM.
+//
+// With -truth it prints the products a correct crawl must extract, sorted
+// by URL, with absolute URLs built from -base: one JSON object per line
+// (fields url, title, price, upc, availability, category, rating,
+// description), or CSV with that header.
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/demosite"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole command; it returns the exit status. Serving stops
+// when ctx is done.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("demosite", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		listen   = fs.String("listen", "127.0.0.1:8080", "address to listen on (127.0.0.1:0 picks a free port)")
+		products = fs.Int("products", demosite.DefaultProducts, "number of catalogue entries")
+		seed     = fs.Int64("seed", demosite.DefaultSeed, "content seed")
+		perPage  = fs.Int("per-page", demosite.DefaultPerPage, "products per listing page")
+		latency  = fs.Duration("latency", 0, "delay added to every response")
+		ready    = fs.String("ready", "", "write the base URL to `FILE` once listening")
+		truth    = fs.Bool("truth", false, "print the ground truth instead of serving")
+		format   = fs.String("truth-format", "jsonl", "ground truth format: jsonl or csv")
+		base     = fs.String("base", "http://127.0.0.1:8080", "base URL for absolute URLs in the ground truth")
+	)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: demosite [flags]\n\nServe the crawlutils demo site, or print its ground truth with -truth.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "demosite: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *products < 1 || *perPage < 1 || *seed == 0 || *latency < 0 {
+		fmt.Fprintln(stderr, "demosite: -products and -per-page must be positive, -seed non-zero, -latency not negative")
+		return 2
+	}
+	site := demosite.New(demosite.Options{Products: *products, Seed: *seed, PerPage: *perPage, Latency: *latency})
+	if *truth {
+		if *format != "jsonl" && *format != "csv" {
+			fmt.Fprintf(stderr, "demosite: -truth-format must be jsonl or csv, not %q\n", *format)
+			return 2
+		}
+		if err := writeTruth(stdout, site.Truth(), *base, *format); err != nil {
+			fmt.Fprintln(stderr, "demosite:", err)
+			return 1
+		}
+		return 0
+	}
+	if err := serve(ctx, site, *listen, *ready, stderr); err != nil {
+		fmt.Fprintln(stderr, "demosite:", err)
+		return 1
+	}
+	return 0
+}
+
+// writeTruth prints products with absolute URLs as JSON lines or CSV.
+func writeTruth(w io.Writer, products []demosite.Product, base, format string) error {
+	if format == "csv" {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"url", "title", "price", "upc", "availability", "category", "rating", "description"})
+		for _, p := range products {
+			cw.Write([]string{p.AbsURL(base), p.Title, p.Price, p.UPC, strconv.Itoa(p.Availability),
+				p.Category, strconv.Itoa(p.Rating), p.Description})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, p := range products {
+		p.URL = p.AbsURL(base)
+		if err := enc.Encode(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serve runs the site on addr until ctx is done, then shuts down
+// gracefully.
+func serve(ctx context.Context, site http.Handler, addr, readyFile string, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	base := baseURL(ln.Addr())
+	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	fmt.Fprintf(stderr, "demosite: serving %s\n", base)
+	if readyFile != "" {
+		if err := writeAtomically(readyFile, base+"\n"); err != nil {
+			srv.Close()
+			return fmt.Errorf("writing -ready file: %w", err)
+		}
+		defer os.Remove(readyFile)
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		srv.Close()
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// baseURL is the URL clients use for a listener address; an unspecified
+// host (":8080", "[::]:8080") is reached through 127.0.0.1.
+func baseURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// writeAtomically writes data to a temporary file beside path and renames
+// it into place, so readers never see a partial file.
+func writeAtomically(path, data string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
