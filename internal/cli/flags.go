@@ -33,6 +33,8 @@ type Help struct {
 	Summary     string // one line: what the command does
 	Description string // paragraphs after the usage line
 	Examples    string // indented shell examples
+	// Output replaces the help text of -o/--output when not empty.
+	Output string
 }
 
 // Flags is a command's flag set with the flags every command shares:
@@ -61,7 +63,11 @@ func (t *Tool) NewFlags(h Help) *Flags {
 }
 
 func (f *Flags) addCommon() {
-	f.StringVarP(&f.Output, "output", "o", "", "write records to `FILE` instead of stdout")
+	out := f.help.Output
+	if out == "" {
+		out = "write records to `FILE` instead of stdout"
+	}
+	f.StringVarP(&f.Output, "output", "o", "", out)
 	f.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line and no summary on stderr (errors are still shown)")
 	f.StringVar(&f.statsFile, "stats", "", "write the run's stats as JSON to `FILE`")
 	f.StringVar(&f.config, "config", "", "read default settings from `FILE` (YAML; default $CRAWLUTILS_CONFIG or ~/.config/crawlutils/config.yml)")

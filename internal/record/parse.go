@@ -139,9 +139,11 @@ func Fields(raw []byte) ([]Field, error) {
 		}
 		kStart := i
 		i = skipString(b, i)
-		var key string
-		if err := json.Unmarshal(b[kStart:i], &key); err != nil {
-			return nil, describe(err)
+		key := string(b[kStart+1 : i-1])
+		if !plainKey(key) {
+			if err := json.Unmarshal(b[kStart:i], &key); err != nil {
+				return nil, describe(err)
+			}
 		}
 		i = skipSpace(b, i)
 		i = skipSpace(b, i+1) // past ':'

@@ -39,8 +39,15 @@ func Main(m *testing.M, cmds map[string]cli.RunFunc) {
 // each script (start a server, set variables with env.Setenv).
 func Run(t *testing.T, dir string, setup func(env *testscript.Env) error) {
 	testscript.Run(t, testscript.Params{
-		Dir:                 dir,
-		Setup:               setup,
+		Dir: dir,
+		Setup: func(env *testscript.Env) error {
+			// Under -race every process otherwise sleeps 1 s at exit.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			if setup != nil {
+				return setup(env)
+			}
+			return nil
+		},
 		UpdateScripts:       *update,
 		RequireExplicitExec: false,
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"status": status},

@@ -1,0 +1,176 @@
+package cexport
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// csvExporter writes items as CSV rows (Scrapy's CsvItemExporter), LF line
+// endings. The header is --fields, or the header of the file being appended
+// to, or else the fields of the first item that has any. Items with no
+// fields that come before the header is known are written as empty rows as
+// soon as it is.
+type csvExporter struct {
+	w  *bufio.Writer
+	cw *csv.Writer
+
+	header      []string
+	column      map[string]int
+	writeHeader bool
+	// notIn, when set, says where the header came from in the warning about
+	// a field it lacks ("" when the user chose the fields: no warning).
+	notIn   string
+	pending int // empty items waiting for the header
+	row     []string
+	warned  warnOnce
+}
+
+func newCSVExporter(o *Options, t exportTarget) *csvExporter {
+	// csv.Writer gets its own small buffer in front of ours, so the exporter
+	// can write a raw line (writeRow) after flushing it into ours.
+	cw := csv.NewWriter(struct{ io.Writer }{t.w})
+	cw.Comma = o.delimiter
+	e := &csvExporter{
+		w: t.w, cw: cw,
+		writeHeader: !o.NoHeader && !t.nonEmpty,
+		warned:      warnOnce{warn: t.warn, what: "fields not in the CSV header"},
+	}
+	switch {
+	case len(o.Fields) > 0:
+		e.setHeader(o.Fields)
+	case len(t.header) > 0:
+		e.setHeader(t.header)
+		e.notIn = "the CSV header of " + t.name
+	default:
+		e.notIn = "the CSV header (first item's fields)"
+	}
+	return e
+}
+
+func (e *csvExporter) setHeader(h []string) {
+	e.header = h
+	e.column = make(map[string]int, len(h))
+	for i, name := range h {
+		if _, dup := e.column[name]; !dup {
+			e.column[name] = i
+		}
+	}
+	e.row = make([]string, len(h))
+}
+
+// Begin writes a header given by --fields, so even an empty export has it.
+func (e *csvExporter) Begin() error {
+	if e.header != nil && e.writeHeader {
+		e.writeHeader = false
+		return e.writeRow(e.header)
+	}
+	return nil
+}
+
+func (e *csvExporter) Write(fields []record.Field) error {
+	if e.header == nil {
+		if len(fields) == 0 {
+			e.pending++
+			return nil
+		}
+		h := make([]string, len(fields))
+		for i, f := range fields {
+			h[i] = f.Key
+		}
+		e.setHeader(h)
+		if err := e.Begin(); err != nil {
+			return err
+		}
+		for ; e.pending > 0; e.pending-- {
+			clear(e.row)
+			if err := e.writeRow(e.row); err != nil {
+				return err
+			}
+		}
+	}
+	clear(e.row)
+	for _, f := range fields {
+		i, ok := e.column[f.Key]
+		if !ok {
+			if e.notIn != "" {
+				e.warned.do(f.Key, "field %q is not in %s; use --fields to include it", f.Key, e.notIn)
+			}
+			continue
+		}
+		e.row[i] = csvCell(f.Value)
+	}
+	return e.writeRow(e.row)
+}
+
+// writeRow writes one record. encoding/csv writes a lone empty field as an
+// empty line, which CSV readers skip; it is written quoted instead, as
+// Python's csv module does.
+func (e *csvExporter) writeRow(row []string) error {
+	if len(row) == 1 && row[0] == "" {
+		if err := e.flushCSV(); err != nil {
+			return err
+		}
+		_, err := e.w.WriteString("\"\"\n")
+		return err
+	}
+	return e.cw.Write(row)
+}
+
+func (e *csvExporter) flushCSV() error {
+	e.cw.Flush()
+	return e.cw.Error()
+}
+
+func (e *csvExporter) Flush() error {
+	if err := e.flushCSV(); err != nil {
+		return err
+	}
+	return e.w.Flush()
+}
+
+func (e *csvExporter) End() error { return e.Flush() }
+
+// csvCell is a JSON value as a CSV cell: strings as they are, numbers as
+// written, true/false, null as an empty cell, objects and arrays as compact
+// JSON.
+func csvCell(v json.RawMessage) string {
+	switch v[0] {
+	case '"':
+		return jsonString(v)
+	case 'n':
+		return ""
+	case '{', '[':
+		return string(appendCompact(nil, v))
+	}
+	return string(v)
+}
+
+// readCSVHeader returns the first record of the CSV file path, or nil when
+// the file is empty, missing or not a regular file (a FIFO, /dev/stdout).
+func readCSVHeader(path string, delimiter rune) ([]string, error) {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return nil, nil // a real problem shows when the file is opened
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReader(f))
+	r.Comma = delimiter
+	r.FieldsPerRecord = -1
+	h, err := r.Read()
+	if err == io.EOF {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the CSV header of %s: %w", path, err)
+	}
+	return h, nil
+}

@@ -1,0 +1,14 @@
+// Package cexport is the cexport command: it writes item records as JSON
+// lines, a JSON array, CSV or XML, like Scrapy's feed exports and item
+// exporters (docs/cexport.md is the user's guide).
+//
+// It reads records with cli.Tool.Records. An item record contributes its
+// "data" object, a JSON object without "kind" is item data as it is (jq
+// output), and everything else is passed on to stdout when the items go to a
+// file (-o), so cexport can sit in the middle of the crawl loop. Acks are held
+// back until every item read before them is flushed and fsynced to the file.
+//
+// Each format is an exporter (exporter.go) that receives an item's members
+// in document order as record.Fields, so columns and element order follow
+// the input and numbers stay exactly as written.
+package cexport

@@ -1,0 +1,184 @@
+package cexport
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// exporter writes items in one format. Begin is called once before the
+// first item and End once after the last (also when the input ended early
+// or the run was interrupted, so the document is always complete). Write
+// gets one item's members in document order; values are valid JSON. Flush
+// pushes what is buffered to the output. An exporter is not safe for
+// concurrent use; after an error the output is broken and only End may
+// still be called.
+type exporter interface {
+	Begin() error
+	Write(fields []record.Field) error
+	Flush() error
+	End() error
+}
+
+// exportTarget is where an exporter writes and what it may need to know
+// about it.
+type exportTarget struct {
+	w *bufio.Writer
+	// name is the output file for messages ("" for stdout).
+	name string
+	// nonEmpty is true when appending to a file that already has data.
+	nonEmpty bool
+	// header is the CSV header of the file being appended to, if any.
+	header []string
+	// warn reports a problem with the data that does not stop the export.
+	warn func(format string, a ...any)
+}
+
+// newExporter returns the exporter for the validated options o.
+func newExporter(o *Options, t exportTarget) exporter {
+	switch o.format {
+	case formatJSON:
+		return &jsonExporter{w: t.w}
+	case formatCSV:
+		return newCSVExporter(o, t)
+	case formatXML:
+		return newXMLExporter(o, t)
+	}
+	return &jsonlExporter{w: t.w}
+}
+
+// maxWarnings caps the distinct warnings of one kind (hostile input can
+// have millions of distinct keys); one more line says the rest are muted.
+const maxWarnings = 100
+
+// warnOnce prints each distinct warning key once, up to maxWarnings; then
+// one line says the rest are not reported.
+type warnOnce struct {
+	warn func(format string, a ...any)
+	what string // e.g. "fields not in the CSV header", for that line
+	seen map[string]bool
+	n    int
+}
+
+func (w *warnOnce) do(key string, format string, a ...any) {
+	if w.warn == nil || w.n > maxWarnings || w.seen[key] {
+		return
+	}
+	w.n++
+	if w.n > maxWarnings {
+		w.warn("more %s; not reporting them any more", w.what)
+		return
+	}
+	if w.seen == nil {
+		w.seen = map[string]bool{}
+	}
+	w.seen[key] = true
+	w.warn(format, a...)
+}
+
+// project returns the members of fields named in names, in that order,
+// leaving out names the item does not have. buf is reused.
+func project(fields []record.Field, names []string, buf []record.Field) []record.Field {
+	buf = buf[:0]
+	for _, n := range names {
+		for _, f := range fields {
+			if f.Key == n {
+				buf = append(buf, f)
+				break
+			}
+		}
+	}
+	return buf
+}
+
+// appendObject appends fields as one compact JSON object. Keys are
+// re-quoted (escapes normalized), values are compacted but otherwise kept
+// byte for byte, so numbers stay exact.
+func appendObject(dst []byte, fields []record.Field) []byte {
+	dst = append(dst, '{')
+	for i, f := range fields {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, f.Key)
+		dst = append(dst, ':')
+		dst = appendCompact(dst, f.Value)
+	}
+	return append(dst, '}')
+}
+
+// appendCompact appends the JSON value v without insignificant white space
+// and with invalid UTF-8 (which encoding/json lets through inside strings)
+// replaced by U+FFFD, so the output is always valid UTF-8 JSON.
+func appendCompact(dst []byte, v json.RawMessage) []byte {
+	start := len(dst)
+	if bytes.ContainsAny(v, " \t\r\n") {
+		buf := bytes.NewBuffer(dst)
+		if json.Compact(buf, v) == nil {
+			dst = buf.Bytes()
+		} else {
+			dst = append(dst[:start], v...)
+		}
+	} else {
+		dst = append(dst, v...)
+	}
+	if !utf8.Valid(dst[start:]) {
+		fixed := bytes.ToValidUTF8(dst[start:], []byte("\uFFFD"))
+		dst = append(dst[:start], fixed...)
+	}
+	return dst
+}
+
+// appendJSONString appends s (valid UTF-8, as record.Fields decodes keys)
+// as a JSON string, HTML characters unescaped.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// jsonString decodes the JSON string v, taking the fast path when it has
+// no escapes.
+func jsonString(v json.RawMessage) string {
+	if len(v) >= 2 && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+		return string(v[1 : len(v)-1])
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return string(v)
+	}
+	return s
+}
+
+// trimBuf drops a buffer that grew for one huge item, so it is not kept.
+func trimBuf(b []byte) []byte {
+	if cap(b) > 1<<20 {
+		return nil
+	}
+	return b[:0]
+}

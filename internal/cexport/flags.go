@@ -1,0 +1,61 @@
+package cexport
+
+import (
+	"io"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+)
+
+var help = cli.Help{
+	Usage:   "cexport [flags] [FILE...]",
+	Summary: "write items as JSON lines, JSON, CSV or XML (Scrapy's feed exports)",
+	Description: `Reads records (stdin, or the FILEs; - is stdin) and exports the items: the "data" object of
+each item record, and every JSON object without a "kind" as it is (so jq output can be exported).
+Key order and numbers are kept exactly as they came.
+
+With -o FILE the items go to the file and every other record (requests, acks, responses) is
+passed on to stdout unchanged, so cexport can sit in the crawl loop; an ack is passed on only
+after every item read before it is flushed and fsynced to FILE. Without -o the items go to
+stdout and other records are ignored (counted as "ignored"): -o is needed to pass requests and
+acks on.
+
+The format is --format, else the -o FILE extension (.jsonl .ndjson .jl .json .csv .xml), else
+jsonl. A JSON array or XML document is always closed properly, even when the input ends early
+or cexport is interrupted. CSV uses LF line endings; its header is --fields, else the first
+item's fields (later fields not in it are left out, with a warning).`,
+	Output: "export the items to `FILE` (created or truncated) and pass other records on to stdout",
+	Examples: `  # items to CSV, requests and acks flow on to the frontier
+  cqueue pop --follow | cfetch | cextract -r rules.yml | cexport -o items.csv | cqueue push
+
+  # reshape items with jq, then export a JSON array
+  jq -c --unbuffered '.data | {title, price}' items.jsonl | cexport -f json > items.json
+
+  # a tab-separated file with chosen columns, appended to across runs
+  cexport --fields title,price,url --csv-delimiter '\t' --append -o items.tsv -f csv < items.jsonl
+
+  # XML with Scrapy's element names changed
+  cexport -o products.xml --xml-root products --xml-item product < items.jsonl`,
+}
+
+// parseFlags parses and validates the command line. When done is true the
+// command must return code at once.
+func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, files []string, code int, done bool) {
+	o = &Options{}
+	f := tool.NewFlags(help)
+	f.StringVarP(&o.Format, "format", "f", "", "export `FORMAT`: jsonl (jsonlines, ndjson), json, csv or xml; default from the -o FILE extension, else jsonl (Scrapy FEED_FORMAT)")
+	f.StringSliceVar(&o.Fields, "fields", nil, "export these `FIELDS` in this order, comma-separated; for CSV the header (Scrapy FEED_EXPORT_FIELDS)")
+	f.BoolVar(&o.Append, "append", false, "append to -o FILE instead of truncating it; jsonl and csv only, no CSV header when FILE is not empty (Scrapy FEEDS overwrite: false)")
+	f.StringVar(&o.CSVDelimiter, "csv-delimiter", ",", "CSV field separator, one `CHAR` (\\t or tab: a tab)")
+	f.BoolVar(&o.NoHeader, "no-header", false, "write no CSV header line (Scrapy include_headers_line: false)")
+	f.StringVar(&o.XMLRoot, "xml-root", "items", "XML document element `NAME` (Scrapy root_element)")
+	f.StringVar(&o.XMLItem, "xml-item", "item", "XML element `NAME` of each item (Scrapy item_element)")
+	files, code, done = f.Parse(args, stdout)
+	if done {
+		return nil, nil, code, true
+	}
+	o.Output = f.Output
+	if err := o.Validate(); err != nil {
+		return nil, nil, tool.Usage("%v", err), true
+	}
+	return o, files, cli.ExitOK, false
+}

@@ -1,0 +1,170 @@
+package cexport
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// FuzzExport: for any two JSON objects, no exporter panics; the CSV reads
+// back with encoding/csv into rows of the header's width, one per item; the
+// XML is well-formed per encoding/xml with one element per item; the JSON
+// lines and the JSON array are valid JSON.
+func FuzzExport(f *testing.F) {
+	for _, s := range [][2]string{
+		{`{"name":"Color TV","price":1200,"tags":["a","b"]}`, `{"name":"x","extra":{"n":[1,{"m":null}]}}`},
+		{`{"1st price":1.10,"a:b":12345678901234567890,"":"<&>"}`, `{}`},
+		{`{}`, `{"a":"line\r\nbreak","b":"\u0000\u0001\ufffe","c":"é,\""}`},
+		{`{"a":null}`, `{"a":""}`},
+		{`{"":""}`, `{"x":[[[]]]}`},
+		{`{"\ud800":"\udfff","a\u00e9 b":true}`, "{\"k\":\"\xff\xfe\"}"},
+		{`{"a":"\\.","b":" lead"}`, `{"b":"x","a":"y"}`},
+	} {
+		for d := range byte(4) {
+			f.Add([]byte(s[0]), []byte(s[1]), d)
+		}
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte, delim byte) {
+		var items [][]record.Field
+		for _, obj := range [][]byte{a, b} {
+			fields, err := record.Fields(obj)
+			if err != nil {
+				return
+			}
+			items = append(items, fields)
+		}
+		delimiter := []string{",", ";", `\t`, "→"}[delim%4]
+
+		out := fuzzExport(t, Options{Format: "csv", CSVDelimiter: delimiter}, items)
+		r := csv.NewReader(strings.NewReader(out))
+		r.Comma, _ = parseDelimiter(delimiter)
+		rows, err := r.ReadAll()
+		if err != nil {
+			t.Fatalf("CSV does not read back: %v\n%s", err, out)
+		}
+		if len(rows) > 0 {
+			header := rows[0]
+			if len(rows) != 1+len(items) {
+				t.Fatalf("CSV has %d rows for %d items:\n%s", len(rows), len(items), out)
+			}
+			for _, row := range rows {
+				if len(row) != len(header) {
+					t.Fatalf("CSV row of %d columns under a header of %d:\n%s", len(row), len(header), out)
+				}
+			}
+		} else if len(items[0]) > 0 || len(items[1]) > 0 {
+			t.Fatalf("CSV is empty for items with fields")
+		}
+
+		out = fuzzExport(t, Options{Format: "xml"}, items)
+		if n, err := countXMLItems(out); err != nil || n != len(items) {
+			t.Fatalf("XML not well-formed (%v) or %d items:\n%s", err, n, out)
+		}
+
+		out = fuzzExport(t, Options{Format: "jsonl"}, items)
+		for line := range strings.Lines(out) {
+			if !json.Valid([]byte(line)) {
+				t.Fatalf("invalid JSON line: %q", line)
+			}
+		}
+		out = fuzzExport(t, Options{Format: "json"}, items)
+		var arr []json.RawMessage
+		if err := json.Unmarshal([]byte(out), &arr); err != nil || len(arr) != len(items) {
+			t.Fatalf("invalid JSON array (%v):\n%s", err, out)
+		}
+	})
+}
+
+func fuzzExport(t *testing.T, o Options, items [][]record.Field) string {
+	t.Helper()
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	e := newExporter(&o, exportTarget{w: w, warn: func(string, ...any) {}})
+	if err := e.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	for _, fields := range items {
+		if err := e.Write(fields); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.End(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// countXMLItems parses doc with encoding/xml and counts the <item> elements
+// directly under the root.
+func countXMLItems(doc string) (int, error) {
+	d := xml.NewDecoder(strings.NewReader(doc))
+	depth, n := 0, 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			if depth != 0 {
+				return n, errors.New("unclosed elements")
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			if depth == 2 && t.Name.Local == "item" {
+				n++
+			}
+		case xml.EndElement:
+			depth--
+		}
+	}
+}
+
+// FuzzXMLName: every key becomes a name encoding/xml accepts, and a key is
+// reported unchanged exactly when it is returned as it is.
+func FuzzXMLName(f *testing.F) {
+	for _, s := range []string{"name", "1st price", "a:b", "", "é", "日本", "a😀", "\xff", "-x", "·x", "x\u0301", "xml"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		name, changed := xmlName(key)
+		if !xmlParses("<" + name + "></" + name + ">") {
+			t.Fatalf("xmlName(%q) = %q, which encoding/xml refuses", key, name)
+		}
+		if changed == (name == key) {
+			t.Fatalf("xmlName(%q) = %q, changed %v", key, name, changed)
+		}
+	})
+}
+
+// FuzzDelimiter: a delimiter parseDelimiter accepts is one encoding/csv
+// can write with.
+func FuzzDelimiter(f *testing.F) {
+	for _, s := range []string{",", ";", `\t`, "tab", "→", `"`, "\n", "", "ab", "\xff", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseDelimiter(s)
+		if err != nil {
+			return
+		}
+		w := csv.NewWriter(io.Discard)
+		w.Comma = d
+		if err := w.Write([]string{"a", "b"}); err != nil {
+			t.Fatalf("parseDelimiter(%q) = %q, which encoding/csv refuses: %v", s, d, err)
+		}
+	})
+}

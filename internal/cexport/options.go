@@ -1,0 +1,134 @@
+package cexport
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// Export formats.
+const (
+	formatJSONL = "jsonl"
+	formatJSON  = "json"
+	formatCSV   = "csv"
+	formatXML   = "xml"
+)
+
+// formatNames maps every accepted --format value to its format.
+var formatNames = map[string]string{
+	"jsonl": formatJSONL, "jsonlines": formatJSONL, "ndjson": formatJSONL,
+	"json": formatJSON, "csv": formatCSV, "xml": formatXML,
+}
+
+// formatByExt maps an -o file extension to its format.
+var formatByExt = map[string]string{
+	".jsonl": formatJSONL, ".ndjson": formatJSONL, ".jl": formatJSONL,
+	".json": formatJSON, ".csv": formatCSV, ".xml": formatXML,
+}
+
+const validFormats = "jsonl, json, csv, xml; jsonlines and ndjson mean jsonl"
+
+// Options is what cexport does, as set by flags, environment and config.
+// Validate fills in the derived fields; call it before using them.
+type Options struct {
+	// Format is jsonl, json, csv or xml (aliases accepted); "" picks it from
+	// the Output file's extension, else jsonl.
+	Format string
+	// Output is the file items are written to; "" or "-" is stdout. With a
+	// file, records that are not items are passed on to stdout.
+	Output string
+	// Append appends to Output instead of truncating it (jsonl and csv).
+	Append bool
+	// Fields, when set, are the item fields to export, in this order (the
+	// CSV header). Otherwise CSV takes the first item's fields and the other
+	// formats export every field.
+	Fields []string
+	// CSVDelimiter is one character ("\t" and "tab" mean a tab).
+	CSVDelimiter string
+	// NoHeader leaves out the CSV header line.
+	NoHeader bool
+	// XMLRoot and XMLItem name the XML document and item elements ("" is
+	// items and item).
+	XMLRoot, XMLItem string
+
+	// Derived by Validate.
+	format    string // one of the format constants
+	delimiter rune
+}
+
+// toFile reports whether items go to a file (and other records to stdout).
+func (o *Options) toFile() bool { return o.Output != "" && o.Output != "-" }
+
+// Validate checks the options and derives the format and delimiter. Its
+// errors name the flag and the valid values.
+func (o *Options) Validate() error {
+	if o.Format != "" {
+		f, ok := formatNames[strings.ToLower(o.Format)]
+		if !ok {
+			return fmt.Errorf("--format %q: unknown format (valid: %s)", o.Format, validFormats)
+		}
+		o.format = f
+	} else {
+		o.format = formatJSONL
+		if o.toFile() {
+			if f, ok := formatByExt[strings.ToLower(filepath.Ext(o.Output))]; ok {
+				o.format = f
+			}
+		}
+	}
+	if o.Append {
+		if !o.toFile() {
+			return errors.New("--append needs -o FILE")
+		}
+		if o.format != formatJSONL && o.format != formatCSV {
+			return fmt.Errorf("--append works with --format jsonl or csv, not %s (a JSON array or an XML document cannot be appended to)", o.format)
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range o.Fields {
+		if f == "" {
+			return fmt.Errorf("--fields %q: empty field name", strings.Join(o.Fields, ","))
+		}
+		if seen[f] {
+			return fmt.Errorf("--fields: field %q is named twice", f)
+		}
+		seen[f] = true
+	}
+	if o.XMLRoot == "" {
+		o.XMLRoot = "items"
+	}
+	if o.XMLItem == "" {
+		o.XMLItem = "item"
+	}
+	d, err := parseDelimiter(o.CSVDelimiter)
+	if err != nil {
+		return err
+	}
+	o.delimiter = d
+	for _, e := range []struct{ flag, name string }{{"--xml-root", o.XMLRoot}, {"--xml-item", o.XMLItem}} {
+		if !isXMLName(e.name) {
+			return fmt.Errorf("%s %q: not a valid XML element name (letters, digits, _, - and ., not starting with a digit, - or .)", e.flag, e.name)
+		}
+	}
+	return nil
+}
+
+// parseDelimiter accepts one character other than a quote or a line break.
+func parseDelimiter(s string) (rune, error) {
+	switch s {
+	case "":
+		return ',', nil
+	case `\t`, "tab", "TAB":
+		return '\t', nil
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	if n != len(s) || r == utf8.RuneError {
+		return 0, fmt.Errorf("--csv-delimiter %q: must be one character (e.g. , ; | or \\t for a tab)", s)
+	}
+	if r == 0 || r == '"' || r == '\r' || r == '\n' {
+		return 0, fmt.Errorf("--csv-delimiter %q: cannot be a quote or a line break (e.g. , ; | or \\t for a tab)", s)
+	}
+	return r, nil
+}

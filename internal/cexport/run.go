@@ -1,0 +1,277 @@
+package cexport
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/ndjson"
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// Run is the cexport command: flags in args, records on stdin (or the
+// files named in args), the export on stdout or -o FILE. It returns the
+// exit status.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	tool := cli.NewTool("cexport", stderr)
+	o, files, code, done := parseFlags(tool, args, stdout)
+	if done {
+		return code
+	}
+	// Upstream got the same signal and will close the pipe after its own
+	// in-flight work: read that too, then close the export properly.
+	stdinOnly := len(files) == 0 || len(files) == 1 && files[0] == "-"
+	tool.DrainOnInterrupt = stdinOnly && cli.IsPipe(stdin)
+	return run(ctx, tool, o, files, stdin, stdout, time.Now)
+}
+
+// run exports with validated options; now is the clock of the ack batching.
+func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin io.Reader, stdout io.Writer, now func() time.Time) int {
+	if f := inputIsOutput(o.Output, files); f != "" {
+		return tool.Usage("-o %s: it is also an input (%s); write to another file", o.Output, f)
+	}
+	var header []string
+	if o.Append && o.format == formatCSV && !o.NoHeader {
+		h, err := readCSVHeader(o.Output, o.delimiter)
+		if err != nil {
+			tool.Fail(err)
+			return tool.Finish(ctx)
+		}
+		header = h
+		if len(h) > 0 && len(o.Fields) > 0 && !slices.Equal(h, o.Fields) {
+			tool.Printf("--fields %s differs from the header of %s (%s); rows follow --fields",
+				strings.Join(o.Fields, ","), o.Output, strings.Join(h, ","))
+		}
+	}
+	out, err := openOutput(o.Output, o.Append, stdout)
+	if err != nil {
+		tool.Fail(err)
+		return tool.Finish(ctx)
+	}
+	s := &session{tool: tool, opts: o, out: out}
+	s.exp = newExporter(o, exportTarget{
+		w: bufio.NewWriterSize(out.w, 64<<10), name: out.name,
+		nonEmpty: out.nonEmpty, header: header,
+		warn: tool.Printf,
+	})
+	if o.toFile() {
+		s.stdout = ndjson.NewWriter(namedWriter{"stdout", stdout})
+		s.pass = newPasser(s.stdout, s.durable, now)
+	}
+	tool.StartProgress(time.Second, nil)
+	s.export(ctx, ndjson.NewReader(files, stdin))
+	return tool.Finish(ctx)
+}
+
+// inputIsOutput returns the input file that is the -o file, if any:
+// truncating it would destroy the input, appending to it would never end.
+func inputIsOutput(output string, files []string) string {
+	if output == "" || output == "-" {
+		return ""
+	}
+	out, err := os.Stat(output)
+	if err != nil || !out.Mode().IsRegular() {
+		return ""
+	}
+	for _, f := range files {
+		if f == "-" {
+			continue
+		}
+		if in, err := os.Stat(f); err == nil && os.SameFile(in, out) {
+			return f
+		}
+	}
+	return ""
+}
+
+// session is one run's state. Everything happens on the goroutine that
+// reads the input.
+type session struct {
+	tool   *cli.Tool
+	opts   *Options
+	out    *output
+	exp    exporter
+	stdout *ndjson.Writer // pass-through, with -o FILE only
+	pass   *passer        // with -o FILE only
+	proj   []record.Field
+
+	// err is the first output error: it ends the run. broken says it was
+	// the export's own output, which then cannot be closed properly.
+	err    error
+	broken bool
+}
+
+func (s *session) export(ctx context.Context, r *ndjson.Reader) {
+	if err := s.exp.Begin(); err != nil {
+		s.fail(err, true)
+	}
+	if s.err == nil {
+		for line, env := range s.tool.Records(ctx, r, s.flush) {
+			if s.err != nil { // set by flush while waiting for this line
+				break
+			}
+			s.handle(line, env)
+			if s.pass != nil && s.err == nil {
+				if err := s.pass.Seen(); err != nil {
+					s.fail(err, true)
+				}
+			}
+			if s.err != nil {
+				break
+			}
+		}
+	}
+	s.end()
+}
+
+// handle exports an item or passes another record on.
+func (s *session) handle(line ndjson.Line, env record.Envelope) {
+	var fields []record.Field
+	var err error
+	switch env.Kind {
+	case "":
+		fields, err = record.Fields(env.Raw)
+	case record.KindItem:
+		fields, err = itemData(env.Raw)
+	default:
+		s.other(env)
+		return
+	}
+	if err != nil {
+		s.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
+		return
+	}
+	if len(s.opts.Fields) > 0 && s.opts.format != formatCSV {
+		fields = project(fields, s.opts.Fields, s.proj)
+		s.proj = fields
+	}
+	if err := s.exp.Write(fields); err != nil {
+		s.fail(err, true)
+		return
+	}
+	s.tool.Stats.Out.Add(1)
+}
+
+// itemData returns the members of an item record's "data" object.
+func itemData(raw []byte) ([]record.Field, error) {
+	top, err := record.Fields(raw)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range top {
+		if f.Key != "data" {
+			continue
+		}
+		if f.Value[0] != '{' {
+			return nil, fmt.Errorf("item field \"data\": expected an object, got %s", jsonType(f.Value))
+		}
+		return record.Fields(f.Value)
+	}
+	return nil, errors.New(`item without "data"`)
+}
+
+func jsonType(v []byte) string {
+	switch v[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+var knownKinds = map[string]bool{record.KindRequest: true, record.KindResponse: true, record.KindAck: true}
+
+// other passes a record that is not an item on to stdout (with -o FILE) or
+// ignores it (the items are on stdout).
+func (s *session) other(env record.Envelope) {
+	kind := env.Kind
+	if !knownKinds[kind] {
+		kind = "other" // keep the counters bounded
+	}
+	if s.pass == nil {
+		s.tool.Stats.Count("ignored", kind, 1)
+		return
+	}
+	s.tool.Stats.Count("passed", kind, 1)
+	if env.Kind == record.KindAck {
+		s.pass.Ack(env.Raw)
+		return
+	}
+	if err := s.pass.Forward(env.Raw); err != nil {
+		s.fail(err, false)
+	}
+}
+
+// flush runs whenever the input stalls: the export is flushed so a reader
+// of the file sees the items, held acks are committed and forwarded.
+func (s *session) flush() {
+	if s.err != nil {
+		return
+	}
+	if err := s.exp.Flush(); err != nil {
+		s.fail(err, true)
+		return
+	}
+	if s.pass != nil {
+		if err := s.pass.Flush(); err != nil {
+			s.fail(err, s.stdout.Err() == nil)
+		}
+	}
+}
+
+// durable is the passer's commit: flush the export and fsync the file.
+func (s *session) durable() error {
+	if err := s.exp.Flush(); err != nil {
+		return err
+	}
+	return s.out.Sync()
+}
+
+// end closes the export (so a JSON array or XML document is complete even
+// when the input ended early or the run was interrupted), closes the file,
+// then releases the held acks: only now are their items durable.
+func (s *session) end() {
+	if !s.broken {
+		if err := s.exp.End(); err != nil {
+			s.fail(err, true)
+		}
+	}
+	if err := s.out.Close(); err != nil {
+		s.fail(err, true)
+	}
+	if s.pass == nil {
+		return
+	}
+	if !s.broken {
+		if err := s.pass.Release(); err != nil {
+			s.fail(err, false)
+		}
+	} else if n := len(s.pass.pending); n > 0 {
+		s.tool.Printf("%d held ack(s) not passed on: the items before them may not be in %s", n, s.out.name)
+	}
+	if err := s.stdout.Flush(); err != nil {
+		s.fail(err, false)
+	}
+}
+
+// fail reports the first output error; it ends the run. broken says the
+// export's output failed (not the pass-through on stdout).
+func (s *session) fail(err error, broken bool) {
+	s.broken = s.broken || broken
+	if s.err == nil {
+		s.err = err
+		s.tool.Fail(err)
+	}
+}

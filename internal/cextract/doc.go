@@ -1,0 +1,186 @@
+// Package cextract is the cextract command: it reads response records (from
+// cfetch), applies CSS or XPath selectors to each HTML page and writes item
+// records, follow-up request records for the page's links, and the ack of the
+// response's lease, passing every other record through unchanged.
+//
+// The selector engine is usable on its own (a rules engine calls it): a page
+// is parsed once into a *Doc, whose single *html.Node tree serves both CSS
+// (goquery/cascadia) and XPath (antchfx htmlquery); a selector string is
+// compiled once with Compile into a *Selector; ItemRule turns selectors into
+// item data and LinkExtractor finds a page's links. None of these types is
+// safe for concurrent use unless its comment says so; compile one set per
+// goroutine.
+package cextract
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/crawlutils/crawlutils/internal/record"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Doc is one parsed page: the tree CSS and XPath selectors both run on, and
+// the URL its relative links are resolved against. The zero value is not
+// usable; build one with ParseDoc.
+type Doc struct {
+	// Root is the document node.
+	Root *html.Node
+	// URL is the page's URL (nil when the response had none or it did not
+	// parse); links resolve against it unless the page has a <base href>.
+	URL *url.URL
+	// Record is the record the page came from (its response record), read
+	// by @FIELD selectors; nil when there is none.
+	Record []byte
+	// Degraded says the page was nested too deeply for the HTML parser and
+	// was parsed again with its deepest elements made siblings (all text,
+	// elements and links kept, the nesting flatter).
+	Degraded bool
+
+	gq     *goquery.Document
+	fields map[string]json.RawMessage // Record's top-level fields, once read
+}
+
+// ParseDoc parses an HTML page (UTF-8, as cfetch writes it) found at
+// pageURL. It never fails: x/net/html refuses pages nested deeper than 512
+// elements, and those are parsed again flattened past a depth of 256 (see
+// limitNesting), so their text, elements and links survive. Scripting is
+// off, so the content of <noscript> is parsed as markup, as a client that
+// runs no scripts sees it.
+func ParseDoc(body, pageURL string) *Doc {
+	d := &Doc{}
+	if pageURL != "" {
+		if u, err := url.Parse(pageURL); err == nil && u.IsAbs() {
+			d.URL = u
+		}
+	}
+	root, err := parseHTML(body)
+	for limit := 256; err != nil && limit >= 16; limit /= 2 {
+		d.Degraded = true
+		root, err = parseHTML(limitNesting(body, limit))
+	}
+	if err != nil {
+		// Not reached in practice: keep the text, lose the markup.
+		root, _ = parseHTML(textOnly(body))
+	}
+	d.Root = root
+	d.gq = goquery.NewDocumentFromNode(root)
+	return d
+}
+
+func parseHTML(s string) (*html.Node, error) {
+	return html.ParseWithOptions(strings.NewReader(s), html.ParseOptionEnableScripting(false))
+}
+
+// selection is a goquery selection holding ctx alone.
+func (d *Doc) selection(ctx *html.Node) *goquery.Selection {
+	if ctx == d.Root {
+		return d.gq.Selection
+	}
+	return goquery.NewDocumentFromNode(ctx).Selection
+}
+
+// Base is the URL relative links resolve against: the first <base href> of
+// the page, itself resolved against the page URL, or else the page URL. It is
+// nil when neither is an absolute URL.
+func (d *Doc) Base() *url.URL {
+	for n := d.Root; n != nil; n = nextNode(n, d.Root) {
+		if n.Type != html.ElementNode || n.DataAtom != atom.Base || n.Namespace != "" {
+			continue
+		}
+		href, ok := attr(n, "href")
+		if !ok {
+			continue
+		}
+		ref, err := url.Parse(cleanHref(href))
+		if err != nil {
+			break
+		}
+		if d.URL != nil {
+			ref = d.URL.ResolveReference(ref)
+		}
+		if ref.IsAbs() && ref.Host != "" {
+			return ref
+		}
+		break
+	}
+	return d.URL
+}
+
+// recordField returns the top-level field name of d.Record, or nil.
+func (d *Doc) recordField(name string) json.RawMessage {
+	if d.fields == nil {
+		d.fields = map[string]json.RawMessage{}
+		fs, _ := record.Fields(d.Record)
+		for _, f := range fs {
+			d.fields[f.Key] = f.Value
+		}
+	}
+	return d.fields[name]
+}
+
+// nextNode returns the node after n in document order (preorder) within the
+// subtree of root, or nil at its end. Walking this way needs no recursion, so
+// no page can exhaust the stack.
+func nextNode(n, root *html.Node) *html.Node {
+	if n.FirstChild != nil {
+		return n.FirstChild
+	}
+	for n != root {
+		if n.NextSibling != nil {
+			return n.NextSibling
+		}
+		n = n.Parent
+		if n == nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// textContent is the text of n and its descendants joined, as the DOM's
+// textContent and XPath's string() give it (comments excluded).
+func textContent(n *html.Node) string {
+	switch n.Type {
+	case html.TextNode, html.CommentNode:
+		return n.Data
+	}
+	// Most elements hold one text node: avoid the builder then.
+	if c := n.FirstChild; c != nil && c == n.LastChild && c.Type == html.TextNode {
+		return c.Data
+	}
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = nextNode(c, n) {
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+		}
+	}
+	return b.String()
+}
+
+// outerHTML renders n and its subtree.
+func outerHTML(n *html.Node) string {
+	var b strings.Builder
+	_ = html.Render(&b, n) // writes to a strings.Builder cannot fail
+	return b.String()
+}
+
+// attr returns the value of n's attribute name ("href", or "xlink:href" for a
+// namespaced one), matched without regard to case.
+func attr(n *html.Node, name string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Namespace == "" {
+			if strings.EqualFold(a.Key, name) {
+				return a.Val, true
+			}
+			continue
+		}
+		if len(name) == len(a.Namespace)+1+len(a.Key) && strings.EqualFold(name, a.Namespace+":"+a.Key) {
+			return a.Val, true
+		}
+	}
+	return "", false
+}

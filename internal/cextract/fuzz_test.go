@@ -1,0 +1,113 @@
+package cextract
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// FuzzSelector: compiling any string never panics, and a selector that
+// compiles runs on a page without panicking (it may report an error).
+func FuzzSelector(f *testing.F) {
+	for _, s := range []string{
+		"h1", "h1::text", "h1 ::text", "a::attr(href)", `a::attr("title")`, "div::html", "::attr(x)", " ::text",
+		"a, b::text", "p.[", "a::text p", "ul > li:nth-child(2n+1)", `a[href$=".pdf"]`, `p:contains("::text")`,
+		"//a/@href", "(//a)[1]", "./p", "../p", "@href", "count(//a)", `substring-after(//p, "£")`,
+		"normalize-space(//h1)", "//a[", "count(", `matches(//a, "[")`, "starts-with(1,2)", "xpath:div", "css://a",
+		"sum(//p) div 0", "//*[position() mod 2 = 0]", "string-join(//li, ',')", `\`, "a::", "::", "\x00",
+		"@url", "@request.attrs.k", "@request.attrs.list", "@", "@a..b", "xpath:@href",
+	} {
+		f.Add(s)
+	}
+	d := ParseDoc(page, "https://shop.example/list")
+	d.Record = []byte(`{"kind":"response","url":"https://shop.example/list","status":200,` +
+		`"request":{"url":"u","attrs":{"k":"v","list":[1,"x",{"o":null}],"n":1e400}}}`)
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := Compile(src)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatalf("Compile(%q): empty error", src)
+			}
+			return
+		}
+		_, _ = s.Select(d)
+		_, _, _ = s.First(d, d.Root)
+		if s.SelectsElements() {
+			nodes, _ := s.Elements(d, d.Root)
+			for _, n := range nodes {
+				_, _ = s.SelectFrom(d, n)
+			}
+		}
+	})
+}
+
+// FuzzLinks: any page gives links that are absolute http(s) URLs without a
+// fragment, each once, and never a panic.
+func FuzzLinks(f *testing.F) {
+	for _, s := range []string{
+		`<a href="/a">a</a><a href="b#x">b</a><a href="b">b</a>`,
+		`<base href="https://other.example/x/"><a href="../y">y</a>`,
+		`<base href="javascript:x"><a href="y">y</a>`,
+		`<a href="javascript:void(0)">j</a><a href="mailto:a@b">m</a><a href="#top">t</a><a href="">e</a>`,
+		"<a href=\" \n/sp ace\t\">s</a><a href=\"\\\\host\\p\">b</a><a href=\"/100%\">p</a>",
+		`<a href="http://[::1]:80/">v6</a><a href="https://bücher.example:443">idn</a><a href="http://a:b@c/">u</a>`,
+		`<area href="/area"><svg><a xlink:href="/svg">s</a></svg>`,
+		`<a href="http:foo">o</a><a href="//x.example">s</a><a href="HTTPS://X.EXAMPLE/">u</a>`,
+		strings.Repeat("<div>", 600) + `<a href="/deep">d</a>`,
+		strings.Repeat("<b><i>", 400) + `<a href="/fmt">d</a>`,
+	} {
+		f.Add(s)
+	}
+	var ex LinkExtractor
+	f.Fuzz(func(t *testing.T, body string) {
+		links, _ := ex.Links(ParseDoc(body, "https://example.com/dir/page.html?q=1"))
+		seen := map[string]bool{}
+		for _, l := range links {
+			u, err := url.Parse(l)
+			switch {
+			case err != nil:
+				t.Fatalf("%q does not parse: %v", l, err)
+			case u.Scheme != "http" && u.Scheme != "https":
+				t.Fatalf("%q is not http(s)", l)
+			case u.Host == "" || u.Opaque != "":
+				t.Fatalf("%q has no host", l)
+			case u.Fragment != "" || strings.Contains(l, "#"):
+				t.Fatalf("%q has a fragment", l)
+			case seen[l]:
+				t.Fatalf("%q twice", l)
+			}
+			seen[l] = true
+		}
+	})
+}
+
+// FuzzParseDoc: any body parses, whatever its nesting, and selectors run
+// on the result without panicking.
+func FuzzParseDoc(f *testing.F) {
+	for _, s := range []string{
+		"", "<p>x", strings.Repeat("<div>", 700), strings.Repeat("<table><tr><td>", 300),
+		strings.Repeat("<svg>", 600), strings.Repeat("<p><b>", 500) + "</p>", "<script>" + strings.Repeat("<div>", 600),
+		strings.Repeat("<div/>", 600), "<noscript>" + strings.Repeat("<span>", 600),
+	} {
+		f.Add(s)
+	}
+	sels := []*Selector{}
+	for _, s := range []string{"div ::text", "//text()", "a::attr(href)", "p::html", "count(//*)"} {
+		sel, err := Compile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		sels = append(sels, sel)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		d := ParseDoc(body, "https://example.com/")
+		if d.Root == nil {
+			t.Fatal("no root")
+		}
+		for _, s := range sels {
+			if _, err := s.Select(d); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,184 @@
+package cextract
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestLinks(t *testing.T) {
+	tests := []struct {
+		name, page, url string
+		ex              LinkExtractor
+		want            []string
+		st              LinkStats
+	}{
+		{
+			name: "relative, absolute and scheme-relative",
+			page: `<a href="b.html">1</a><a href="/root">2</a><a href="https://other.example/x">3</a><a href="//cdn.example/y">4</a>`,
+			url:  "https://a.example/dir/page.html",
+			want: []string{"https://a.example/dir/b.html", "https://a.example/root", "https://other.example/x", "https://cdn.example/y"},
+		},
+		{
+			name: "dot segments",
+			page: `<a href="../up.html">1</a><a href="./same.html">2</a><a href="../../../../top">3</a>`,
+			url:  "https://a.example/x/y/page",
+			want: []string{"https://a.example/x/up.html", "https://a.example/x/y/same.html", "https://a.example/top"},
+		},
+		{
+			name: "base href wins over the page URL",
+			page: `<head><base href="https://mirror.example/sub/"></head><a href="p.html">1</a>`,
+			url:  "https://a.example/dir/page.html",
+			want: []string{"https://mirror.example/sub/p.html"},
+		},
+		{
+			name: "relative base href resolves against the page",
+			page: `<base href="/other/"><base href="/ignored/"><a href="p.html">1</a>`,
+			url:  "https://a.example/dir/page.html",
+			want: []string{"https://a.example/other/p.html"},
+		},
+		{
+			name: "base without href is skipped",
+			page: `<base target="_blank"><a href="p.html">1</a>`,
+			url:  "https://a.example/dir/",
+			want: []string{"https://a.example/dir/p.html"},
+		},
+		{
+			name: "fragments dropped, duplicates once in first order",
+			page: `<a href="p#a">1</a><a href="q">2</a><a href="p#b">3</a><a href="p">4</a><a href="#top">5</a><a href="">6</a>`,
+			url:  "https://a.example/",
+			want: []string{"https://a.example/p", "https://a.example/q"},
+		},
+		{
+			name: "not followed: javascript mailto tel data ftp",
+			page: `<a href="javascript:void(0)">1</a><a href=" JavaScript:go()">2</a><a href="mailto:x@a.example">3</a>` +
+				`<a href="tel:+123">4</a><a href="data:text/html,hi">5</a><a href="ftp://a.example/f">6</a><a href="ok">7</a>`,
+			url:  "https://a.example/",
+			want: []string{"https://a.example/ok"},
+		},
+		{
+			name: "area too, but not link or img",
+			page: `<map><area href="/area" shape="rect"></map><link href="/style.css"><img src="/i.png"><a>no href</a>`,
+			url:  "http://a.example/",
+			want: []string{"http://a.example/area"},
+		},
+		{
+			name: "white space, tabs and newlines removed; backslashes; stray percent",
+			page: "<a href=\"  /a\n/b\t.html  \">1</a><a href=\"\\x\\y?q=\\z\">2</a><a href=\"/100%/x?p=5%\">3</a>",
+			url:  "https://a.example/",
+			want: []string{"https://a.example/a/b.html", "https://a.example/x/y?q=\\z", "https://a.example/100%25/x?p=5%"},
+		},
+		{
+			name: "host case, default port, empty path, IDN",
+			page: `<a href="HTTP://A.Example:80">1</a><a href="https://b.example:443/x">2</a><a href="https://b.example:8443/x">3</a><a href="https://bücher.example/">4</a>`,
+			url:  "https://a.example/",
+			want: []string{"http://a.example/", "https://b.example/x", "https://b.example:8443/x", "https://xn--bcher-kva.example/"},
+		},
+		{
+			name: "entities in href decoded",
+			page: `<a href="/s?a=1&amp;b=2">1</a>`,
+			url:  "https://a.example/",
+			want: []string{"https://a.example/s?a=1&b=2"},
+		},
+		{
+			name: "invalid links counted",
+			page: `<a href="http://[::1">1</a><a href="http://a.example:port/">2</a><a href="http:///nohost">3</a><a href="ok">4</a>`,
+			url:  "https://a.example/",
+			want: []string{"https://a.example/ok"},
+			st:   LinkStats{Invalid: 3},
+		},
+		{
+			name: "relative links without a page URL are invalid",
+			page: `<a href="rel">1</a><a href="https://abs.example/">2</a>`,
+			url:  "",
+			want: []string{"https://abs.example/"},
+			st:   LinkStats{Invalid: 1},
+		},
+		{
+			name: "allow and deny regexps",
+			page: `<a href="/item/1">1</a><a href="/item/2?sort=x">2</a><a href="/about">3</a><a href="/cat/1">4</a>`,
+			url:  "https://a.example/",
+			ex:   LinkExtractor{Allow: res(`/item/`, `/cat/`), Deny: res(`sort=`)},
+			want: []string{"https://a.example/item/1", "https://a.example/cat/1"},
+			st:   LinkStats{Denied: 2},
+		},
+		{
+			name: "domains and subdomains",
+			page: `<a href="https://a.example/1">1</a><a href="https://www.a.example/2">2</a><a href="https://bad.a.example/3">3</a>` +
+				`<a href="https://xa.example/4">4</a><a href="https://other.example/5">5</a><a href="https://WWW.A.EXAMPLE./6">6</a>`,
+			url:  "https://a.example/",
+			ex:   LinkExtractor{AllowDomains: []string{"a.example"}, DenyDomains: []string{"bad.a.example"}},
+			want: []string{"https://a.example/1", "https://www.a.example/2", "https://www.a.example./6"},
+			st:   LinkStats{Denied: 3},
+		},
+		{
+			name: "too long",
+			page: `<a href="/` + strings.Repeat("x", 100) + `">1</a><a href="/short">2</a>`,
+			url:  "https://a.example/",
+			ex:   LinkExtractor{MaxURLLength: 50},
+			want: []string{"https://a.example/short"},
+			st:   LinkStats{TooLong: 1},
+		},
+		{
+			name: "svg links",
+			page: `<svg><a xlink:href="/old"><text>o</text></a><a href="/new"><text>n</text></a></svg>`,
+			url:  "https://a.example/",
+			want: []string{"https://a.example/old", "https://a.example/new"},
+		},
+		{
+			name: "links inside noscript and broken markup",
+			page: `<noscript><a href="/ns">1</a></noscript><div><a href="/x">2<a href="/y">3</div></a>`,
+			url:  "https://a.example/",
+			want: []string{"https://a.example/ns", "https://a.example/x", "https://a.example/y"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, st := tt.ex.Links(ParseDoc(tt.page, tt.url))
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("links =\n%q\nwant\n%q", got, tt.want)
+			}
+			if st != tt.st {
+				t.Errorf("stats = %+v, want %+v", st, tt.st)
+			}
+		})
+	}
+}
+
+func res(srcs ...string) []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, s := range srcs {
+		out = append(out, regexp.MustCompile(s))
+	}
+	return out
+}
+
+func TestNormalizeDomain(t *testing.T) {
+	for in, want := range map[string]string{"Example.COM": "example.com", ".example.com.": "example.com", " a.b ": "a.b", "bücher.de": "xn--bcher-kva.de"} {
+		if got, err := NormalizeDomain(in); err != nil || got != want {
+			t.Errorf("NormalizeDomain(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", ".", "https://example.com", "example.com/path", "*.example.com", "a b"} {
+		if got, err := NormalizeDomain(bad); err == nil {
+			t.Errorf("NormalizeDomain(%q) = %q, want an error", bad, got)
+		}
+	}
+}
+
+func TestResolveLinkKeepsEscapes(t *testing.T) {
+	base, _ := url.Parse("https://a.example/dir/")
+	for href, want := range map[string]string{
+		"a%2Fb":         "https://a.example/dir/a%2Fb",
+		"sp ace":        "https://a.example/dir/sp%20ace",
+		"é":             "https://a.example/dir/%C3%A9",
+		"?q=1":          "https://a.example/dir/?q=1",
+		"https://[::1]": "https://[::1]/",
+	} {
+		u, err := ResolveLink(base, href)
+		if err != nil || u.String() != want {
+			t.Errorf("ResolveLink(%q) = %v, %v; want %s", href, u, err, want)
+		}
+	}
+}

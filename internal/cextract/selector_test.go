@@ -1,0 +1,268 @@
+package cextract
+
+import (
+	"strings"
+	"testing"
+)
+
+const page = `<!DOCTYPE html>
+<html><head><title> Shop &amp; Co </title><meta name="description" content="Fine &quot;things&quot;"></head>
+<body>
+<h1>
+  Hello <span>big</span> world
+</h1>
+<div class="product" data-id="7">
+  <h3><a href="/p/1" title="First &lt;one&gt;">First</a></h3>
+  <p class="price">£10.50</p>
+  <ul class="tags"><li>a</li><li> </li><li>b</li></ul>
+</div>
+<div class="product" data-id="8">
+  <h3><a href="/p/2" title="Second">Second</a></h3>
+  <p class="price">£7</p>
+</div>
+<p id="broken">unclosed <b>bold <i>both</b> tail
+</div></div>
+<p id="after">after stray</p>
+<!-- a comment -->
+<svg><a xlink:href="/svg"><text>svg text</text></a></svg>
+</body></html>`
+
+func TestSelectors(t *testing.T) {
+	d := ParseDoc(page, "https://shop.example/list")
+	tests := []struct {
+		name, sel string
+		want      []string // every value (Select), blank ones included
+	}{
+		{"css whole text is descendants' text", "h1", []string{"\n  Hello big world\n"}},
+		{"css ::text is direct text nodes only", "h1::text", []string{"\n  Hello ", " world\n"}},
+		{"css space ::text is all text below", "h1 ::text", []string{"\n  Hello ", "big", " world\n"}},
+		{"css ::attr", "h3 a::attr(href)", []string{"/p/1", "/p/2"}},
+		{"css ::attr quoted name", `h3 a::attr("title")`, []string{"First <one>", "Second"}},
+		{"css ::attr decodes entities", "meta::attr(content)", []string{`Fine "things"`}},
+		{"css space ::attr includes descendants", "div.product ::attr(href)", []string{"/p/1", "/p/2"}},
+		{"css ::attr on the element itself", "div.product::attr(data-id)", []string{"7", "8"}},
+		{"css missing attribute", "h1::attr(id)", nil},
+		{"css ::html is outer HTML", "p.price::html", []string{`<p class="price">£10.50</p>`, `<p class="price">£7</p>`}},
+		{"css entities decoded in text", "title", []string{" Shop & Co "}},
+		{"css group keeps document order", "p.price, h1 span", []string{"big", "£10.50", "£7"}},
+		{"css group with different pseudo-elements", "h1 span::text, h3 a::attr(href)", []string{"big", "/p/1", "/p/2"}},
+		{"css no match", "table td", nil},
+		// As browsers do: </b> closes the <i> inside it and reopens it after.
+		{"css broken html: misnested tags", "#broken i", []string{"both", " tail\n\n"}},
+		{"css stray end tags are ignored", "#after", []string{"after stray"}},
+		{"css pseudo-class", "ul.tags li:nth-child(3)", []string{"b"}},
+		{"css svg a", "svg a::attr(xlink:href)", []string{"/svg"}},
+		{"forced css", "css:title", []string{" Shop & Co "}},
+		{"xpath element is its text", "//p[@class='price']", []string{"£10.50", "£7"}},
+		{"xpath attribute", "//h3/a/@title", []string{"First <one>", "Second"}},
+		{"xpath text nodes", "//h1/text()", []string{"\n  Hello ", " world\n"}},
+		{"xpath string function", `substring-after(//p[@class="price"], "£")`, []string{"10.50"}},
+		{"xpath normalize-space", "normalize-space(//h1)", []string{"Hello big world"}},
+		{"xpath count is an integer", "count(//div[@class='product'])", []string{"2"}},
+		{"xpath sum with a fraction", "sum(//div/@data-id) div 2", []string{"7.5"}},
+		{"xpath boolean", "boolean(//h1)", []string{"true"}},
+		{"xpath not", "not(//table)", []string{"true"}},
+		{"xpath string() of nothing", "string(//table)", []string{""}},
+		{"xpath parenthesized", "(//h3/a)[2]/@href", []string{"/p/2"}},
+		{"xpath comment", "//comment()", []string{" a comment "}},
+		{"xpath text() at start", "text()", nil},
+		{"forced xpath", "xpath:count(//li)", []string{"3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Compile(tt.sel)
+			if err != nil {
+				t.Fatalf("Compile(%q): %v", tt.sel, err)
+			}
+			vals, err := s.Select(d)
+			if err != nil {
+				t.Fatalf("Select: %v", err)
+			}
+			var got []string
+			for _, v := range vals {
+				got = append(got, v.Text)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
+				t.Fatalf("Select(%q) = %q, want %q", tt.sel, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFirstSkipsBlankValues(t *testing.T) {
+	d := ParseDoc(`<div class="p">
+	  <span>£</span> 12.99
+	</div><ul><li> </li><li>x</li></ul>`, "")
+	for sel, want := range map[string]string{
+		"div.p::text":        "12.99", // the first text node is only indentation
+		"ul li":              "x",
+		"number('abc')":      "",  // NaN is no value
+		"count(//table)":     "0", // zero is one
+		"boolean(//table)":   "false",
+		"string(//table)":    "",
+		"div.p ::text":       "£",
+		"//ul/li[2]/text()":  "x",
+		"div.p::attr(class)": "p",
+	} {
+		s, err := Compile(sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, ok, err := s.First(d, d.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok != (want != "") || strings.TrimSpace(v.Text) != want {
+			t.Errorf("First(%q) = %q, %v; want %q", sel, v.Text, ok, want)
+		}
+	}
+}
+
+func TestLooksLikeXPath(t *testing.T) {
+	xpath := []string{"//a", "/html/body", "(//a)[1]", "./p", "../p", ".//p", "count(//a)",
+		"normalize-space(//h1)", "substring-after(//p, 'x')", "string(.)", "concat('a', 'b')",
+		"text()", "  //a", "starts-with (//a/@href, 'x')"}
+	css := []string{"a", "div.x", ".price", "#id", "a[href]", "p::text", "*", "h1 ::text", "ul > li",
+		"a:not(.x)", "li:nth-child(2)", "css-thing", "counter", "foo(x)", ".", "text", "@href"}
+	for _, s := range xpath {
+		if !looksLikeXPath(s) {
+			t.Errorf("%q taken for CSS", s)
+		}
+	}
+	for _, s := range css {
+		if looksLikeXPath(s) {
+			t.Errorf("%q taken for XPath", s)
+		}
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	tests := []struct{ sel, want string }{
+		{"p.[", `invalid CSS selector "p.[": expected identifier`},
+		{"", "empty selector"},
+		{"   ", "empty selector"},
+		{"a,,b", "empty selector in a comma-separated group"},
+		{"div::text p", "::text must end the selector"},
+		{"a::attr", "::attr needs an attribute name"},
+		{"a::attr()", "::attr() needs an attribute name"},
+		{"a::attr(href", "::attr( is not closed"},
+		{"a::before", "unsupported pseudo-element ::before"},
+		{"//a[", `invalid XPath "//a[": '[' at offset 3 is not closed`},
+		{"count(//a", "'(' at offset 5 is not closed"},
+		{"//a]", "unexpected ']' at offset 3"},
+		{`//a[@x="y]`, "string opened at offset 7 is not closed"},
+		{"starts-with(1, 2)", "evaluation failed"},
+		{"//a[@@]", "invalid XPath"},
+		{"xpath:", "empty selector"},
+		{"css:", "empty selector"},
+		{"foo(1)", "prefix xpath:"},
+	}
+	for _, tt := range tests {
+		_, err := Compile(tt.sel)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Compile(%q) = %v, want an error containing %q", tt.sel, err, tt.want)
+		}
+	}
+}
+
+func TestElements(t *testing.T) {
+	d := ParseDoc(page, "")
+	for _, sel := range []string{"div.product", "//div[@class='product']"} {
+		s, _ := Compile(sel)
+		nodes, err := s.Elements(d, d.Root)
+		if err != nil || len(nodes) != 2 {
+			t.Fatalf("Elements(%q) = %d nodes, %v", sel, len(nodes), err)
+		}
+		// Relative to each element: CSS looks below it, XPath ./ too, and
+		// XPath // still means the whole page.
+		for sub, want := range map[string]string{"h3 a": "First", ".//a/@href": "/p/1", "//h1/span": "big", "::attr(data-id)": "7"} {
+			ss, err := Compile(sub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, ok, err := ss.First(d, nodes[0])
+			if err != nil || !ok || v.Text != want {
+				t.Errorf("under %q: First(%q) = %q %v %v, want %q", sel, sub, v.Text, ok, err, want)
+			}
+		}
+	}
+	s, _ := Compile("a::text")
+	if s.SelectsElements() {
+		t.Error("a::text selects elements?")
+	}
+	if _, err := s.Elements(d, d.Root); err == nil {
+		t.Error("Elements of a::text: no error")
+	}
+	s, _ = Compile("//a/@href")
+	if nodes, err := s.Elements(d, d.Root); err != nil || len(nodes) != 0 {
+		t.Errorf("Elements of attributes = %d, %v", len(nodes), err)
+	}
+	s, _ = Compile("count(//a)")
+	if nodes, err := s.Elements(d, d.Root); err != nil || len(nodes) != 0 {
+		t.Errorf("Elements of a number = %d, %v", len(nodes), err)
+	}
+}
+
+func TestFormatNumber(t *testing.T) {
+	for f, want := range map[float64]string{3: "3", -2: "-2", 0.5: "0.5", 1e21: "1e+21", 123456789012: "123456789012", 1.25e-7: "1.25e-07"} {
+		if got := formatNumber(f); got != want {
+			t.Errorf("formatNumber(%v) = %q, want %q", f, got, want)
+		}
+	}
+}
+
+func TestRecordFields(t *testing.T) {
+	d := ParseDoc(`<p>x</p>`, "https://a.example/x")
+	d.Record = []byte(`{"kind":"response","url":"https://a.example/x","status":200,"fetched_at":"2024-05-01T10:00:00Z",` +
+		`"request":{"url":"https://a.example/p/1","attrs":{"cat":"books","ids":[1,"two",[3]],"big":12345678901234567890,` +
+		`"o":{"a": 1},"flag":true,"none":null,"sp":"  x  "}},"body":"<p>x</p>"}`)
+	tests := []struct {
+		sel  string
+		want []string
+	}{
+		{"@url", []string{"https://a.example/x"}},
+		{" @status", []string{"200"}},
+		{"@fetched_at", []string{"2024-05-01T10:00:00Z"}},
+		{"@request.url", []string{"https://a.example/p/1"}},
+		{"@request.attrs.cat", []string{"books"}},
+		{"@request.attrs.ids", []string{"1", "two", "[3]"}},
+		{"@request.attrs.big", []string{"12345678901234567890"}},
+		{"@request.attrs.o", []string{`{"a":1}`}},
+		{"@request.attrs.flag", []string{"true"}},
+		{"@request.attrs.none", nil},
+		{"@request.attrs.sp", []string{"  x  "}},
+		{"@missing", nil},
+		{"@url.deeper", nil},
+		{"@request.nope.x", nil},
+	}
+	for _, tt := range tests {
+		s, err := Compile(tt.sel)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", tt.sel, err)
+		}
+		vals, err := s.Select(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, v := range vals {
+			got = append(got, v.Text)
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("%s = %q, want %q", tt.sel, got, tt.want)
+		}
+	}
+	for _, bad := range []string{"@", "@ url", "@a..b", "@url[1]"} {
+		if _, err := Compile(bad); err == nil || !strings.Contains(err.Error(), "record field") {
+			t.Errorf("Compile(%q) = %v, want a record field error", bad, err)
+		}
+	}
+	// No record: no value, no panic.
+	s, _ := Compile("@url")
+	if vals, _ := s.Select(ParseDoc("", "")); len(vals) != 0 {
+		t.Errorf("@url without a record = %v", vals)
+	}
+	if s.SelectsElements() {
+		t.Error("@url selects elements?")
+	}
+}
