@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/goccy/go-yaml"
 	"github.com/spf13/pflag"
@@ -156,7 +157,7 @@ func (f *Flags) applyConfig() error {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		if !explicit && errors.Is(err, os.ErrNotExist) {
+		if !explicit && (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
 			return nil
 		}
 		return fmt.Errorf("config: %v", err)

@@ -85,7 +85,9 @@ func (t *Tool) Usage(format string, a ...any) int {
 // be read or parsed are reported with Reject and skipped. flush is called
 // before every read that could block, so output never waits on a buffer
 // while input stalls. It stops at the end of input, or when ctx is done
-// unless DrainOnInterrupt is set.
+// unless DrainOnInterrupt is set. The context is checked between reads
+// only: a read blocked on a silent input stays blocked, so a command that
+// must stop at once reads in a goroutine and stops waiting for it.
 func (t *Tool) Records(ctx context.Context, r *ndjson.Reader, flush func()) iter.Seq2[ndjson.Line, record.Envelope] {
 	return func(yield func(ndjson.Line, record.Envelope) bool) {
 		for {

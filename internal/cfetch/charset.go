@@ -1,0 +1,312 @@
+package cfetch
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/saintfish/chardet"
+	"golang.org/x/net/html"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/htmlindex"
+	"golang.org/x/text/encoding/unicode"
+)
+
+// Where a body's charset came from (the record's encoding_source).
+const (
+	SourceHeader  = "header"  // Content-Type charset parameter
+	SourceBOM     = "bom"     // byte order mark
+	SourceMeta    = "meta"    // <meta charset>, <meta http-equiv>, or <?xml encoding?>
+	SourceSniff   = "sniff"   // detected from the bytes
+	SourceDefault = "default" // nothing to go on: UTF-8 if valid, else windows-1252
+)
+
+// charsetDecision is the charset a text body is decoded from.
+type charsetDecision struct {
+	enc      encoding.Encoding
+	name     string // canonical lower-case name: utf-8, shift_jis, windows-1252, …
+	source   string
+	skip     int // length of a BOM to drop
+	warnings []string
+}
+
+const (
+	// prescanLen is how much of a body is searched for <meta charset>, as
+	// browsers do.
+	prescanLen = 1024
+	// sniffLen is how much of a body chardet looks at.
+	sniffLen = 64 << 10
+	// minConfidence is the chardet confidence (1–100) below which its guess
+	// is not trusted.
+	minConfidence = 30
+)
+
+// decideCharset picks the charset of a text body, in the order browsers use:
+// a byte order mark, the Content-Type charset, a declaration in the first
+// 1024 bytes, then detection. An unknown declared charset is a warning,
+// never a failure.
+func decideCharset(data []byte, headerCharset string, isHTML bool) charsetDecision {
+	var d charsetDecision
+	for _, b := range boms {
+		if bytes.HasPrefix(data, b.bom) {
+			d.enc, d.name = lookupCharset(b.name)
+			d.source, d.skip = SourceBOM, len(b.bom)
+			return d
+		}
+	}
+	if headerCharset != "" {
+		if enc, name := lookupCharset(headerCharset); enc != nil {
+			d.enc, d.name, d.source = enc, name, SourceHeader
+			return d
+		}
+		d.warnings = append(d.warnings, fmt.Sprintf("unknown charset %q", headerCharset))
+	}
+	head := data[:min(len(data), prescanLen)]
+	label, unknown := prescanCharset(head)
+	if label == "" {
+		label = xmlDeclEncoding(head)
+		if label != "" {
+			if enc, _ := lookupCharset(label); enc == nil {
+				unknown, label = append(unknown, label), ""
+			}
+		}
+	}
+	for _, u := range unknown {
+		d.warnings = append(d.warnings, fmt.Sprintf("unknown charset %q", u))
+	}
+	if label != "" {
+		enc, name := lookupCharset(label)
+		if strings.HasPrefix(name, "utf-16") {
+			// A document that can declare its charset in ASCII is not UTF-16.
+			enc, name = unicode.UTF8, "utf-8"
+		}
+		d.enc, d.name, d.source = enc, name, SourceMeta
+		return d
+	}
+	d.enc, d.name, d.source = sniffCharset(data, isHTML)
+	return d
+}
+
+var boms = []struct {
+	bom  []byte
+	name string
+}{
+	{[]byte{0xef, 0xbb, 0xbf}, "utf-8"},
+	{[]byte{0xfe, 0xff}, "utf-16be"},
+	{[]byte{0xff, 0xfe}, "utf-16le"},
+}
+
+// lookupCharset returns the encoding for a WHATWG label and its canonical
+// name, or nil for unknown labels and for the "replacement" encoding (which
+// would turn the whole body into one U+FFFD).
+func lookupCharset(label string) (encoding.Encoding, string) {
+	enc, err := htmlindex.Get(label)
+	if err != nil || enc == encoding.Replacement {
+		return nil, ""
+	}
+	name, err := htmlindex.Name(enc)
+	if err != nil {
+		return nil, ""
+	}
+	return enc, strings.ToLower(name)
+}
+
+// sniffCharset guesses the charset of an undeclared body. Valid UTF-8 is
+// UTF-8; otherwise chardet decides if it is confident enough, and
+// windows-1252 is the default.
+func sniffCharset(data []byte, isHTML bool) (encoding.Encoding, string, string) {
+	if utf8.Valid(data) {
+		if hasHighBit(data) {
+			return unicode.UTF8, "utf-8", SourceSniff
+		}
+		return unicode.UTF8, "utf-8", SourceDefault
+	}
+	sample := data[:min(len(data), sniffLen)]
+	det := chardet.NewTextDetector()
+	if isHTML {
+		det = chardet.NewHtmlDetector()
+	}
+	if res, err := det.DetectBest(sample); err == nil && res.Confidence >= minConfidence {
+		if enc, name := chardetEncoding(res.Charset); enc != nil && name != "utf-8" {
+			return enc, name, SourceSniff
+		}
+	}
+	return charmap.Windows1252, "windows-1252", SourceDefault
+}
+
+// chardetEncoding maps chardet's (ICU's) charset names to x/text encodings.
+func chardetEncoding(name string) (encoding.Encoding, string) {
+	switch name {
+	case "GB-18030":
+		name = "gb18030"
+	case "ISO-8859-8-I":
+		name = "iso-8859-8-i"
+	case "UTF-32BE", "UTF-32LE", "IBM420_rtl", "IBM420_ltr", "IBM424_rtl", "IBM424_ltr":
+		return nil, ""
+	}
+	return lookupCharset(name)
+}
+
+func hasHighBit(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// toUTF8 converts data from the decided charset; invalid bytes become
+// U+FFFD.
+func toUTF8(d charsetDecision, data []byte) string {
+	data = data[d.skip:]
+	enc := d.enc
+	if d.name == "utf-8" || enc == nil {
+		if utf8.Valid(data) {
+			return string(data)
+		}
+		enc = unicode.UTF8
+	}
+	out, err := enc.NewDecoder().Bytes(data)
+	if err != nil {
+		return strings.ToValidUTF8(string(data), "\uFFFD")
+	}
+	return string(out)
+}
+
+// prescanCharset finds the charset declared by a <meta charset> or
+// <meta http-equiv="Content-Type" content="…; charset=…"> in head, as the
+// HTML standard's prescan does. It returns the first known label, and the
+// unknown labels it met before it.
+func prescanCharset(head []byte) (label string, unknown []string) {
+	if !bytes.Contains(head, []byte("<")) {
+		return "", nil
+	}
+	z := html.NewTokenizer(bytes.NewReader(head))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return "", unknown
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			if string(name) != "meta" {
+				continue
+			}
+			var charset, content string
+			var pragma, seenCharset, seenContent bool
+			for hasAttr {
+				var k, v []byte
+				k, v, hasAttr = z.TagAttr()
+				switch string(k) {
+				case "http-equiv":
+					pragma = pragma || strings.EqualFold(string(v), "content-type")
+				case "content":
+					if !seenContent {
+						content, seenContent = string(v), true
+					}
+				case "charset":
+					if !seenCharset {
+						charset, seenCharset = string(v), true
+					}
+				}
+			}
+			got := strings.TrimSpace(charset)
+			if !seenCharset {
+				if !pragma || !seenContent {
+					continue
+				}
+				got = charsetFromContent(content)
+			}
+			if got == "" {
+				continue
+			}
+			if enc, _ := lookupCharset(got); enc == nil {
+				unknown = append(unknown, got)
+				continue
+			}
+			return got, unknown
+		}
+	}
+}
+
+// charsetFromContent extracts charset=… from a meta content attribute
+// ("text/html; charset=shift_jis").
+func charsetFromContent(s string) string {
+	for {
+		i := strings.Index(asciiLower(s), "charset")
+		if i < 0 {
+			return ""
+		}
+		s = strings.TrimLeft(s[i+len("charset"):], " \t\n\f\r")
+		if !strings.HasPrefix(s, "=") {
+			continue
+		}
+		s = strings.TrimLeft(s[1:], " \t\n\f\r")
+		if s == "" {
+			return ""
+		}
+		if q := s[0]; q == '"' || q == '\'' {
+			end := strings.IndexByte(s[1:], q)
+			if end < 0 {
+				return ""
+			}
+			return s[1 : 1+end]
+		}
+		if end := strings.IndexAny(s, "; \t\n\f\r"); end >= 0 {
+			return s[:end]
+		}
+		return s
+	}
+}
+
+// xmlDeclEncoding returns the encoding of an XML declaration at the start
+// of head (<?xml version="1.0" encoding="Shift_JIS"?>), or "".
+func xmlDeclEncoding(head []byte) string {
+	s := bytes.TrimLeft(head, " \t\r\n")
+	if !bytes.HasPrefix(s, []byte("<?xml")) {
+		return ""
+	}
+	end := bytes.Index(s, []byte("?>"))
+	if end < 0 {
+		return ""
+	}
+	decl := string(s[len("<?xml"):end])
+	i := strings.Index(decl, "encoding")
+	if i < 0 {
+		return ""
+	}
+	rest := strings.TrimLeft(decl[i+len("encoding"):], " \t\r\n")
+	if !strings.HasPrefix(rest, "=") {
+		return ""
+	}
+	rest = strings.TrimLeft(rest[1:], " \t\r\n")
+	if rest == "" || (rest[0] != '"' && rest[0] != '\'') {
+		return ""
+	}
+	q := rest[0]
+	closing := strings.IndexByte(rest[1:], q)
+	if closing < 0 {
+		return ""
+	}
+	return strings.TrimSpace(rest[1 : 1+closing])
+}
+
+// asciiLower lower-cases ASCII letters only, keeping every byte offset
+// (strings.ToLower does not: it rewrites invalid UTF-8 and some letters
+// change length).
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}

@@ -1,0 +1,130 @@
+package cfetch
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// Error codes of a failed fetch: short, stable, documented in docs/cfetch.md.
+const (
+	ErrDNS               = "dns"
+	ErrRefused           = "refused"
+	ErrReset             = "reset"
+	ErrTimeout           = "timeout"
+	ErrTLS               = "tls"
+	ErrProtocol          = "protocol"
+	ErrTooLarge          = "too_large"
+	ErrTruncated         = "truncated"
+	ErrDecode            = "decode"
+	ErrRedirectLoop      = "redirect_loop"
+	ErrTooManyRedirects  = "too_many_redirects"
+	ErrUnsupportedScheme = "unsupported_scheme"
+	ErrInvalidURL        = "invalid_url"
+	ErrNetwork           = "network"
+)
+
+// retryableErrors are the codes worth another attempt: the network may
+// behave differently next time. DNS failures, bad URLs, oversized bodies,
+// broken encodings and redirect problems will not change on a retry.
+var retryableErrors = map[string]bool{
+	ErrRefused: true, ErrReset: true, ErrTimeout: true, ErrTLS: true,
+	ErrProtocol: true, ErrTruncated: true, ErrNetwork: true,
+}
+
+// FetchError is why a fetch failed: a Code from the list above and a
+// human-readable Detail.
+type FetchError struct {
+	Code   string
+	Detail string
+}
+
+func (e *FetchError) Error() string { return e.Code + ": " + e.Detail }
+
+func fetchErr(code, format string, a ...any) *FetchError {
+	return &FetchError{Code: code, Detail: fmt.Sprintf(format, a...)}
+}
+
+// phase says where in an exchange an error happened: the same EOF means
+// "connection closed" before the response and "truncated" in the body.
+type phase int
+
+const (
+	phaseHeaders phase = iota
+	phaseBody
+)
+
+// classify maps an error from net/http (or from reading a body) to a code.
+func classify(err error, ph phase) *FetchError {
+	var fe *FetchError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	detail := describeErr(err)
+	var (
+		dnsErr    *net.DNSError
+		recErr    tls.RecordHeaderError
+		alertErr  tls.AlertError
+		verifyErr *tls.CertificateVerificationError
+		authErr   x509.UnknownAuthorityError
+		hostErr   x509.HostnameError
+		certErr   x509.CertificateInvalidError
+		netErr    net.Error
+	)
+	switch {
+	case errors.As(err, &dnsErr):
+		return &FetchError{ErrDNS, detail}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &FetchError{ErrRefused, detail}
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
+		return &FetchError{ErrReset, detail}
+	case errors.Is(err, http.ErrSchemeMismatch), errors.As(err, &recErr):
+		return &FetchError{ErrProtocol, detail + " (not a TLS server?)"}
+	case errors.As(err, &verifyErr), errors.As(err, &authErr), errors.As(err, &hostErr),
+		errors.As(err, &certErr), errors.As(err, &alertErr):
+		return &FetchError{ErrTLS, detail}
+	case isTimeout(err):
+		return &FetchError{ErrTimeout, detail}
+	case strings.Contains(detail, "malformed"), strings.Contains(detail, "bare LF"),
+		strings.Contains(detail, "invalid CR"), strings.Contains(detail, "headers exceeded"),
+		strings.Contains(detail, "too many 1xx"):
+		return &FetchError{ErrProtocol, detail}
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		if ph == phaseBody {
+			return &FetchError{ErrTruncated, "body ended early: " + detail}
+		}
+		return &FetchError{ErrReset, "connection closed before the response: " + detail}
+	case strings.HasPrefix(detail, "tls:"), strings.Contains(detail, "x509:"):
+		return &FetchError{ErrTLS, detail}
+	case errors.As(err, &netErr):
+		return &FetchError{ErrNetwork, detail}
+	}
+	return &FetchError{ErrNetwork, detail}
+}
+
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
+
+// describeErr drops the `Get "URL": ` prefix url.Error adds: the record
+// already says which URL it is about.
+func describeErr(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return strings.TrimPrefix(err.Error(), "net/http: ")
+}

@@ -1,0 +1,303 @@
+package cfetch
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/korean"
+)
+
+// faultServer is a loopback web server that misbehaves on purpose, one way
+// per path. It is shared by the Go tests and the command-case scripts.
+type faultServer struct {
+	*httptest.Server
+	quit chan struct{}
+
+	mu    sync.Mutex
+	calls map[string]int // per-path request counts, for "fails once" paths
+
+	// gate, when set, holds /gate requests until it is closed; entered gets
+	// a value when one arrives.
+	gate    chan struct{}
+	entered chan struct{}
+
+	active, maxActive atomic.Int64
+}
+
+// Texts the charset pages carry, as they must come out in UTF-8.
+const (
+	japaneseText = "日本語のテキストです。これはシフトJISで書かれたページです。漢字とひらがなとカタカナを含みます。"
+	frenchText   = "Café crème, déjà vu, naïve façade — «élève» à l'hôtel."
+	koreanText   = "한국어 텍스트입니다. 이 페이지는 EUC-KR로 작성되었습니다."
+	compressed   = "<html><body><p>compressed body: é ü 日本</p></body></html>"
+)
+
+func newFaultServer() *faultServer {
+	s := &faultServer{quit: make(chan struct{}), calls: map[string]int{}, gate: make(chan struct{}), entered: make(chan struct{}, 64)}
+	s.Server = httptest.NewUnstartedServer(s)
+	s.Config.ErrorLog = log.New(io.Discard, "", 0) // TLS spoken to it on purpose
+	s.Start()
+	return s
+}
+
+// Close stops the server, releasing handlers that wait forever.
+func (s *faultServer) Close() {
+	close(s.quit)
+	s.Server.Close()
+}
+
+func (s *faultServer) count(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[key]++
+	return s.calls[key]
+}
+
+func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := s.active.Add(1)
+	defer s.active.Add(-1)
+	for {
+		m := s.maxActive.Load()
+		if n <= m || s.maxActive.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	path := r.URL.Path
+	first, rest, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	switch first {
+	case "ok", "":
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, "<html><head><title>ok</title></head><body><h1>Hello, wörld</h1></body></html>")
+	case "echo":
+		body, _ := io.ReadAll(r.Body)
+		hdr := map[string]string{}
+		for k := range r.Header {
+			hdr[strings.ToLower(k)] = r.Header.Get(k)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"method": r.Method, "headers": hdr, "body": string(body), "host": r.Host})
+	case "status":
+		code, _ := strconv.Atoi(rest)
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, "status %d\n", code)
+	case "reset":
+		s.hijack(w, func(c net.Conn) {
+			c.(*net.TCPConn).SetLinger(0)
+		})
+	case "hang":
+		select {
+		case <-r.Context().Done():
+		case <-s.quit:
+		}
+	case "gate":
+		s.entered <- struct{}{}
+		select {
+		case <-s.gate:
+		case <-s.quit:
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "opened")
+	case "short":
+		s.hijack(w, func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n")
+			c.Write(bytes.Repeat([]byte("x"), 100))
+		})
+	case "garbage":
+		s.hijack(w, func(c net.Conn) {
+			io.WriteString(c, "HELLO THIS IS NOT HTTP\r\n\r\n")
+		})
+	case "badgzip":
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Encoding", "gzip")
+		io.WriteString(w, "this is not gzip data at all")
+	case "gzip", "br", "zstd", "deflate", "rawdeflate":
+		enc := first
+		if enc == "rawdeflate" {
+			enc = "deflate"
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Encoding", enc)
+		w.Write(compress(first, []byte(compressed)))
+	case "badcharset":
+		w.Header().Set("Content-Type", "text/html; charset=x-nonexistent")
+		io.WriteString(w, "<html><body><p>"+frenchText+"</p></body></html>")
+	case "loop":
+		http.Redirect(w, r, "/loop2", http.StatusFound)
+	case "loop2":
+		http.Redirect(w, r, "/loop", http.StatusFound)
+	case "redirect":
+		n, _ := strconv.Atoi(rest)
+		if n <= 0 {
+			http.Redirect(w, r, "/ok", http.StatusMovedPermanently)
+			return
+		}
+		http.Redirect(w, r, fmt.Sprintf("/redirect/%d", n-1), http.StatusFound)
+	case "redirect-to":
+		// /redirect-to/<status>?to=<location>
+		code, _ := strconv.Atoi(rest)
+		w.Header().Set("Location", r.URL.Query().Get("to"))
+		w.WriteHeader(code)
+	case "flaky":
+		if s.count(path) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "try again")
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "recovered")
+	case "ratelimit":
+		if s.count(path) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "welcome back")
+	case "ratelimit-long":
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+	case "always503":
+		w.WriteHeader(http.StatusServiceUnavailable)
+	case "big":
+		// /big/<bytes>[?cl=1]
+		size, _ := strconv.ParseInt(rest, 10, 64)
+		w.Header().Set("Content-Type", "application/octet-stream")
+		if r.URL.Query().Get("cl") != "" {
+			w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+		}
+		chunk := bytes.Repeat([]byte("a"), 32<<10)
+		for size > 0 {
+			n := min(size, int64(len(chunk)))
+			if _, err := w.Write(chunk[:n]); err != nil {
+				return
+			}
+			size -= n
+		}
+	case "bomb":
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(gzipBomb())
+	case "binary":
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(binaryBody())
+	case "nocontenttype":
+		w.Header()["Content-Type"] = nil
+		io.WriteString(w, "<!DOCTYPE html><html><body>sniffed</body></html>")
+	case "meta":
+		w.Header().Set("Content-Type", "text/html")
+		w.Write(metaPage(rest))
+	case "sniff":
+		w.Header().Set("Content-Type", "text/html")
+		w.Write(encode(japanese.ShiftJIS, "<html><body><p>"+strings.Repeat(japaneseText, 4)+"</p></body></html>"))
+	case "bom":
+		// A UTF-16LE body with its BOM, mislabelled as ISO-8859-1.
+		w.Header().Set("Content-Type", "text/plain; charset=iso-8859-1")
+		w.Write(append([]byte{0xff, 0xfe}, utf16le("bom wins: "+frenchText)...))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// hijack takes over the connection, lets f misbehave on it and closes it.
+func (s *faultServer) hijack(w http.ResponseWriter, f func(net.Conn)) {
+	c, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	f(c)
+	c.Close()
+}
+
+func metaPage(which string) []byte {
+	switch which {
+	case "sjis":
+		return encode(japanese.ShiftJIS, `<html><head><meta charset="Shift_JIS"><title>t</title></head><body><p>`+japaneseText+`</p></body></html>`)
+	case "1252":
+		return encode(charmap.Windows1252, `<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"></head><body><p>`+frenchText+`</p></body></html>`)
+	case "euckr":
+		return encode(korean.EUCKR, `<html><head><meta charset=euc-kr></head><body><p>`+koreanText+`</p></body></html>`)
+	}
+	return nil
+}
+
+func encode(e encoding.Encoding, s string) []byte {
+	b, err := e.NewEncoder().Bytes([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func utf16le(s string) []byte {
+	var b []byte
+	for _, r := range s {
+		if r > 0xffff {
+			panic("BMP only")
+		}
+		b = append(b, byte(r), byte(r>>8))
+	}
+	return b
+}
+
+func binaryBody() []byte {
+	b := []byte("\x89PNG\r\n\x1a\n")
+	for i := range 256 {
+		b = append(b, byte(i))
+	}
+	return b
+}
+
+func compress(kind string, data []byte) []byte {
+	var buf bytes.Buffer
+	var w io.WriteCloser
+	switch kind {
+	case "gzip":
+		w = gzip.NewWriter(&buf)
+	case "br":
+		w = brotli.NewWriter(&buf)
+	case "zstd":
+		w, _ = zstd.NewWriter(&buf)
+	case "deflate":
+		w = zlib.NewWriter(&buf)
+	case "rawdeflate":
+		w, _ = flate.NewWriter(&buf, flate.DefaultCompression)
+	default:
+		panic(kind)
+	}
+	w.Write(data)
+	w.Close()
+	return buf.Bytes()
+}
+
+// bombSize is what the gzip bomb inflates to.
+const bombSize = 64 << 20
+
+var gzipBomb = sync.OnceValue(func() []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zero := make([]byte, 1<<20)
+	for range bombSize >> 20 {
+		zw.Write(zero)
+	}
+	zw.Close()
+	return buf.Bytes()
+})

@@ -1,0 +1,122 @@
+package cfetch
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+func TestRetryDelay(t *testing.T) {
+	p := retryPolicy{backoff: 250 * time.Millisecond}
+	tests := []struct {
+		n    int
+		r    float64
+		want time.Duration
+	}{
+		{0, 0.5, 250 * time.Millisecond},
+		{0, 0, 125 * time.Millisecond},
+		{0, 0.75, 312500 * time.Microsecond},
+		{1, 0.5, 500 * time.Millisecond},
+		{3, 0.5, 2 * time.Second},
+		{5, 0.5, 8 * time.Second},
+		{6, 0.5, MaxBackoff},
+		{6, 0, 8 * time.Second}, // 16s × 0.5
+		{1000, 0.99, MaxBackoff},
+	}
+	for _, tt := range tests {
+		if got := p.delay(tt.n, tt.r); got != tt.want {
+			t.Errorf("delay(%d, %v) = %s, want %s", tt.n, tt.r, got, tt.want)
+		}
+	}
+	if got := (retryPolicy{}).delay(3, 0.5); got != 0 {
+		t.Errorf("zero backoff gives %s", got)
+	}
+}
+
+func TestRetryDecide(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	opts := DefaultOptions()
+	p := newRetryPolicy(&opts)
+	p.jitter = func() float64 { return 0.5 }
+	hdr := func(kv ...string) http.Header {
+		h := http.Header{}
+		for i := 0; i < len(kv); i += 2 {
+			h.Set(kv[i], kv[i+1])
+		}
+		return h
+	}
+	tests := []struct {
+		name  string
+		out   outcome
+		used  int
+		again bool
+		wait  time.Duration
+		warn  string
+	}{
+		{"200", outcome{status: 200}, 0, false, 0, ""},
+		{"404", outcome{status: 404}, 0, false, 0, ""},
+		{"503", outcome{status: 503}, 0, true, 250 * time.Millisecond, ""},
+		{"503, second retry", outcome{status: 503}, 1, true, 500 * time.Millisecond, ""},
+		{"503, budget spent", outcome{status: 503}, 2, false, 0, ""},
+		{"503, budget overspent by the request", outcome{status: 503}, 5, false, 0, ""},
+		{"429 Retry-After seconds", outcome{status: 429, header: hdr("Retry-After", "7")}, 0, true, 7 * time.Second, ""},
+		{"503 Retry-After date", outcome{status: 503, header: hdr("Retry-After", now.Add(30*time.Second).Format(http.TimeFormat))}, 0, true, 30 * time.Second, ""},
+		{"429 Retry-After in the past", outcome{status: 429, header: hdr("Retry-After", "Mon, 01 Jan 2001 00:00:00 GMT")}, 0, true, 0, ""},
+		{"429 Retry-After too long", outcome{status: 429, header: hdr("Retry-After", "61")}, 0, false, 0, "not retried: Retry-After 1m1s is over --retry-after-max 1m0s"},
+		{"429 Retry-After garbage", outcome{status: 429, header: hdr("Retry-After", "soon")}, 0, true, 250 * time.Millisecond, ""},
+		{"500 Retry-After ignored", outcome{status: 500, header: hdr("Retry-After", "3600")}, 0, true, 250 * time.Millisecond, ""},
+		{"timeout", outcome{err: &FetchError{Code: ErrTimeout}}, 0, true, 250 * time.Millisecond, ""},
+		{"reset", outcome{err: &FetchError{Code: ErrReset}}, 0, true, 250 * time.Millisecond, ""},
+		{"dns", outcome{err: &FetchError{Code: ErrDNS}}, 0, false, 0, ""},
+		{"too_large", outcome{err: &FetchError{Code: ErrTooLarge}, status: 200}, 0, false, 0, ""},
+		{"redirect_loop", outcome{err: &FetchError{Code: ErrRedirectLoop}}, 0, false, 0, ""},
+		{"decode", outcome{err: &FetchError{Code: ErrDecode}, status: 200}, 0, false, 0, ""},
+	}
+	for _, tt := range tests {
+		wait, again, warn := p.decide(&tt.out, tt.used, now)
+		if again != tt.again || wait != tt.wait || warn != tt.warn {
+			t.Errorf("%s: decide = %s %v %q, want %s %v %q", tt.name, wait, again, warn, tt.wait, tt.again, tt.warn)
+		}
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"0", 0, true},
+		{"120", 2 * time.Minute, true},
+		{" 5 ", 5 * time.Second, true},
+		{"99999999999999999999", 1<<63 - 1, true},
+		{"-1", 0, false},
+		{"1.5", 0, false},
+		{"", 0, false},
+		{"Fri, 02 Jan 2026 03:05:05 GMT", time.Minute, true},
+		{"Friday, 02-Jan-26 03:05:05 GMT", time.Minute, true},
+		{"Fri Jan  2 03:05:05 2026", time.Minute, true},
+		{"Thu, 01 Jan 2026 00:00:00 GMT", 0, true},
+		{"tomorrow", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseRetryAfter(tt.in, now)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseRetryAfter(%q) = %s %v, want %s %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"0", "120", "Fri, 02 Jan 2026 03:05:05 GMT", "18446744073709551616", "-5", "1e3", " "} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		d, ok := parseRetryAfter(s, now)
+		if d < 0 || (!ok && d != 0) {
+			t.Fatalf("parseRetryAfter(%q) = %s %v", s, d, ok)
+		}
+	})
+}

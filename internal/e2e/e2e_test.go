@@ -1,0 +1,57 @@
+package e2e
+
+import (
+	"context"
+	"encoding/csv"
+	"io"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/cexport"
+	"github.com/crawlutils/crawlutils/internal/cextract"
+	"github.com/crawlutils/crawlutils/internal/cfetch"
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/demosite"
+	"github.com/crawlutils/crawlutils/internal/scripttest"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	scripttest.Main(m, map[string]cli.RunFunc{
+		"cfetch":   cfetch.Run,
+		"cextract": cextract.Run,
+		"cexport":  cexport.Run,
+		"truth":    truth,
+	})
+}
+
+// pipelineSite is the demo site every pipeline script gets at $SITE.
+var pipelineSite = demosite.Options{Products: 60}
+
+// truth prints, as CSV, the products a correct crawl of $SITE extracts:
+// url,title,price,upc,availability,category,rating,description.
+func truth(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) int {
+	w := csv.NewWriter(stdout)
+	w.Write([]string{"url", "title", "price", "upc", "availability", "category", "rating", "description"})
+	for _, p := range demosite.New(pipelineSite).Truth() {
+		w.Write([]string{p.AbsURL(os.Getenv("SITE")), p.Title, p.Price, p.UPC, strconv.Itoa(p.Availability), p.Category, strconv.Itoa(p.Rating), p.Description})
+	}
+	w.Flush()
+	if w.Error() != nil {
+		return 1
+	}
+	return 0
+}
+
+// TestPipelines runs testdata/pipeline/*.txtar, each with its own demo site
+// (a small catalogue, so scripts can list what they expect) at $SITE.
+func TestPipelines(t *testing.T) {
+	scripttest.Run(t, "../../testdata/pipeline", func(env *testscript.Env) error {
+		srv := httptest.NewServer(demosite.New(pipelineSite))
+		env.Defer(srv.Close)
+		env.Setenv("SITE", srv.URL)
+		return nil
+	})
+}

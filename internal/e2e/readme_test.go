@@ -1,0 +1,104 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/demosite"
+	"github.com/crawlutils/crawlutils/internal/scripttest"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// readmeSite is the address the README's examples use for the demo site;
+// the test serves the site elsewhere and rewrites it.
+const readmeSite = "http://127.0.0.1:8080"
+
+// TestREADMEExamples runs every ```console block of README.md and docs/*.md
+// as a user would type it, against the demo site, and compares the output
+// with what the document shows. A block is a list of "$ command" lines, each
+// followed by its expected stdout.
+func TestREADMEExamples(t *testing.T) {
+	docs, _ := filepath.Glob("../../docs/*.md")
+	docs = append([]string{"../../README.md"}, docs...)
+	dir := t.TempDir()
+	n := 0
+	for _, doc := range docs {
+		src, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, block := range consoleBlocks(string(src)) {
+			name := fmt.Sprintf("%s_%d.txtar", strings.TrimSuffix(filepath.Base(doc), ".md"), i+1)
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(toScript(block)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Skip("no console examples in the docs")
+	}
+	scripttest.Run(t, dir, func(env *testscript.Env) error {
+		srv := httptest.NewServer(demosite.New(demosite.Options{}))
+		env.Defer(srv.Close)
+		env.Setenv("SITE", srv.URL)
+		return nil
+	})
+}
+
+// consoleBlocks returns the bodies of the ```console fenced blocks.
+func consoleBlocks(doc string) []string {
+	var blocks []string
+	var cur []string
+	in := false
+	for _, line := range strings.Split(doc, "\n") {
+		switch {
+		case !in && strings.TrimSpace(line) == "```console":
+			in, cur = true, nil
+		case in && strings.TrimSpace(line) == "```":
+			in = false
+			blocks = append(blocks, strings.Join(cur, "\n"))
+		case in:
+			cur = append(cur, line)
+		}
+	}
+	return blocks
+}
+
+// toScript turns "$ cmd" + output lines into a testscript: each command runs
+// under bash -o pipefail with SITE set, and its stdout must equal the shown
+// output (with the README's site address replaced by the test's).
+func toScript(block string) string {
+	var script, files strings.Builder
+	step := 0
+	var cmd string
+	var out []string
+	flush := func() {
+		if cmd == "" {
+			return
+		}
+		step++
+		fmt.Fprintf(&files, "-- cmd%d.sh --\n%s\n-- want%d --\n", step, cmd, step)
+		for _, o := range out {
+			fmt.Fprintf(&files, "%s\n", o)
+		}
+		fmt.Fprintf(&script, "exec bash -o pipefail cmd%d.sh\nexec bash -c 'sed \"s#%s#$SITE#g\" want%d > want%d.sub'\ncmp stdout want%d.sub\n", step, readmeSite, step, step, step)
+		cmd, out = "", nil
+	}
+	for _, line := range strings.Split(block, "\n") {
+		if c, ok := strings.CutPrefix(line, "$ "); ok {
+			flush()
+			cmd = "SITE=${SITE:-" + readmeSite + "}\n" + c
+			continue
+		}
+		if cmd != "" {
+			out = append(out, line)
+		}
+	}
+	flush()
+	return script.String() + files.String()
+}
