@@ -70,7 +70,7 @@ func consoleBlocks(doc string) []string {
 }
 
 // toScript turns "$ cmd" + output lines into a testscript: each command runs
-// under bash -o pipefail with SITE set, and its stdout must equal the shown
+// under bash (as a user types it, no pipefail) with SITE set, and its stdout must equal the shown
 // output (with the README's site address replaced by the test's).
 func toScript(block string) string {
 	var script, files strings.Builder
@@ -86,7 +86,7 @@ func toScript(block string) string {
 		for _, o := range out {
 			fmt.Fprintf(&files, "%s\n", o)
 		}
-		fmt.Fprintf(&script, "exec bash -o pipefail cmd%d.sh\nexec bash -c 'sed \"s#%s#$SITE#g\" want%d > want%d.sub'\ncmp stdout want%d.sub\n", step, readmeSite, step, step, step)
+		fmt.Fprintf(&script, "exec bash -c 'sed \"s#%s#$SITE#g\" want%d > want%d.sub'\nexec bash cmd%d.sh\ncmp stdout want%d.sub\n", readmeSite, step, step, step, step)
 		cmd, out = "", nil
 	}
 	for _, line := range strings.Split(block, "\n") {

@@ -28,11 +28,11 @@ var update = flag.Bool("update", false, "rewrite expected output in script tests
 // Main is the TestMain of a package with script tests: it makes the test
 // binary answer to each command's name. It does not return.
 func Main(m *testing.M, cmds map[string]cli.RunFunc) {
-	mains := make(map[string]func() int, len(cmds))
+	mains := make(map[string]func(), len(cmds))
 	for name, run := range cmds {
-		mains[name] = func() int { return cli.Main(run) }
+		mains[name] = func() { os.Exit(cli.Main(run)) }
 	}
-	os.Exit(testscript.RunMain(m, mains))
+	testscript.Main(m, mains)
 }
 
 // Run runs every *.txtar script in dir. setup, when not nil, runs before
