@@ -1,11 +1,16 @@
 package cextract
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"testing"
 
-	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/ndjson"
 )
 
 // productPage generates a realistic product page of about 50 KB: navigation,
@@ -54,27 +59,29 @@ func BenchmarkExtract(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := record.Request{URL: "https://books.example/catalogue/a-light-in-the-attic_1000/index.html", Depth: 1, CrawlID: "c"}
-	d := ParseDoc(body, req.URL)
-	items, _, errs := x.items.Extract(d)
-	links, _ := x.links.Links(d)
-	if len(items) != 1 || len(errs) > 0 || len(links) < 100 {
-		b.Fatalf("%d items, %v, %d links", len(items), errs, len(links))
+	line := []byte(response(b, "https://books.example/catalogue/a-light-in-the-attic_1000/index.html", body,
+		map[string]any{"url": "https://books.example/catalogue/a-light-in-the-attic_1000/index.html", "depth": 1, "crawlid": "c", "lease": "L1"}, nil) + "\n")
+	var out bytes.Buffer
+	tool := cli.NewTool("cextract", io.Discard)
+	p := &processor{tool: tool, w: ndjson.NewWriter(&out), x: x}
+	run := func() {
+		out.Reset()
+		for l, rec := range records(context.Background(), tool, ndjson.NewReader(nil, bytes.NewReader(line)), nil) {
+			p.handle(l, rec.Envelope, rec.fields)
+		}
+		if err := p.w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run()
+	if n := bytes.Count(out.Bytes(), []byte("\n")); n < 100 || !bytes.Contains(out.Bytes(), []byte(`"kind":"item"`)) {
+		b.Fatalf("%d records:\n%s", n, out.Bytes())
 	}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		d := ParseDoc(body, req.URL)
-		if _, _, errs := x.items.Extract(d); len(errs) > 0 {
-			b.Fatal(errs)
-		}
-		links, _ := x.links.Links(d)
-		for _, l := range links {
-			if _, err := record.Encode(&record.Request{Kind: record.KindRequest, URL: l, Depth: req.Depth + 1, CrawlID: req.CrawlID}); err != nil {
-				b.Fatal(err)
-			}
-		}
+		run()
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
 }
@@ -85,4 +92,25 @@ func TestProductPageIsRealistic(t *testing.T) {
 	if len(body) < 45<<10 || len(body) > 60<<10 || len(links) < 90 || len(links) > 120 {
 		t.Fatalf("page is %d bytes with %d links, want ~50 KB and ~100", len(body), len(links))
 	}
+}
+
+// BenchmarkDemoStream runs testdata/rules/demo.yml over the stored crawl of
+// the demo site (product, listing and home pages, robots.txt, sitemaps),
+// as cextract does on its input: read, parse, extract, write.
+func BenchmarkDemoStream(b *testing.B) {
+	data, err := os.ReadFile(demoResponsesFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	isolate(b)
+	args := []string{"-q", "-r", "../../testdata/rules/demo.yml"}
+	n := bytes.Count(data, []byte("\n"))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := Run(context.Background(), args, bytes.NewReader(data), io.Discard, io.Discard); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "pages/s")
 }

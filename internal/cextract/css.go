@@ -232,11 +232,17 @@ func (c *cssSelector) selectsElements() bool {
 
 // matches returns the elements the group's selectors match among the
 // descendants of ctx, in document order.
-func (c *cssSelector) matches(d *Doc, ctx *html.Node) []*html.Node {
+func (c *cssSelector) matches(_ *Doc, ctx *html.Node) []*html.Node {
 	if c.matcher == nil {
 		return nil
 	}
-	return d.selection(ctx).FindMatcher(c.matcher).Nodes
+	var out []*html.Node
+	for n := ctx.FirstChild; n != nil; n = nextNode(n, ctx) {
+		if n.Type == html.ElementNode && c.matcher.Match(n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func (c *cssSelector) each(d *Doc, ctx *html.Node, fn func(Value) bool) {
@@ -246,7 +252,15 @@ func (c *cssSelector) each(d *Doc, ctx *html.Node, fn func(Value) bool) {
 			return
 		}
 	}
-	for _, n := range c.matches(d, ctx) {
+	if c.matcher == nil {
+		return
+	}
+	// The descendants of ctx in document order (as goquery's Find gives
+	// them), matched one by one so that the first value can stop the walk.
+	for n := ctx.FirstChild; n != nil; n = nextNode(n, ctx) {
+		if n.Type != html.ElementNode || !c.matcher.Match(n) {
+			continue
+		}
 		for i := range c.groups {
 			g := &c.groups[i]
 			if g.sel == nil || !c.single && !g.sel.Match(n) {

@@ -1,15 +1,29 @@
 // Package cextract is the cextract command: it reads response records (from
-// cfetch), applies CSS or XPath selectors to each HTML page and writes item
-// records, follow-up request records for the page's links, and the ack of the
-// response's lease, passing every other record through unchanged.
+// cfetch) and writes, for each, the items and follow-up requests its rules
+// give, then the ack of its lease, passing every other record through
+// unchanged. It is Scrapy's spiders, selectors, link extractors, item
+// loaders and sitemap/feed spiders, driven by a rules file (package rules,
+// docs/rules.md) and/or -f/--links flags.
 //
-// The selector engine is usable on its own (a rules engine calls it): a page
-// is parsed once into a *Doc, whose single *html.Node tree serves both CSS
-// (goquery/cascadia) and XPath (antchfx htmlquery); a selector string is
-// compiled once with Compile into a *Selector; ItemRule turns selectors into
-// item data and LinkExtractor finds a page's links. None of these types is
-// safe for concurrent use unless its comment says so; compile one set per
-// goroutine.
+// The pieces, in the order a response meets them:
+//
+//   - records/classify and decodeFast read a response line in one pass
+//     (encoding/json decides whenever the line is not a plain response);
+//   - a page is parsed at most once per representation, when a rule first
+//     needs it: HTML into a *Doc (fastParse for the well-formed pages most
+//     sites serve, x/net/html for the rest: the same tree either way),
+//     XML with xmlquery, JSON with numbers kept exact, CSV rows;
+//   - an engine (compiled from the rules file: selectors, jq programs and
+//     regular expressions compiled once) runs its item rules (itemWriter),
+//     link rules (LinkExtractor) and sitemap rules, then applies the
+//     request's crawl policy (maxdepth, allowed_domains, …) to the
+//     follow-ups.
+//
+// The selector engine is usable on its own: ParseDoc, Compile (CSS with
+// Scrapy's pseudo-elements, XPath 1.0, @record fields), ItemRule and
+// LinkExtractor. None of these types is safe for concurrent use unless its
+// comment says so; compile one set per goroutine. One record is handled at
+// a time, so memory is bounded by the largest response, not the stream.
 package cextract
 
 import (
@@ -41,11 +55,13 @@ type Doc struct {
 	Degraded bool
 
 	gq     *goquery.Document
-	fields map[string]json.RawMessage // Record's top-level fields, once read
+	fields map[string]json.RawMessage   // Record's top-level fields, once read
+	lookup func(string) json.RawMessage // or how to look them up (set by the page)
 }
 
 // ParseDoc parses an HTML page (UTF-8, as cfetch writes it) found at
-// pageURL. It never fails: x/net/html refuses pages nested deeper than 512
+// pageURL, with fastParse when the page is in its subset and x/net/html
+// otherwise (the same tree either way). It never fails: x/net/html refuses pages nested deeper than 512
 // elements, and those are parsed again flattened past a depth of 256 (see
 // limitNesting), so their text, elements and links survive. Scripting is
 // off, so the content of <noscript> is parsed as markup, as a client that
@@ -57,6 +73,10 @@ func ParseDoc(body, pageURL string) *Doc {
 			d.URL = u
 		}
 	}
+	if root := fastParse(body); root != nil {
+		d.Root = root
+		return d
+	}
 	root, err := parseHTML(body)
 	for limit := 256; err != nil && limit >= 16; limit /= 2 {
 		d.Degraded = true
@@ -67,20 +87,22 @@ func ParseDoc(body, pageURL string) *Doc {
 		root, _ = parseHTML(textOnly(body))
 	}
 	d.Root = root
-	d.gq = goquery.NewDocumentFromNode(root)
 	return d
+}
+
+// Query returns a goquery selection of the whole page, for Go code that
+// works with the parsed page directly. CSS selectors of rules do not use
+// it: they match the tree with cascadia (goquery's engine) without
+// goquery's intermediate selections.
+func (d *Doc) Query() *goquery.Selection {
+	if d.gq == nil {
+		d.gq = goquery.NewDocumentFromNode(d.Root)
+	}
+	return d.gq.Selection
 }
 
 func parseHTML(s string) (*html.Node, error) {
 	return html.ParseWithOptions(strings.NewReader(s), html.ParseOptionEnableScripting(false))
-}
-
-// selection is a goquery selection holding ctx alone.
-func (d *Doc) selection(ctx *html.Node) *goquery.Selection {
-	if ctx == d.Root {
-		return d.gq.Selection
-	}
-	return goquery.NewDocumentFromNode(ctx).Selection
 }
 
 // Base is the URL relative links resolve against: the first <base href> of
@@ -112,6 +134,9 @@ func (d *Doc) Base() *url.URL {
 
 // recordField returns the top-level field name of d.Record, or nil.
 func (d *Doc) recordField(name string) json.RawMessage {
+	if d.lookup != nil {
+		return d.lookup(name)
+	}
 	if d.fields == nil {
 		d.fields = map[string]json.RawMessage{}
 		fs, _ := record.Fields(d.Record)

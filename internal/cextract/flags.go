@@ -3,13 +3,19 @@ package cextract
 import (
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 
+	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
 
 // Options are cextract's settings, as the flags set them.
 type Options struct {
+	Rules        string   // -r/--rules FILE
+	Check        string   // --check FILE: validate a rules file and exit
+	Explain      string   // --explain[=REGEX]: explain responses (whose URL matches)
+	Rejects      string   // --rejects FILE: refused follow-ups with their reason
 	Fields       []string // -f NAME=SELECTOR, in item order
 	Type         string   // --type: the items' type
 	Each         string   // --each: one item per element this selects
@@ -33,50 +39,26 @@ func (o *Options) Validate() error {
 	return err
 }
 
-// extractor is what the options compile to.
-type extractor struct {
-	typ   string
-	items *ItemRule      // nil without -f
-	links *LinkExtractor // nil without --links
-}
-
-func (o *Options) compile() (*extractor, error) {
-	if len(o.Fields) == 0 && !o.Links {
-		return nil, errors.New("nothing to extract: give -f NAME=SELECTOR (repeatable), --links, or both")
-	}
+func (o *Options) compile() (*engine, error) {
 	if o.Type == "" {
 		return nil, errors.New("--type: must not be empty (default \"item\")")
+	}
+	if o.Rules == "" && len(o.Fields) == 0 && !o.Links {
+		return nil, errors.New("nothing to extract: give a rules file (-r FILE), -f NAME=SELECTOR (repeatable), --links, or several")
 	}
 	if o.Each != "" && len(o.Fields) == 0 {
 		return nil, errors.New("--each: needs at least one -f NAME=SELECTOR to fill the items")
 	}
-	x := &extractor{typ: o.Type}
-	if len(o.Fields) > 0 {
-		x.items = &ItemRule{Raw: o.Raw}
-		seen := map[string]bool{}
-		for _, spec := range o.Fields {
-			f, err := ParseField(spec)
-			if err != nil {
-				return nil, fmt.Errorf("-f %w", err)
-			}
-			if seen[f.Name] {
-				return nil, fmt.Errorf("-f %s: field given twice", f.Name)
-			}
-			seen[f.Name] = true
-			x.items.Fields = append(x.items.Fields, f)
+	x := &engine{}
+	if o.Rules != "" {
+		var err error
+		if x, err = loadRules(o.Rules); err != nil {
+			return nil, err
 		}
-		if o.Each != "" {
-			sel, err := Compile(o.Each)
-			if err != nil {
-				return nil, fmt.Errorf("--each: %w", err)
-			}
-			switch {
-			case sel.IsRecordField():
-				return nil, fmt.Errorf("--each %q: is a field of the record, not elements of the page", o.Each)
-			case !sel.SelectsElements():
-				return nil, fmt.Errorf("--each %q: selects text, not elements: drop ::text, ::attr() or ::html", o.Each)
-			}
-			x.items.Each = sel
+	}
+	if len(o.Fields) > 0 {
+		if err := o.addFlagFields(x); err != nil {
+			return nil, err
 		}
 	}
 	if !o.Links {
@@ -93,21 +75,90 @@ func (o *Options) compile() (*extractor, error) {
 	if o.MaxURLLength < 0 {
 		return nil, fmt.Errorf("--max-url-length: want 0 (no limit) or a length, got %d", o.MaxURLLength)
 	}
-	x.links = &LinkExtractor{MaxURLLength: o.MaxURLLength}
+	ex := &LinkExtractor{MaxURLLength: o.MaxURLLength}
 	var err error
-	if x.links.Allow, err = compileRegexps("--allow", o.Allow); err != nil {
+	if ex.Allow, err = compileRegexps("--allow", o.Allow); err != nil {
 		return nil, err
 	}
-	if x.links.Deny, err = compileRegexps("--deny", o.Deny); err != nil {
+	if ex.Deny, err = compileRegexps("--deny", o.Deny); err != nil {
 		return nil, err
 	}
-	if x.links.AllowDomains, err = normalizeDomains("--allow-domain", o.AllowDomains); err != nil {
+	if ex.AllowDomains, err = normalizeDomains("--allow-domain", o.AllowDomains); err != nil {
 		return nil, err
 	}
-	if x.links.DenyDomains, err = normalizeDomains("--deny-domain", o.DenyDomains); err != nil {
+	if ex.DenyDomains, err = normalizeDomains("--deny-domain", o.DenyDomains); err != nil {
 		return nil, err
 	}
+	x.links = append(x.links, flagLinkRule(ex))
 	return x, nil
+}
+
+// addFlagFields adds the -f fields: to the rules file's item rule named by
+// --type if there is one, else as an item rule of their own that reads
+// every response as HTML.
+func (o *Options) addFlagFields(x *engine) error {
+	var fields []Field
+	seen := map[string]bool{}
+	for _, spec := range o.Fields {
+		f, err := ParseField(spec)
+		if err != nil {
+			return fmt.Errorf("-f %w", err)
+		}
+		if seen[f.Name] {
+			return fmt.Errorf("-f %s: field given twice", f.Name)
+		}
+		seen[f.Name] = true
+		fields = append(fields, f)
+	}
+	var each *Selector
+	if o.Each != "" {
+		sel, err := Compile(o.Each)
+		if err != nil {
+			return fmt.Errorf("--each: %w", err)
+		}
+		switch {
+		case sel.IsRecordField():
+			return fmt.Errorf("--each %q: is a field of the record, not elements of the page", o.Each)
+		case !sel.SelectsElements():
+			return fmt.Errorf("--each %q: selects text, not elements: drop ::text, ::attr() or ::html", o.Each)
+		}
+		each = sel
+	}
+	for _, r := range x.items {
+		if r.name != o.Type {
+			continue
+		}
+		if r.match.format != rules.HTML {
+			return fmt.Errorf("-f: item rule %q reads %s; -f fields are for HTML rules", r.name, r.match.format)
+		}
+		if each != nil {
+			return fmt.Errorf("--each: item rule %q has its own each (or none) in the rules file", r.name)
+		}
+		for _, f := range fields {
+			for _, have := range r.fields {
+				if have.name == f.Name {
+					return fmt.Errorf("-f %s: item rule %q has this field already", f.Name, r.name)
+				}
+			}
+			r.fields = append(r.fields, flagField(f, o.Raw))
+		}
+		return nil
+	}
+	x.items = append(x.items, flagItemRule(o.Type, fields, each, o.Raw))
+	return nil
+}
+
+// loadRules reads and compiles a rules file.
+func loadRules(name string) (*engine, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("rules: %v", err)
+	}
+	f, err := rules.Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return compileRules(f)
 }
 
 func compileRegexps(flag string, srcs []string) ([]*regexp.Regexp, error) {
@@ -136,10 +187,15 @@ func normalizeDomains(flag string, ds []string) ([]string, error) {
 
 var help = cli.Help{
 	Usage:   "cextract [flags] [FILE...]",
-	Summary: "extract items and links from response records with CSS or XPath selectors",
+	Summary: "extract items and links (and sitemaps, feeds) from response records, with a rules file or selectors",
 	Description: `Reads response records (from cfetch) on stdin or from FILEs and writes, for each
-HTML page, its items, then its links as request records (--links), then the ack of
-its lease. Other records pass through unchanged.
+response, its items, then its follow-up requests, then the ack of its lease. Other
+records pass through unchanged.
+
+What to extract comes from a rules file (-r FILE, YAML or JSON: item rules with CSS,
+XPath, regex or jq fields and processors, link rules, sitemap rules; see docs/rules.md),
+from -f/--links flags, or both. --check FILE validates a rules file; --explain shows,
+for each response read, which rules applied and why fields came out empty.
 
 A SELECTOR is XPath when it starts with /, (, ./, ../ or an XPath function such
 as normalize-space( or count(; otherwise CSS. Prefix css: or xpath: to force either.
@@ -154,7 +210,10 @@ array (.getall()). Fields without a value are left out of the item.
 Responses with an error, a non-2xx status or a binary body give no items or
 links, only their ack. Links are followed from <a href> and <area href>,
 resolved against <base href>, fragments dropped, http(s) only, once per page.`,
-	Examples: `  cfetch < urls.txt | cextract -f title=h1 -f 'price=p.price_color::text' | cexport -o items.csv
+	Examples: `  cqueue pop --follow | cfetch | cextract -r shop.yml --rejects refused.jsonl | cexport -o items.csv | cqueue push
+  cextract --check shop.yml
+  cextract -r shop.yml --explain < one-response.ndjson
+  cfetch < urls.txt | cextract -f title=h1 -f 'price=p.price_color::text' | cexport -o items.csv
   cextract --each 'article.product_pod' -f 'title=h3 a::attr(title)' \
       -f 'price=substring-after(.//p[@class="price_color"], "£")' responses.ndjson
   cextract -f 'tags[]=.tags a::text' -f 'links=count(//a)' < responses.ndjson
@@ -166,6 +225,11 @@ resolved against <base href>, fragments dropped, http(s) only, once per page.`,
 // newFlags defines cextract's flags on tool, filling o.
 func newFlags(tool *cli.Tool, o *Options) *cli.Flags {
 	f := tool.NewFlags(help)
+	f.StringVarP(&o.Rules, "rules", "r", "", "extract with the rules file `FILE` (YAML or JSON, see docs/rules.md)")
+	f.StringVar(&o.Check, "check", "", "check the rules file `FILE`, report every error with its line and column, and exit")
+	f.StringVar(&o.Explain, "explain", "", "instead of records, explain each response (whose URL matches `REGEX`): rules applied, fields and why they are empty")
+	f.Lookup("explain").NoOptDefVal = "."
+	f.StringVar(&o.Rejects, "rejects", "", "write the follow-ups the crawl policy refused to `FILE`, as request records with a \"reason\"")
 	f.StringArrayVarP(&o.Fields, "field", "f", nil, "add field `NAME=SELECTOR` to the items (repeatable, in order); NAME[]=SELECTOR for all values")
 	f.StringVar(&o.Type, "type", "item", "the items' `TYPE` (their \"type\" field)")
 	f.StringVar(&o.Each, "each", "", "one item per element `SELECTOR` matches, fields relative to it (default: one item per page)")

@@ -1,9 +1,13 @@
 package cextract
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/record"
 )
 
 // FuzzSelector: compiling any string never panics, and a selector that
@@ -19,7 +23,7 @@ func FuzzSelector(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	d := ParseDoc(page, "https://shop.example/list")
+	d := ParseDoc(testPage, "https://shop.example/list")
 	d.Record = []byte(`{"kind":"response","url":"https://shop.example/list","status":200,` +
 		`"request":{"url":"u","attrs":{"k":"v","list":[1,"x",{"o":null}],"n":1e400}}}`)
 	f.Fuzz(func(t *testing.T, src string) {
@@ -108,6 +112,115 @@ func FuzzParseDoc(f *testing.F) {
 			if _, err := s.Select(d); err != nil {
 				t.Fatalf("%s: %v", s, err)
 			}
+		}
+	})
+}
+
+// FuzzClassify: the fast path reads every line as record.Parse does — the
+// same verdict, kind and record — and its fields are record.Fields'.
+func FuzzClassify(f *testing.F) {
+	for _, s := range []string{
+		`{"kind":"response","url":"u","body":"a\"b\\c\u00e9\ud83d\ude00 \ud800x","status":200}`,
+		`{"kind":null}`, `{"kind":1}`, `{"kind":"x","kind":"y"}`, ` {"a":[1,{"b":null}],"c":-0.5e+3} `, `{"a":01}`,
+		`{"a":"\u0000"}`, "{\"a\":\"\x01\"}", `{"a":tru}`, `https://a/`, `[1]`, ``, `{"a":1,}`, "{\"k\":\"\xff\"}",
+		`{"":""}`, `{"a":[]}`, `{"a":{}}`, `{"\u006bind":"item"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		env, fields, err := classify(line)
+		want, werr := record.Parse(line)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("classify(%q) error %v, record.Parse %v", line, err, werr)
+		}
+		if err != nil {
+			if err.Error() != werr.Error() {
+				t.Fatalf("classify(%q): %v, record.Parse: %v", line, err, werr)
+			}
+			return
+		}
+		if env.Kind != want.Kind || string(env.Raw) != string(want.Raw) || env.Bare != want.Bare {
+			t.Fatalf("classify(%q) = %+v, record.Parse %+v", line, env, want)
+		}
+		if fields == nil {
+			return
+		}
+		wf, err := record.Fields(line)
+		if err != nil || len(wf) > len(fields) {
+			t.Fatalf("record.Fields(%q) = %v, %v; classify %v", line, wf, err, fields)
+		}
+		// record.Fields merges duplicate keys; the last value wins in both.
+		last := map[string]string{}
+		for _, fl := range fields {
+			last[fl.Key] = string(fl.Value)
+		}
+		for _, fl := range wf {
+			if last[fl.Key] != string(fl.Value) {
+				t.Fatalf("%q: field %q = %s, record.Fields %s", line, fl.Key, last[fl.Key], fl.Value)
+			}
+		}
+	})
+}
+
+// FuzzJSONStrings: unquote decodes as encoding/json does, and
+// appendJSONString writes as encoding/json (SetEscapeHTML(false)) does.
+func FuzzJSONStrings(f *testing.F) {
+	for _, s := range []string{"", "a", "é", "\xff", "\u2028", "<&>", "\x00\x1f\"\\", "😀"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(s)
+		want := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
+		}
+		var back string
+		if err := json.Unmarshal(want, &back); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := unquote(want); !ok || got != back {
+			t.Fatalf("unquote(%s) = %q, %v; want %q", want, got, ok, back)
+		}
+		// Raw input as a JSON string, escapes and all.
+		raw := []byte(`"` + s + `"`)
+		if scanString(raw, 0) != len(raw) {
+			return
+		}
+		if err := json.Unmarshal(raw, &back); err != nil {
+			t.Fatalf("scanString accepted %q: %v", raw, err)
+		}
+		if got, ok := unquote(raw); !ok || got != back {
+			t.Fatalf("unquote(%q) = %q, %v; want %q", raw, got, ok, back)
+		}
+	})
+}
+
+// FuzzAppendItem: items are written exactly as record.Encode writes them.
+func FuzzAppendItem(f *testing.F) {
+	f.Add("product", `{"a":1}`, "https://a/é?x=<1>", "c1", "", `{"k": [1, 2.50]}`, "2024-05-01T10:00:00Z")
+	f.Add("", `{}`, "", "", "app", ``, "")
+	f.Add("t\"", `{"s":"\u2028"}`, "\x00", "\xff", "a", `1e400`, "x")
+	f.Fuzz(func(t *testing.T, typ, data, url, crawlID, appID, attrs, fetchedAt string) {
+		if !json.Valid([]byte(data)) || !strings.HasPrefix(data, "{") || strings.ContainsAny(data, " \t\r\n") {
+			return
+		}
+		if attrs != "" && !json.Valid([]byte(attrs)) {
+			return
+		}
+		want, err := record.Encode(&record.Item{Kind: record.KindItem, Type: typ, Data: json.RawMessage(data), URL: url,
+			CrawlID: crawlID, AppID: appID, Attrs: json.RawMessage(attrs), FetchedAt: fetchedAt})
+		if err != nil {
+			return
+		}
+		var a []byte
+		if attrs != "" {
+			a = []byte(attrs)
+		}
+		if got := appendItem(nil, typ, []byte(data), url, crawlID, appID, a, fetchedAt); string(got) != string(want) {
+			t.Fatalf("appendItem:\n%s\nrecord.Encode:\n%s", got, want)
 		}
 	})
 }

@@ -7,17 +7,19 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/idna"
 )
 
 // LinkExtractor finds the links of a page to follow, as Scrapy's
-// LinkExtractor does with its default tags (a, area) and attribute (href).
-// The zero value keeps every http and https link. It is safe for concurrent
-// use once built.
+// LinkExtractor does. The zero value takes the href of every a and area
+// element (Scrapy's default tags and attrs) and keeps every http and https
+// link, once. It is safe for concurrent use once built.
 type LinkExtractor struct {
 	// Allow keeps only the links whose absolute URL matches one of these
 	// (all links when empty); Deny drops the links matching any of these.
@@ -30,58 +32,167 @@ type LinkExtractor struct {
 	// MaxURLLength drops links whose URL is longer (Scrapy's
 	// URLLENGTH_LIMIT); 0 means no limit.
 	MaxURLLength int
+	// Tags and Attrs are the elements and attributes links are read from
+	// (lower case); nil means a and area, href (and SVG's xlink:href).
+	Tags, Attrs []string
+	// Restrict limits the search to the elements these select (Scrapy's
+	// restrict_css and restrict_xpaths) and their descendants.
+	Restrict []*Selector
+	// SkipNofollow skips links with rel="nofollow".
+	SkipNofollow bool
+	// Canonicalize writes each URL in canonical form (see canonicalizeURL).
+	Canonicalize bool
+	// KeepDuplicates returns a URL as often as the page links it
+	// (Scrapy's unique=False).
+	KeepDuplicates bool
+	// Process runs over each attribute value before it is resolved
+	// (Scrapy's process_value).
+	Process process.Chain
 }
 
 // LinkStats counts the links of a page that Links did not return, other
 // than duplicates and links that are not http(s) (javascript:, mailto:, #top…).
 type LinkStats struct {
-	Denied  int // refused by Allow, Deny, AllowDomains or DenyDomains
-	Invalid int // an href that is not a URL, or a relative one with no base
-	TooLong int // longer than MaxURLLength
+	Denied   int // refused by Allow, Deny, AllowDomains or DenyDomains
+	Invalid  int // an href that is not a URL, or a relative one with no base
+	TooLong  int // longer than MaxURLLength
+	Nofollow int // rel="nofollow", with SkipNofollow
 }
 
 // Links returns the page's links in document order, each once: the href of
-// every <a> and <area>, resolved against the page's <base href> or its URL,
-// without its #fragment, http and https only; javascript:, mailto:, tel:,
-// data: and fragment-only links are skipped.
+// every <a> and <area> (or what Tags and Attrs say), resolved against the
+// page's <base href> or its URL, without its #fragment, http and https
+// only; javascript:, mailto:, tel:, data: and fragment-only links are
+// skipped.
 func (e *LinkExtractor) Links(d *Doc) ([]string, LinkStats) {
-	var st LinkStats
 	var out []string
+	st, err := e.each(d, nil, func(s string, _ *url.URL) { out = append(out, s) })
+	if err != nil {
+		st.Invalid++
+	}
+	return out, st
+}
+
+// each calls fn with each link of d that passes the filters. An error is a
+// restrict selector that failed on the page.
+func (e *LinkExtractor) each(d *Doc, pctx *process.Context, fn func(string, *url.URL)) (LinkStats, error) {
+	var st LinkStats
 	base := d.Base()
-	seen := map[string]bool{}
-	for n := d.Root; n != nil; n = nextNode(n, d.Root) {
-		if n.Type != html.ElementNode || n.DataAtom != atom.A && n.DataAtom != atom.Area {
-			continue
+	var seen map[string]bool
+	if !e.KeepDuplicates {
+		seen = map[string]bool{}
+	}
+	regions := []*html.Node{d.Root}
+	if len(e.Restrict) > 0 {
+		regions = regions[:0]
+		for _, sel := range e.Restrict {
+			nodes, err := sel.Elements(d, d.Root)
+			if err != nil {
+				return st, err
+			}
+			regions = append(regions, nodes...)
+		}
+	}
+	var vals []process.Value
+	for _, region := range regions {
+		for n := region; n != nil; n = nextNode(n, region) {
+			if n.Type != html.ElementNode {
+				continue
+			}
+			vals = e.hrefs(n, vals[:0])
+			if len(vals) == 0 {
+				continue
+			}
+			if e.SkipNofollow && hasNofollow(n) {
+				st.Nofollow += len(vals)
+				continue
+			}
+			if len(e.Process) > 0 {
+				vals = e.Process.Apply(pctx, vals, nil)
+			}
+			for _, v := range vals {
+				u, err := ResolveLink(base, v.Text)
+				switch {
+				case errors.Is(err, errNotFollowed):
+					continue
+				case err != nil:
+					st.Invalid++
+					continue
+				}
+				if e.Canonicalize {
+					canonicalizeURL(u)
+				}
+				s := u.String()
+				if seen != nil {
+					if seen[s] {
+						continue
+					}
+					seen[s] = true
+				}
+				switch {
+				case e.MaxURLLength > 0 && len(s) > e.MaxURLLength:
+					st.TooLong++
+				case !e.allowed(s, u.Hostname()):
+					st.Denied++
+				default:
+					fn(s, u)
+				}
+			}
+		}
+	}
+	return st, nil
+}
+
+// hrefs appends the link values of element n.
+func (e *LinkExtractor) hrefs(n *html.Node, out []process.Value) []process.Value {
+	if e.Tags == nil && e.Attrs == nil {
+		if n.DataAtom != atom.A && n.DataAtom != atom.Area {
+			return out
 		}
 		href, ok := attr(n, "href")
 		if !ok {
 			if href, ok = attr(n, "xlink:href"); !ok {
-				continue
+				return out
 			}
 		}
-		u, err := ResolveLink(base, href)
-		switch {
-		case errors.Is(err, errNotFollowed):
-			continue
-		case err != nil:
-			st.Invalid++
-			continue
-		}
-		s := u.String()
-		if seen[s] {
-			continue
-		}
-		seen[s] = true
-		switch {
-		case e.MaxURLLength > 0 && len(s) > e.MaxURLLength:
-			st.TooLong++
-		case !e.allowed(s, u.Hostname()):
-			st.Denied++
-		default:
-			out = append(out, s)
+		return append(out, process.Str(href))
+	}
+	tags := e.Tags
+	if tags == nil {
+		tags = defaultTags
+	}
+	if !slices.Contains(tags, n.Data) {
+		return out
+	}
+	attrs := e.Attrs
+	if attrs == nil {
+		attrs = defaultAttrs
+	}
+	for _, a := range attrs {
+		if v, ok := attr(n, a); ok {
+			out = append(out, process.Str(v))
 		}
 	}
-	return out, st
+	return out
+}
+
+var (
+	defaultTags  = []string{"a", "area"}
+	defaultAttrs = []string{"href"}
+)
+
+// hasNofollow reports whether n has rel="nofollow" (among other words).
+func hasNofollow(n *html.Node) bool {
+	rel, ok := attr(n, "rel")
+	if !ok {
+		return false
+	}
+	for _, w := range strings.Fields(rel) {
+		if strings.EqualFold(w, "nofollow") {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *LinkExtractor) allowed(s, host string) bool {

@@ -36,8 +36,11 @@ func compileField(src string) (*fieldSelector, error) {
 	return f, nil
 }
 
-func (f *fieldSelector) each(d *Doc, fn func(Value) bool) {
-	raw := d.recordField(f.path[0])
+func (f *fieldSelector) each(d *Doc, fn func(Value) bool) { f.eachIn(d.recordField, fn) }
+
+// eachIn is each with the record's top-level fields looked up by get.
+func (f *fieldSelector) eachIn(get func(string) json.RawMessage, fn func(Value) bool) {
+	raw := get(f.path[0])
 	for _, k := range f.path[1:] {
 		if len(raw) == 0 || raw[0] != '{' {
 			return

@@ -1,8 +1,8 @@
 package cextract
 
 import (
-	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
@@ -14,11 +14,19 @@ import (
 const maxReportsPerError = 5
 
 // processor turns response records into items, follow-up requests and acks,
-// and passes other records through. It handles one record at a time.
+// and passes other records through. It handles one record at a time, so
+// memory is bounded by the largest response, not by the stream.
 type processor struct {
-	tool *cli.Tool
-	w    *ndjson.Writer
-	x    *extractor
+	tool    *cli.Tool
+	w       *ndjson.Writer
+	rejects *ndjson.Writer // --rejects FILE, or nil
+	x       *engine
+	explain *explainer // --explain, or nil
+
+	items    itemWriter
+	policies policyCache
+	reqs     requestEncoder
+	out      [][]byte // records of the response in hand
 
 	reported map[string]int // selector error -> times printed
 	writeErr bool           // a write failed and was reported
@@ -26,8 +34,11 @@ type processor struct {
 
 // handle processes one input record. It returns false when output failed
 // and the run must stop.
-func (p *processor) handle(line ndjson.Line, env record.Envelope) bool {
+func (p *processor) handle(line ndjson.Line, env record.Envelope, fields []record.Field) bool {
 	if env.Kind != record.KindResponse {
+		if p.explain != nil {
+			return true
+		}
 		kind := env.Kind
 		if kind == "" {
 			kind = "no_kind"
@@ -35,27 +46,21 @@ func (p *processor) handle(line ndjson.Line, env record.Envelope) bool {
 		p.tool.Stats.Count("passed", kind, 1)
 		return p.write(env.Raw)
 	}
-	var resp record.Response
-	if err := record.Decode(env.Raw, &resp); err != nil {
+	resp, req, err := decodeResponse(env.Raw, fields)
+	if err != nil {
 		p.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
 		return true
 	}
-	var req record.Request
-	if len(resp.Request) > 0 && !bytes.Equal(resp.Request, []byte("null")) {
-		if err := record.Decode(resp.Request, &req); err != nil {
-			p.tool.Reject(line, "invalid", fmt.Errorf("invalid record: field \"request\": %v", err))
-			return true
-		}
-	}
-	out := p.extract(line, env.Raw, &resp, &req)
-	if req.Lease != "" {
+	p.out = p.out[:0]
+	p.extract(line, env.Raw, fields, resp, req)
+	if req.Lease != "" && p.explain == nil {
 		url := req.URL
 		if url == "" {
 			url = resp.URL
 		}
-		out = p.encode(line, out, &record.Ack{Kind: record.KindAck, Lease: req.Lease, URL: url})
+		p.encode(line, &record.Ack{Kind: record.KindAck, Lease: req.Lease, URL: url})
 	}
-	for _, b := range out {
+	for _, b := range p.out {
 		if !p.write(b) {
 			return false
 		}
@@ -63,108 +68,202 @@ func (p *processor) handle(line ndjson.Line, env record.Envelope) bool {
 	return true
 }
 
-// extract returns the items and follow-up requests of one response. A
-// panic while extracting is reported against the input line and yields
-// nothing, so one pathological page cannot stop the stream; the page's ack
-// is still written, so a crawl does not retry it forever.
-func (p *processor) extract(line ndjson.Line, raw []byte, resp *record.Response, req *record.Request) (out [][]byte) {
+// extract appends the items and follow-up requests of one response to
+// p.out. A panic while extracting is reported against the input line and
+// yields nothing, so one pathological page cannot stop the stream; the
+// page's ack is still written, so a crawl does not retry it forever.
+func (p *processor) extract(line ndjson.Line, raw []byte, fields []record.Field, resp *record.Response, req *record.Request) {
 	st := p.tool.Stats
-	switch {
-	case resp.Error != "":
-		st.Count("responses", "skipped_error", 1)
-		return nil
-	case resp.Status != 0 && (resp.Status < 200 || resp.Status > 299):
-		st.Count("responses", "skipped_status", 1)
-		return nil
-	case resp.Body == "" && resp.BodyBase64 != "":
-		st.Count("responses", "skipped_binary", 1)
-		return nil
-	case resp.Body == "" && resp.BodyPath != "":
-		st.Count("responses", "skipped_body_path", 1)
-		return nil
+	pg, skipped := newPage(raw, fields, resp, req)
+	if p.explain != nil {
+		p.explain.start(line, resp, pg, skipped)
+		defer p.explain.finish()
 	}
+	if pg == nil {
+		st.Count("responses", skipped, 1)
+		return
+	}
+	mark := len(p.out)
 	defer func() {
 		if r := recover(); r != nil {
-			out = nil
+			p.out = p.out[:mark]
 			p.tool.Printf("%s: extraction failed: %v", line.Pos(), r)
 			st.Error("panic")
 			p.tool.MarkPartial()
 		}
 	}()
-	pageURL := resp.URL
-	if pageURL == "" {
-		pageURL = req.URL
-	}
-	d := ParseDoc(resp.Body, pageURL)
-	d.Record = raw
 	st.Count("responses", "parsed", 1)
-	if d.Degraded {
+	for _, r := range p.x.items {
+		p.runItems(line, r, pg)
+	}
+	p.follow(line, pg, req)
+	if pg.doc != nil && pg.doc.Degraded {
 		st.Count("responses", "too_deep", 1)
 	}
-	if p.x.items != nil {
-		datas, empty, errs := p.x.items.Extract(d)
-		for _, err := range errs {
-			p.selectorError(line, err)
-		}
-		if empty > 0 {
-			st.Count("items", "empty", int64(empty))
-		}
-		for _, data := range datas {
-			out = p.encode(line, out, &record.Item{
-				Kind: record.KindItem, Type: p.x.typ, Data: data, URL: pageURL,
-				CrawlID: req.CrawlID, AppID: req.AppID, Attrs: req.Attrs, FetchedAt: resp.FetchedAt,
-			})
-		}
-		st.Count("items", "emitted", int64(len(datas)))
-	}
-	if p.x.links != nil {
-		out = p.follow(line, out, d, pageURL, req)
-	}
-	return out
 }
 
-// follow appends the page's links as request records that inherit the
-// crawl's identity and policy.
-func (p *processor) follow(line ndjson.Line, out [][]byte, d *Doc, pageURL string, parent *record.Request) [][]byte {
+// runItems runs one item rule on the page.
+func (p *processor) runItems(line ndjson.Line, r *itemRule, pg *page) {
 	st := p.tool.Stats
-	urls, ls := p.x.links.Links(d)
-	for k, n := range map[string]int{"denied": ls.Denied, "invalid": ls.Invalid, "too_long": ls.TooLong} {
+	ok, why := r.match.matches(pg)
+	var tr *ruleTrace
+	if p.explain != nil {
+		tr = p.explain.rule("item", r.name, r.pos, ok, why)
+	}
+	if !ok {
+		return
+	}
+	p.items.tr = tr
+	p.items.errs = p.items.errs[:0]
+	res := p.items.extract(r, pg)
+	p.items.tr = nil
+	for _, err := range p.items.errs {
+		p.selectorError(line, err)
+	}
+	if res.empty > 0 {
+		st.Count("items", "empty", int64(res.empty))
+	}
+	if res.badRows > 0 {
+		st.Count("items", "csv_bad_rows", int64(res.badRows))
+	}
+	for _, m := range res.missing {
+		st.Drop("missing_field")
+		if r.missing == nil {
+			r.missing = map[string]int64{}
+		}
+		if r.missing[m] == 0 {
+			r.missingOrder = append(r.missingOrder, m)
+		}
+		r.missing[m]++
+	}
+	if tr != nil {
+		tr.items, tr.empty, tr.missing, tr.badRows = len(res.items), res.empty, res.missing, res.badRows
+		for _, data := range res.items {
+			tr.data = append(tr.data, string(data))
+		}
+		return
+	}
+	for _, data := range res.items {
+		p.out = append(p.out, appendItem(nil, r.name, data, pg.url, pg.req.CrawlID, pg.req.AppID, pg.req.Attrs, pg.resp.FetchedAt))
+	}
+	st.Count("items", "emitted", int64(len(res.items)))
+}
+
+// follow appends the page's follow-up requests: the links of every link
+// rule that applies, then the URLs of its sitemaps, each once, those the
+// crawl policy refuses counted (and written to --rejects).
+func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
+	st := p.tool.Stats
+	var cands []candidate
+	var ls LinkStats
+	for _, r := range p.x.links {
+		ok, why := r.match.matches(pg)
+		var tr *ruleTrace
+		if p.explain != nil {
+			tr = p.explain.rule("link", r.name, r.pos, ok, why)
+		}
+		if !ok {
+			continue
+		}
+		n := len(cands)
+		before := ls
+		var err error
+		cands, err = r.links(pg, cands, &ls)
+		if err != nil {
+			p.selectorError(line, fmt.Errorf("%s: %v", describeRule("link", r.name, r.file, r.pos), err))
+		}
+		if tr != nil {
+			tr.links = len(cands) - n
+			tr.linkStats = LinkStats{Denied: ls.Denied - before.Denied, Invalid: ls.Invalid - before.Invalid, TooLong: ls.TooLong - before.TooLong, Nofollow: ls.Nofollow - before.Nofollow}
+		}
+	}
+	for _, s := range p.x.sitemaps {
+		ok, why := s.matches(pg)
+		var tr *ruleTrace
+		if p.explain != nil {
+			tr = p.explain.rule("sitemap", s.name, s.pos, ok, why)
+		}
+		if !ok {
+			continue
+		}
+		n := len(cands)
+		var res sitemapResult
+		cands, res = s.links(pg, cands, &ls)
+		if res.err != nil {
+			st.Error("sitemap")
+			p.tool.MarkPartial()
+			p.tool.Printf("%s: %s: %v", line.Pos(), pg.url, res.err)
+		}
+		if res.kind != "" {
+			st.Count("sitemaps", strings.ReplaceAll(res.kind, " ", "_"), 1)
+		}
+		if tr != nil {
+			tr.links, tr.sitemap = len(cands)-n, res
+		}
+	}
+	for k, n := range map[string]int{"denied": ls.Denied, "invalid": ls.Invalid, "too_long": ls.TooLong, "nofollow": ls.Nofollow} {
 		if n > 0 {
 			st.Count("links", k, int64(n))
 		}
 	}
+	if len(cands) == 0 {
+		return
+	}
+	pol := p.policies.get(parent)
+	if pol != nil && len(pol.bad) > 0 {
+		p.selectorError(line, fmt.Errorf("crawl policy of the request: ignored, does not compile: %s", strings.Join(pol.bad, "; ")))
+	}
 	depth := parent.Depth + 1
-	if parent.MaxDepth > 0 && depth > parent.MaxDepth {
-		for range urls {
-			st.Drop("maxdepth")
+	p.reqs.start(parent, pg.url)
+	seen := make(map[string]bool, len(cands))
+	emitted := 0
+	for i := range cands {
+		c := &cands[i]
+		if seen[c.url] {
+			continue
 		}
-		return out
+		seen[c.url] = true
+		prio := parent.Priority + c.rule.step
+		if c.rule.priority != nil {
+			prio = *c.rule.priority
+		}
+		if reason := pol.check(c, depth); reason != "" {
+			st.Drop(reason)
+			if p.explain != nil {
+				p.explain.reject(c.url, reason)
+			}
+			if p.rejects != nil && p.explain == nil {
+				if err := p.rejects.WriteLine(p.reqs.encode(c.url, prio, depth, reason)); err != nil {
+					p.failWrite(fmt.Errorf("--rejects: %w", err))
+				}
+			}
+			continue
+		}
+		emitted++
+		if p.explain != nil {
+			p.explain.request(c.url, prio, depth, c.rule.name)
+			continue
+		}
+		p.out = append(p.out, p.reqs.encode(c.url, prio, depth, ""))
 	}
-	for _, u := range urls {
-		out = p.encode(line, out, &record.Request{
-			Kind: record.KindRequest, URL: u, Referer: pageURL,
-			Depth: depth, Priority: parent.Priority - 10,
-			CrawlID: parent.CrawlID, AppID: parent.AppID, SpiderID: parent.SpiderID,
-			MaxDepth: parent.MaxDepth, AllowedDomains: parent.AllowedDomains,
-			AllowRegex: parent.AllowRegex, DenyRegex: parent.DenyRegex,
-			DenyExtensions: parent.DenyExtensions, Expires: parent.Expires,
-			UserAgent: parent.UserAgent, Attrs: parent.Attrs,
-		})
+	if emitted > 0 {
+		st.Count("links", "emitted", int64(emitted))
 	}
-	st.Count("links", "emitted", int64(len(urls)))
-	return out
 }
 
-// encode appends v as one line to out.
-func (p *processor) encode(line ndjson.Line, out [][]byte, v any) [][]byte {
+// encode appends v as one line to p.out.
+func (p *processor) encode(line ndjson.Line, v any) {
+	if p.explain != nil {
+		return
+	}
 	b, err := record.Encode(v)
 	if err != nil {
 		p.tool.Printf("%s: cannot encode output record: %v", line.Pos(), err)
 		p.tool.Stats.Error("encode")
 		p.tool.MarkPartial()
-		return out
+		return
 	}
-	return append(out, b)
+	p.out = append(p.out, b)
 }
 
 // selectorError reports a selector that failed on a page: the first few
@@ -176,12 +275,28 @@ func (p *processor) selectorError(line ndjson.Line, err error) {
 		p.reported = map[string]int{}
 	}
 	msg := err.Error()
+	if p.explain != nil {
+		p.explain.note("error: " + msg)
+	}
 	p.reported[msg]++
 	switch n := p.reported[msg]; {
 	case n < maxReportsPerError:
 		p.tool.Printf("%s: %s", line.Pos(), msg)
 	case n == maxReportsPerError:
 		p.tool.Printf("%s: %s (repeated %d times; further ones are only counted)", line.Pos(), msg, n)
+	}
+}
+
+// reportMissing prints, once per rule and field, how many items were not
+// written because a required field had no value.
+func (p *processor) reportMissing() {
+	if p.tool.Quiet {
+		return
+	}
+	for _, r := range p.x.items {
+		for _, f := range r.missingOrder {
+			p.tool.Printf("%s: %d item(s) not written: required field %q had no value", describeRule("item", r.name, r.file, r.pos), r.missing[f], f)
+		}
 	}
 }
 
@@ -200,4 +315,51 @@ func (p *processor) failWrite(err error) {
 		p.writeErr = true
 		p.tool.Fail(fmt.Errorf("write output: %w", err))
 	}
+}
+
+// requestEncoder writes follow-up request records. The crawl fields a child
+// inherits are the same for every link of a page: they are encoded once
+// per page.
+type requestEncoder struct {
+	inherited []byte // the inherited fields, each with its leading comma
+	referer   []byte // the page URL as a JSON string
+}
+
+// start prepares for the children of parent found on the page at url.
+func (e *requestEncoder) start(parent *record.Request, url string) {
+	b, _ := record.Encode(&record.Request{
+		Kind: record.KindRequest, CrawlID: parent.CrawlID, AppID: parent.AppID, SpiderID: parent.SpiderID,
+		MaxDepth: parent.MaxDepth, AllowedDomains: parent.AllowedDomains, AllowRegex: parent.AllowRegex,
+		DenyRegex: parent.DenyRegex, DenyExtensions: parent.DenyExtensions, Expires: parent.Expires,
+		UserAgent: parent.UserAgent, Attrs: parent.Attrs,
+	})
+	const head = `{"kind":"request","url":""`
+	e.inherited = append(e.inherited[:0], b[len(head):len(b)-2]...)
+	e.referer = appendJSONString(e.referer[:0], url)
+}
+
+// encode returns one request record (with its newline); reason, when not
+// empty, is added as the "reason" field of a reject.
+func (e *requestEncoder) encode(url string, priority, depth int, reason string) []byte {
+	b := make([]byte, 0, 64+len(url)+len(e.referer)+len(e.inherited))
+	b = append(b, `{"kind":"request","url":`...)
+	b = appendJSONString(b, url)
+	if priority != 0 {
+		b = append(b, `,"priority":`...)
+		b = appendInt(b, priority)
+	}
+	if depth != 0 {
+		b = append(b, `,"depth":`...)
+		b = appendInt(b, depth)
+	}
+	if len(e.referer) > 2 {
+		b = append(b, `,"referer":`...)
+		b = append(b, e.referer...)
+	}
+	b = append(b, e.inherited...)
+	if reason != "" {
+		b = append(b, `,"reason":`...)
+		b = appendJSONString(b, reason)
+	}
+	return append(b, '}', '\n')
 }

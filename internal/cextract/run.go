@@ -2,12 +2,18 @@ package cextract
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"os"
+	"regexp"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
+	"github.com/crawlutils/crawlutils/internal/record"
 )
 
 // Run is the cextract command: args without the program name, and its
@@ -21,9 +27,20 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return code
 	}
 	o.Files = files
+	if o.Check != "" {
+		return check(tool, o.Check)
+	}
 	x, err := o.compile()
 	if err != nil {
-		return tool.Usage("%v", err)
+		return usageError(tool, err)
+	}
+	var explain *explainer
+	if o.Explain != "" {
+		re, err := regexp.Compile(o.Explain)
+		if err != nil {
+			return tool.Usage("--explain %q: %v", o.Explain, err)
+		}
+		explain = &explainer{only: re, file: o.Rules}
 	}
 	out, closeOut, err := flags.OpenOutput(stdout)
 	if err != nil {
@@ -34,23 +51,80 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// and will finish its in-flight work and close the pipe.
 	tool.DrainOnInterrupt = stdinOnly(files) && cli.IsPipe(stdin)
 	w := ndjson.NewWriter(out)
-	p := &processor{tool: tool, w: w, x: x}
+	p := &processor{tool: tool, w: w, x: x, explain: explain}
+	if explain != nil {
+		explain.w = out
+	}
+	var rejectsFile *os.File
+	if o.Rejects != "" {
+		if rejectsFile, err = os.Create(o.Rejects); err != nil {
+			tool.Fail(fmt.Errorf("--rejects: %w", err))
+			return cli.ExitFailure
+		}
+		p.rejects = ndjson.NewWriter(rejectsFile)
+	}
 	tool.StartProgress(time.Second, nil)
 	flush := func() {
 		if err := w.Flush(); err != nil {
 			p.failWrite(err)
 		}
+		if p.rejects != nil {
+			if err := p.rejects.Flush(); err != nil {
+				p.failWrite(fmt.Errorf("--rejects: %w", err))
+			}
+		}
 	}
-	for line, env := range tool.Records(ctx, ndjson.NewReader(files, stdin), flush) {
-		if !p.handle(line, env) {
+	for line, rec := range records(ctx, tool, ndjson.NewReader(files, stdin), flush) {
+		if !p.handle(line, rec.Envelope, rec.fields) {
 			break
 		}
 	}
 	flush()
+	p.reportMissing()
+	if explain != nil && explain.errOut != nil {
+		p.failWrite(explain.errOut)
+	}
+	if rejectsFile != nil {
+		if err := rejectsFile.Close(); err != nil {
+			tool.Fail(fmt.Errorf("--rejects: %w", err))
+		}
+	}
 	if err := closeOut(); err != nil {
 		tool.Fail(fmt.Errorf("output: %w", err))
 	}
 	return tool.Finish(ctx)
+}
+
+// usageError reports a usage error; a rules file's errors one per line.
+func usageError(tool *cli.Tool, err error) int {
+	var es rules.Errors
+	if errors.As(err, &es) && len(es) > 1 {
+		for _, e := range es[:len(es)-1] {
+			tool.Printf("%v", e)
+		}
+		err = es[len(es)-1]
+	}
+	return tool.Usage("%v", err)
+}
+
+// check validates a rules file: the structure, the regular expressions, the
+// processors and every selector. Exit 0 when it is valid, 2 otherwise.
+func check(tool *cli.Tool, name string) int {
+	x, err := loadRules(name)
+	if err != nil {
+		var es rules.Errors
+		if errors.As(err, &es) {
+			for _, e := range es {
+				tool.Printf("%v", e)
+			}
+			tool.Printf("%s: %d error(s)", name, len(es))
+			return cli.ExitUsage
+		}
+		tool.Printf("%v", err)
+		return cli.ExitUsage
+	}
+	tool.Printf("%s: ok (%d item rule(s), %d link rule(s), %d sitemap rule(s))", name, len(x.items), len(x.links), len(x.sitemaps))
+	return cli.ExitOK
 }
 
 // stdinOnly reports whether the input is stdin alone.
@@ -61,4 +135,58 @@ func stdinOnly(files []string) bool {
 		}
 	}
 	return true
+}
+
+// classified is a record with its top-level fields when they were scanned.
+type classified struct {
+	record.Envelope
+	fields []record.Field
+}
+
+// records is cli.Tool.Records with classify's fast path for JSON objects:
+// it yields each record with its top-level fields when they were scanned.
+// Bad lines are reported, counted and skipped exactly as Records does.
+func records(ctx context.Context, t *cli.Tool, r *ndjson.Reader, flush func()) iter.Seq2[ndjson.Line, classified] {
+	return func(yield func(ndjson.Line, classified) bool) {
+		for {
+			if ctx.Err() != nil && !t.DrainOnInterrupt {
+				return
+			}
+			if !r.Buffered() && flush != nil {
+				flush()
+			}
+			line, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			var le *ndjson.LineError
+			var oe *ndjson.OpenError
+			switch {
+			case errors.As(err, &le):
+				t.Stats.In.Add(1)
+				t.Reject(le.Line, "invalid", fmt.Errorf("invalid record: %v", le.Err))
+				continue
+			case errors.As(err, &oe):
+				t.Fail(err)
+				continue
+			case err != nil:
+				t.Fail(err)
+				return
+			}
+			t.Stats.In.Add(1)
+			t.Stats.Bytes.Add(int64(len(line.Bytes)) + 1)
+			env, fields, err := classify(line.Bytes)
+			if err != nil {
+				reason := "invalid"
+				if errors.Is(err, record.ErrEmpty) {
+					reason = "empty"
+				}
+				t.Reject(line, reason, fmt.Errorf("invalid record: %v", err))
+				continue
+			}
+			if !yield(line, classified{env, fields}) {
+				return
+			}
+		}
+	}
 }

@@ -22,7 +22,7 @@ func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, cod
 }
 
 // isolate keeps the user's config file and environment out of a test.
-func isolate(t *testing.T) {
+func isolate(t testing.TB) {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "empty.yml")
 	if err := os.WriteFile(cfg, nil, 0o644); err != nil {
@@ -32,7 +32,7 @@ func isolate(t *testing.T) {
 }
 
 // response builds a response record line.
-func response(t *testing.T, url, body string, req map[string]any, extra map[string]any) string {
+func response(t testing.TB, url, body string, req map[string]any, extra map[string]any) string {
 	t.Helper()
 	m := map[string]any{"kind": "response", "url": url, "status": 200, "body": body, "fetched_at": "2024-05-01T10:00:00Z"}
 	if req != nil {
@@ -257,7 +257,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "nothing to extract: give -f NAME=SELECTOR"},
+		{nil, "nothing to extract: give a rules file (-r FILE), -f NAME=SELECTOR"},
 		{[]string{"-f", "price=p.["}, `cextract: -f price: invalid CSS selector "p.[": expected identifier, found [ instead`},
 		{[]string{"-f", "n=count(//a"}, `cextract: -f n: invalid XPath "count(//a": '(' at offset 5 is not closed`},
 		{[]string{"-f", "title"}, `-f "title": want NAME=SELECTOR or NAME[]=SELECTOR`},

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-const page = `<!DOCTYPE html>
+const testPage = `<!DOCTYPE html>
 <html><head><title> Shop &amp; Co </title><meta name="description" content="Fine &quot;things&quot;"></head>
 <body>
 <h1>
@@ -28,7 +28,7 @@ const page = `<!DOCTYPE html>
 </body></html>`
 
 func TestSelectors(t *testing.T) {
-	d := ParseDoc(page, "https://shop.example/list")
+	d := ParseDoc(testPage, "https://shop.example/list")
 	tests := []struct {
 		name, sel string
 		want      []string // every value (Select), blank ones included
@@ -166,7 +166,7 @@ func TestCompileErrors(t *testing.T) {
 }
 
 func TestElements(t *testing.T) {
-	d := ParseDoc(page, "")
+	d := ParseDoc(testPage, "")
 	for _, sel := range []string{"div.product", "//div[@class='product']"} {
 		s, _ := Compile(sel)
 		nodes, err := s.Elements(d, d.Root)

@@ -1,0 +1,164 @@
+package cextract
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/cextract/rules"
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+func TestDetectFormat(t *testing.T) {
+	tests := []struct {
+		ctype, body string
+		want        rules.Format
+	}{
+		{"text/html; charset=utf-8", "{", rules.HTML},
+		{"application/xhtml+xml", "<x/>", rules.HTML},
+		{"application/json", "<html>", rules.JSON},
+		{"application/ld+json", "", rules.JSON},
+		{"application/rss+xml", "", rules.XML},
+		{"text/xml", "", rules.XML},
+		{"text/csv", "", rules.CSV},
+		{"", "  {\"a\": 1}", rules.JSON},
+		{"", "[1]", rules.JSON},
+		{"", "<?xml version=\"1.0\"?><rss/>", rules.XML},
+		{"", "<urlset/>", rules.XML},
+		{"application/octet-stream", "<!DOCTYPE html><p>", rules.HTML},
+		{"", "<p>fragment", rules.HTML},
+		{"text/plain", "User-agent: *", textFormat},
+		{"", "", textFormat},
+	}
+	for _, tt := range tests {
+		if got := detectFormat(tt.ctype, tt.body); got != tt.want {
+			t.Errorf("detectFormat(%q, %q) = %s, want %s", tt.ctype, tt.body, got, tt.want)
+		}
+	}
+}
+
+func TestCanonicalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://a.example/p?b=2&a=1&a":             "http://a.example/p?a=&a=1&b=2",
+		"http://a.example/%7euser/%2fx?q=a+b#frag": "http://a.example/~user/%2Fx?q=a+b",
+		"http://a.example/p?":                      "http://a.example/p",
+		"http://a.example/p?x=%e9":                 "http://a.example/p?x=%E9",
+		"http://a.example/a%20b":                   "http://a.example/a%20b",
+	} {
+		u, err := url.Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		canonicalizeURL(u)
+		if u.String() != want {
+			t.Errorf("canonicalize(%s) = %s, want %s", in, u, want)
+		}
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	var c policyCache
+	req := &record.Request{MaxDepth: 2, AllowedDomains: []string{"Shop.Example"}, AllowRegex: []string{"/p/"},
+		DenyRegex: []string{"logout"}, DenyExtensions: []string{".ZIP", "gz"}}
+	pol := c.get(req)
+	if c.get(req) != pol {
+		t.Fatal("the policy is compiled again")
+	}
+	cand := func(s string) *candidate {
+		u, _ := url.Parse(s)
+		return &candidate{url: s, u: u, denyExt: defaultDenyExt}
+	}
+	for _, tt := range []struct {
+		url   string
+		depth int
+		want  string
+	}{
+		{"https://shop.example/p/1", 2, ""},
+		{"https://www.shop.example/p/1", 2, ""},
+		{"https://shop.example/p/1", 3, rejectMaxDepth},
+		{"https://other.example/p/1", 1, rejectDomain},
+		{"https://shop.example/about", 1, rejectAllowRegex},
+		{"https://shop.example/p/logout", 1, rejectDenyRegex},
+		{"https://shop.example/p/a.zip", 1, rejectExtension},
+		{"https://shop.example/p/a.tar.gz", 1, rejectExtension},
+		{"https://shop.example/p/a.PDF", 1, rejectExtension}, // Scrapy's list, from the rule
+		{"https://shop.example/p/a.html", 1, ""},
+	} {
+		if got := pol.check(cand(tt.url), tt.depth); got != tt.want {
+			t.Errorf("%s at depth %d: %q, want %q", tt.url, tt.depth, got, tt.want)
+		}
+	}
+	// No policy: only the rule's denied extensions.
+	var none *policy
+	if got := none.check(cand("https://x.example/a.jpg"), 9); got != rejectExtension {
+		t.Errorf("no policy, .jpg: %q", got)
+	}
+	if c.get(&record.Request{}) != nil {
+		t.Error("an empty policy")
+	}
+	bad := c.get(&record.Request{AllowRegex: []string{"("}})
+	if len(bad.bad) != 1 || !strings.Contains(bad.bad[0], "allow_regex") {
+		t.Errorf("bad regex not reported: %v", bad.bad)
+	}
+}
+
+func TestRequestEncoderMatchesRecordEncode(t *testing.T) {
+	parent := &record.Request{URL: "https://a/", CrawlID: "c", AppID: "a", SpiderID: "s", MaxDepth: 3,
+		AllowedDomains: []string{"a"}, AllowRegex: []string{"x"}, DenyRegex: []string{"y"}, DenyExtensions: []string{"z"},
+		Expires: 5, UserAgent: "u", Attrs: []byte(`{"k":[1,2.50]}`), Lease: "L", Priority: 7, Depth: 1}
+	var e requestEncoder
+	e.start(parent, "https://a/page?x=<1>&y")
+	got := e.encode("https://a/é", -3, 2, "")
+	want, _ := record.Encode(&record.Request{Kind: record.KindRequest, URL: "https://a/é", Priority: -3, Depth: 2,
+		Referer: "https://a/page?x=<1>&y", CrawlID: "c", AppID: "a", SpiderID: "s", MaxDepth: 3, AllowedDomains: []string{"a"},
+		AllowRegex: []string{"x"}, DenyRegex: []string{"y"}, DenyExtensions: []string{"z"}, Expires: 5, UserAgent: "u",
+		Attrs: []byte(`{"k":[1,2.50]}`)})
+	if string(got) != string(want) {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	e.start(&record.Request{}, "")
+	if got := string(e.encode("https://b/", 0, 0, "maxdepth")); got != `{"kind":"request","url":"https://b/","reason":"maxdepth"}`+"\n" {
+		t.Fatalf("bare: %s", got)
+	}
+}
+
+func TestLinkRuleOptions(t *testing.T) {
+	body := `<html><head></head><body>
+<nav><a href="/n1">n</a></nav>
+<div class="main"><a href="/m1">m</a><a href="/m1#x">again</a><a href="/m2" rel="Nofollow sponsored">nf</a>
+<img src="/i.png" data-full="/full/1"><a href="/doc.pdf">pdf</a><a href="/p?b=2&amp;a=1">q</a></div>
+</body></html>`
+	f, err := rules.Parse("t.yml", []byte(`links:
+  - restrict_css: div.main
+    skip_nofollow: true
+    canonicalize: true
+  - name: images
+    tags: [img]
+    attrs: [data-full]
+    unique: false
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := compileRules(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := &record.Response{URL: "https://s.example/page", Body: body, Status: 200}
+	pg, _ := newPage([]byte(`{}`), nil, resp, &record.Request{})
+	var got []string
+	var st LinkStats
+	for _, r := range x.links {
+		cands, err := r.links(pg, nil, &st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cands {
+			got = append(got, c.url+" "+c.rule.name)
+		}
+	}
+	want := "https://s.example/m1 #1|https://s.example/doc.pdf #1|https://s.example/p?a=1&b=2 #1|https://s.example/full/1 images"
+	if strings.Join(got, "|") != want || st.Nofollow != 1 {
+		t.Fatalf("got %v (nofollow %d)\nwant %s", got, st.Nofollow, want)
+	}
+}

@@ -1,0 +1,135 @@
+package cextract
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// sameTree returns where two trees differ, or "".
+func sameTree(a, b *html.Node, path string) string {
+	if a.Type != b.Type || a.Data != b.Data || a.DataAtom != b.DataAtom || a.Namespace != b.Namespace {
+		return fmt.Sprintf("%s: %d %q %q vs %d %q %q", path, a.Type, a.Data, a.Namespace, b.Type, b.Data, b.Namespace)
+	}
+	if len(a.Attr) != len(b.Attr) {
+		return fmt.Sprintf("%s: attrs %v vs %v", path, a.Attr, b.Attr)
+	}
+	for i := range a.Attr {
+		if a.Attr[i] != b.Attr[i] {
+			return fmt.Sprintf("%s: attr %d: %v vs %v (all: %v vs %v)", path, i, a.Attr[i], b.Attr[i], a.Attr, b.Attr)
+		}
+	}
+	ca, cb := a.FirstChild, b.FirstChild
+	for i := 0; ca != nil || cb != nil; i++ {
+		if ca == nil || cb == nil {
+			return fmt.Sprintf("%s/%s: child %d missing on one side", path, a.Data, i)
+		}
+		if ca.Parent != a || cb.Parent != b {
+			return fmt.Sprintf("%s: bad parent link", path)
+		}
+		if d := sameTree(ca, cb, fmt.Sprintf("%s/%s[%d]", path, a.Data, i)); d != "" {
+			return d
+		}
+		ca, cb = ca.NextSibling, cb.NextSibling
+	}
+	return ""
+}
+
+// checkFastParse fails when fastParse gives a tree x/net/html would not.
+func checkFastParse(t testing.TB, body string) bool {
+	fast := fastParse(body)
+	if fast == nil {
+		return false
+	}
+	slow, err := parseHTML(body)
+	if err != nil {
+		t.Fatalf("fastParse accepted what x/net/html refuses: %v\n%q", err, body)
+	}
+	if d := sameTree(fast, slow, ""); d != "" {
+		t.Fatalf("trees differ at %s\ninput %.2000q", d, body)
+	}
+	return true
+}
+
+var fastParseSeeds = []string{
+	`<!DOCTYPE html><html><head><title>T &amp; U</title></head><body><p>x</p></body></html>`,
+	"<!doctype html>\n<html lang=en>\n<head>\n<meta charset=\"utf-8\">\n<style>p>a{}</style>\n<script>if (a < b && c) {}</script>\n</head>\n<body class=\"a b\">\n<div id=x><a href=\"/a?b=1&amp;c=2\" title='q'>l</a></div>\n<table><tr><td>1</td></tr>\n<tr><th>2</th></tr></table>\n</body>\n</html>\n",
+	`<html><head></head><body><ul><li>a</li><li>b<ul><li>c</li></ul></li></ul><!-- c --></body></html><!-- after -->`,
+	`<html><head></head><body><p>a<b>b</b>c</p><p>d</p></body>  </html>  `,
+	`<html><head></head><body><p>a<p>b</body></html>`,
+	`<html><head></head><body><a href=x><a href=y></a></a></body></html>`,
+	`<html><head></head><body><table><tbody><tr><td><table><tr><td>x</td></tr></table></td></tr></tbody></table></body></html>`,
+	`<html><head></head><body><pre>x</pre><pre>` + "\n" + `y</pre></body></html>`,
+	`<html><head></head><body>a < b &lt; c &copy d &notit; e</body></html>`,
+	`<html><head></head><body><img src="a&copy=1" alt="&amp;&lt;"><br/><div/>x</body></html>`,
+	`<html><head><noscript><link></noscript></head><body></body></html>`,
+	`<html><head></head><body><svg><a xlink:href="/s"/></svg></body></html>`,
+	`<html><head></head><body><table>x<tr></tr></table></body></html>`,
+	`<html><head></head><body><b><i>x</b></i></body></html>`,
+	`<html><head></head><body><form><form></form></form><button><button></button></button></body></html>`,
+	`<html><head></head><body><h1><h2>x</h2></h1><dl><dt>a<dd>b</dl></body></html>`,
+	`<html><head></head><body><select><option>a</select><textarea>x</textarea></body></html>`,
+	`<html><head></head><body><p>x</p></body></html>` + "\n<p>after</p>",
+	`<html><head></head><body><script><!-- x --></script><title>a&amp;b</title></body></html>`,
+	`<html><head></head><body><a href="x"title=y>z</a><a b c=d>e</a><a B=1 b=2></a></body></html>`,
+	`<html><head></head><body><div data-x=&amp;>x</div><div data-y=a=b>y</div></body></html>`,
+	`<!DOCTYPE html SYSTEM "about:legacy-compat"><html><head></head><body></body></html>`,
+	`<html><head></head><body><!--->x<!-- a --->y<!-- --!> --></body></html>`,
+	"<html><head></head><body>\r\n</body></html>",
+	`<html><body></body></html>`, `<p>fragment</p>`, ``,
+}
+
+func TestFastParseAgreesWithXNetHTML(t *testing.T) {
+	accepted := 0
+	for _, s := range fastParseSeeds {
+		if checkFastParse(t, s) {
+			accepted++
+		}
+	}
+	if accepted < 5 {
+		t.Fatalf("fastParse took only %d seeds", accepted)
+	}
+	// Every stored demo page is in the subset, and gives the same tree.
+	f, err := os.Open(demoResponsesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	pages, fast := 0, 0
+	for sc.Scan() {
+		var r struct{ Body, URL string }
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.Body, "<html") {
+			continue
+		}
+		pages++
+		if checkFastParse(t, r.Body) {
+			fast++
+		}
+	}
+	if fast != pages {
+		t.Errorf("fastParse took %d of %d demo pages", fast, pages)
+	}
+	if !checkFastParse(t, productPage()) {
+		t.Error("fastParse refused the benchmark's product page")
+	}
+}
+
+// FuzzFastParse: wherever fastParse builds a tree, it is x/net/html's.
+func FuzzFastParse(f *testing.F) {
+	for _, s := range fastParseSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		checkFastParse(t, body)
+	})
+}

@@ -1,0 +1,228 @@
+package cextract
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/antchfx/xmlquery"
+	"github.com/crawlutils/crawlutils/internal/cextract/csvfeed"
+	"github.com/crawlutils/crawlutils/internal/cextract/rules"
+	"github.com/crawlutils/crawlutils/internal/cextract/sitemap"
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// textFormat is a response that is none of HTML, XML, JSON or CSV (plain
+// text, robots.txt): rules of any format may read it if their URL matches.
+const textFormat rules.Format = "text"
+
+// page is one response being extracted. Each representation of the body
+// (the HTML tree, the XML tree, the decoded JSON, the CSV rows) is built at
+// most once, when a rule first needs it, however many rules and fields use
+// it.
+type page struct {
+	raw    []byte         // the response record
+	fields []record.Field // its top-level fields, when already scanned
+	resp   *record.Response
+	req    *record.Request
+	url    string // the final URL, else the request's
+	body   string
+	format rules.Format
+
+	doc     *Doc
+	xmlDoc  *xmlquery.Node
+	xmlErr  error
+	jsonDoc any
+	jsonErr error
+	jsonOK  bool
+	csvRows map[[2]byte][][]string
+	baseURL *url.URL
+	baseOK  bool
+}
+
+// newPage prepares a response for extraction. It returns the reason when
+// the response has nothing to extract (v1's skipped_* counters).
+func newPage(raw []byte, fields []record.Field, resp *record.Response, req *record.Request) (*page, string) {
+	switch {
+	case resp.Error != "":
+		return nil, "skipped_error"
+	case resp.Status != 0 && (resp.Status < 200 || resp.Status > 299):
+		return nil, "skipped_status"
+	case resp.Body == "" && resp.BodyBase64 != "":
+		// Binary: only a gzip-compressed body (a sitemap.xml.gz) is read.
+		data, err := base64.StdEncoding.DecodeString(resp.BodyBase64)
+		if err != nil || !sitemap.IsGzip(data) {
+			return nil, "skipped_binary"
+		}
+		text, err := sitemap.Gunzip(data, sitemap.MaxSize)
+		if err != nil {
+			return nil, "skipped_binary"
+		}
+		p := &page{raw: raw, fields: fields, resp: resp, req: req, body: string(text)}
+		p.url = pageURL(resp, req)
+		p.format = sniffFormat(p.body)
+		return p, ""
+	case resp.Body == "" && resp.BodyPath != "":
+		return nil, "skipped_body_path"
+	}
+	p := &page{raw: raw, fields: fields, resp: resp, req: req, body: resp.Body}
+	p.url = pageURL(resp, req)
+	p.format = detectFormat(header(resp.Headers, "content-type"), p.body)
+	return p, ""
+}
+
+func pageURL(resp *record.Response, req *record.Request) string {
+	if resp.URL != "" {
+		return resp.URL
+	}
+	return req.URL
+}
+
+// header returns a response header, whatever the case of its name.
+func header(h map[string]string, name string) string {
+	if v, ok := h[name]; ok {
+		return v
+	}
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+// detectFormat decides how a body reads from its Content-Type, or from its
+// first bytes when the type says nothing useful.
+func detectFormat(contentType, body string) rules.Format {
+	media, _, _ := strings.Cut(contentType, ";")
+	media = strings.ToLower(strings.TrimSpace(media))
+	switch {
+	case media == "text/html" || media == "application/xhtml+xml":
+		return rules.HTML
+	case strings.Contains(media, "json"):
+		return rules.JSON
+	case strings.Contains(media, "xml"):
+		return rules.XML
+	case media == "text/csv" || media == "application/csv" || media == "text/tab-separated-values":
+		return rules.CSV
+	}
+	return sniffFormat(body)
+}
+
+// sniffFormat guesses the format from the first bytes of the body.
+func sniffFormat(body string) rules.Format {
+	s := strings.TrimLeft(body, " \t\r\n\ufeff")
+	switch {
+	case s == "":
+		return textFormat
+	case s[0] == '{' || s[0] == '[':
+		return rules.JSON
+	case s[0] != '<':
+		return textFormat
+	}
+	head := strings.ToLower(s[:min(len(s), 512)])
+	switch {
+	case strings.Contains(head, "<html") || strings.HasPrefix(head, "<!doctype html"):
+		return rules.HTML
+	case strings.HasPrefix(head, "<?xml") || strings.Contains(head, "<rss") || strings.Contains(head, "<feed") ||
+		strings.Contains(head, "<urlset") || strings.Contains(head, "<sitemapindex"):
+		return rules.XML
+	}
+	return rules.HTML
+}
+
+// recordField returns the top-level field name of the response record.
+func (p *page) recordField(name string) json.RawMessage {
+	if p.fields == nil {
+		p.fields, _ = record.Fields(p.raw)
+		if p.fields == nil {
+			p.fields = []record.Field{}
+		}
+	}
+	var v json.RawMessage
+	for _, f := range p.fields {
+		if f.Key == name {
+			v = f.Value // the last one wins, as in encoding/json
+		}
+	}
+	return v
+}
+
+// html returns the page parsed as HTML.
+func (p *page) html() *Doc {
+	if p.doc == nil {
+		p.doc = ParseDoc(p.body, p.url)
+		p.doc.Record = p.raw
+		p.doc.lookup = p.recordField
+	}
+	return p.doc
+}
+
+// base is the URL relative links of the page resolve against: the HTML
+// page's <base href>, else its URL.
+func (p *page) base() *url.URL {
+	if !p.baseOK {
+		p.baseOK = true
+		if p.doc != nil || p.format == rules.HTML {
+			p.baseURL = p.html().Base()
+		} else if u, err := url.Parse(p.url); err == nil && u.IsAbs() {
+			p.baseURL = u
+		}
+	}
+	return p.baseURL
+}
+
+// xml returns the page parsed as XML.
+func (p *page) xml() (*xmlquery.Node, error) {
+	if p.xmlDoc == nil && p.xmlErr == nil {
+		p.xmlDoc, p.xmlErr = parseXML(p.body)
+	}
+	return p.xmlDoc, p.xmlErr
+}
+
+// json returns the page decoded as JSON, numbers kept exact.
+func (p *page) json() (any, error) {
+	if !p.jsonOK {
+		p.jsonOK = true
+		d := json.NewDecoder(strings.NewReader(p.body))
+		d.UseNumber()
+		if p.jsonErr = d.Decode(&p.jsonDoc); p.jsonErr == nil && d.More() {
+			p.jsonErr = errors.New("more than one JSON value")
+		}
+	}
+	return p.jsonDoc, p.jsonErr
+}
+
+// csv returns the page's rows read with these options.
+func (p *page) csv(o *rules.CSVOptions) [][]string {
+	key := [2]byte{o.Delimiter, o.Quote}
+	if rows, ok := p.csvRows[key]; ok {
+		return rows
+	}
+	if p.csvRows == nil {
+		p.csvRows = map[[2]byte][][]string{}
+	}
+	rows := csvfeed.Parse(strings.TrimPrefix(p.body, "\ufeff"), o.Delimiter, o.Quote)
+	p.csvRows[key] = rows
+	return rows
+}
+
+// parseXML parses an XML document with xmlquery, its panics turned into
+// errors.
+func parseXML(body string) (doc *xmlquery.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, errors.New("XML parser failed")
+		}
+	}()
+	return xmlquery.ParseWithOptions(strings.NewReader(body), xmlquery.ParserOptions{Decoder: &xmlquery.DecoderOptions{
+		Entity: xml.HTMLEntity,
+		// cfetch already converted the body to UTF-8, whatever the
+		// declaration says.
+		CharsetReader: func(_ string, r io.Reader) (io.Reader, error) { return r, nil },
+	}})
+}

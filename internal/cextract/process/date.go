@@ -1,0 +1,120 @@
+package process
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/itchyny/timefmt-go"
+)
+
+// dateLayouts are the forms the date processor recognizes when it is given
+// no format: ISO 8601 / RFC 3339 and W3C datetime (sitemaps), the RFC 1123
+// and RFC 822 forms of HTTP and RSS, and common written dates.
+var dateLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04:05",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04:05",
+	"2006-01-02 15:04",
+	"2006-01-02",
+	"2006-01",
+	"2006/01/02",
+	time.RFC1123Z,
+	time.RFC1123,
+	"Mon, 2 Jan 2006 15:04:05 -0700",
+	"Mon, 2 Jan 2006 15:04:05 MST",
+	"Mon, 02 Jan 2006 15:04 -0700",
+	time.RFC850,
+	time.ANSIC,
+	"2 Jan 2006 15:04:05 -0700",
+	"January 2, 2006",
+	"Jan 2, 2006",
+	"January 2 2006",
+	"Jan 2 2006",
+	"2 January 2006",
+	"2 Jan 2006",
+	"02 Jan 2006",
+	"Monday, January 2, 2006",
+	"Mon, January 2, 2006",
+}
+
+// ParseDate reads s in one of the layouts ParseDate knows (see the date
+// processor) and returns it in UTC when it carries no zone.
+func ParseDate(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, l := range dateLayouts {
+		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// FormatDate writes t as RFC 3339 (seconds, fractions only when present).
+func FormatDate(t time.Time) string {
+	if t.Location() == time.UTC {
+		return t.Format("2006-01-02T15:04:05.999999999Z")
+	}
+	return t.Format(time.RFC3339Nano)
+}
+
+// dateProc parses dates to RFC 3339. Without an argument it knows common
+// layouts (ParseDate); with one or a list, they are strftime formats as in
+// Python ("%d/%m/%Y", "%B %d, %Y %H:%M").
+func dateProc(arg Arg) (func(*Context, Value, []Value) ([]Value, string), error) {
+	var formats []string
+	switch arg.Kind {
+	case NoArg:
+	case ScalarArg:
+		s, ok := arg.str()
+		if !ok || s == "" {
+			return nil, fmt.Errorf("date takes a strftime format such as \"%%d/%%m/%%Y\", or a list of them, got %s", arg.describe())
+		}
+		formats = []string{s}
+	case ListArg:
+		for _, a := range arg.List {
+			s, ok := a.str()
+			if !ok || s == "" {
+				return nil, fmt.Errorf("date: want strftime formats (strings), got %s", a.describe())
+			}
+			formats = append(formats, s)
+		}
+	default:
+		return nil, fmt.Errorf("date takes a strftime format or a list of them, got %s", arg.describe())
+	}
+	for _, f := range formats {
+		if !strings.Contains(f, "%") {
+			return nil, fmt.Errorf("date: %q has no %% directive: write strftime formats such as \"%%Y-%%m-%%d\"", f)
+		}
+	}
+	return func(_ *Context, v Value, out []Value) ([]Value, string) {
+		s := strings.TrimSpace(v.Text)
+		if len(formats) == 0 {
+			if t, ok := ParseDate(s); ok {
+				return append(out, Str(FormatDate(t))), ""
+			}
+			return out, "date: not a date this processor knows: " + quote(s) + " (give a strftime format)"
+		}
+		for _, f := range formats {
+			if t, err := parseStrftime(s, f); err == nil {
+				return append(out, Str(FormatDate(t))), ""
+			}
+		}
+		return out, fmt.Sprintf("date: %s does not match %s", quote(s), strings.Join(formats, " or "))
+	}, nil
+}
+
+// parseStrftime is timefmt.ParseInLocation in UTC, with its panics (on
+// formats it does not expect) turned into errors.
+func parseStrftime(s, format string) (t time.Time, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return timefmt.ParseInLocation(s, format, time.UTC)
+}

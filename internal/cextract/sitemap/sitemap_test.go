@@ -1,0 +1,100 @@
+package sitemap
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const urlset = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">
+  <url>
+    <loc> https://shop.example/a?x=1&amp;y=2 </loc>
+    <lastmod>2024-05-01</lastmod>
+    <xhtml:link rel="alternate" hreflang="de" href="https://shop.example/de/a"/>
+    <xhtml:link rel="canonical" href="https://shop.example/ignored"/>
+  </url>
+  <url><loc>https://shop.example/b</loc></url>
+  <url><lastmod>2024-01-01</lastmod></url>
+</urlset>`
+
+func TestParseURLSet(t *testing.T) {
+	kind, entries, err := Parse([]byte(urlset))
+	want := []Entry{
+		{Loc: "https://shop.example/a?x=1&y=2", Lastmod: "2024-05-01", Alternates: []string{"https://shop.example/de/a"}},
+		{Loc: "https://shop.example/b"},
+	}
+	if err != nil || kind != URLSet || !reflect.DeepEqual(entries, want) {
+		t.Fatalf("%v %v %#v", kind, err, entries)
+	}
+}
+
+func TestParseIndexAndGzip(t *testing.T) {
+	index := `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>https://s.example/s1.xml.gz</loc><lastmod>2024-02-03T04:05:06Z</lastmod></sitemap></sitemapindex>`
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(index))
+	zw.Close()
+	kind, entries, err := Parse(b.Bytes())
+	if err != nil || kind != Index || len(entries) != 1 || entries[0].Loc != "https://s.example/s1.xml.gz" || entries[0].Lastmod != "2024-02-03T04:05:06Z" {
+		t.Fatalf("%v %v %#v", kind, err, entries)
+	}
+}
+
+func TestParseOthers(t *testing.T) {
+	if kind, _, err := Parse([]byte(`<rss><channel/></rss>`)); kind != None || err != nil {
+		t.Fatalf("rss: %v %v", kind, err)
+	}
+	if _, _, err := Parse([]byte(`not xml at all <`)); err == nil {
+		t.Fatal("text parsed")
+	}
+	if _, _, err := Parse([]byte{0x1f, 0x8b, 1, 2}); err == nil || !strings.Contains(err.Error(), "gzip") {
+		t.Fatalf("bad gzip: %v", err)
+	}
+	// A gzip bomb stops at the limit.
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(bytes.Repeat([]byte(" "), 1<<20))
+	zw.Close()
+	if _, err := Gunzip(b.Bytes(), 1000); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("bomb: %v", err)
+	}
+	// Truncated documents keep what was read.
+	kind, entries, err := Parse([]byte(urlset[:strings.Index(urlset, "<url><lastmod>")]))
+	if kind != URLSet || len(entries) != 2 || err == nil {
+		t.Fatalf("truncated: %v %d %v", kind, len(entries), err)
+	}
+}
+
+func TestRobots(t *testing.T) {
+	body := "User-agent: *\nDisallow: /private/\n# Sitemap: https://no.example/\nSitemap: https://a.example/sitemap.xml\nsitemap:https://a.example/s2.xml # second\r\nSITEMAP : \n"
+	got := Robots(body)
+	want := []string{"https://a.example/sitemap.xml", "https://a.example/s2.xml"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q", got)
+	}
+}
+
+// FuzzParse: any bytes give a kind and entries with a loc, never a panic.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(urlset))
+	f.Add([]byte(`<sitemapindex><sitemap><loc>x</loc></sitemap></sitemapindex>`))
+	f.Add([]byte(`<urlset><url><loc>a<!-- c -->b</loc><link rel="alternate" href="h"/></url></urlset>`))
+	f.Add([]byte{0x1f, 0x8b})
+	f.Add([]byte(`<?xml version="1.0" encoding="latin1"?><urlset><url><loc>&eacute;</loc></url></urlset>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		kind, entries, _ := Parse(data)
+		if kind == None && len(entries) > 0 {
+			t.Fatal("entries without a sitemap")
+		}
+		for _, e := range entries {
+			if e.Loc == "" {
+				t.Fatal("entry without loc")
+			}
+		}
+		_ = Robots(string(data))
+	})
+}

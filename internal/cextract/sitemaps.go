@@ -1,0 +1,132 @@
+package cextract
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cextract/process"
+	"github.com/crawlutils/crawlutils/internal/cextract/rules"
+	"github.com/crawlutils/crawlutils/internal/cextract/sitemap"
+)
+
+// sitemapRule reads robots.txt and sitemaps: Scrapy's SitemapSpider.
+type sitemapRule struct {
+	name          string
+	pos           rules.Pos
+	url, notURL   []*regexp.Regexp
+	follow        []*regexp.Regexp
+	allow, deny   []*regexp.Regexp
+	alternate     bool
+	after, before time.Time
+	rule          *linkRule // for priorities
+}
+
+// defaultSitemapURL is what a sitemap rule without match.url reads.
+var defaultSitemapURL = regexp.MustCompile(`(?i)/robots\.txt$|sitemap[^/]*\.xml(\.gz)?$`)
+
+func compileSitemapRule(r *rules.Sitemap) *sitemapRule {
+	s := &sitemapRule{name: r.Name, pos: r.Pos, url: r.Match.URL, notURL: r.Match.NotURL, follow: r.Follow,
+		allow: r.Allow, deny: r.Deny, alternate: r.Alternate}
+	if s.url == nil {
+		s.url = []*regexp.Regexp{defaultSitemapURL}
+	}
+	if t, ok := process.ParseDate(r.LastmodAfter.Value); ok {
+		s.after = t
+	}
+	if t, ok := process.ParseDate(r.LastmodBefore.Value); ok {
+		s.before = t
+	}
+	s.rule = &linkRule{name: r.Name, pos: r.Pos, step: rules.DefaultPriorityStep, denyExt: map[string]bool{}}
+	return s
+}
+
+func (s *sitemapRule) matches(p *page) (bool, string) {
+	if !anyMatch(s.url, p.url) {
+		return false, "the URL matches no match.url"
+	}
+	for _, re := range s.notURL {
+		if re.MatchString(p.url) {
+			return false, fmt.Sprintf("the URL matches match.not_url %q", re.String())
+		}
+	}
+	return true, ""
+}
+
+// sitemapResult counts what a sitemap rule did with one response.
+type sitemapResult struct {
+	kind     string // "robots.txt", "urlset", "sitemapindex", "not a sitemap"
+	entries  int
+	filtered int // URLs left out by follow, allow, deny or lastmod
+	err      error
+}
+
+// links returns the URLs of a robots.txt (its sitemaps) or of a sitemap
+// (its pages, or for an index its sitemaps).
+func (s *sitemapRule) links(p *page, out []candidate, st *LinkStats) ([]candidate, sitemapResult) {
+	var res sitemapResult
+	base, _ := url.Parse(p.url)
+	add := func(loc string) {
+		u, err := ResolveLink(base, loc)
+		if err != nil {
+			st.Invalid++
+			return
+		}
+		out = append(out, candidate{url: u.String(), u: u, rule: s.rule, sitemap: true})
+	}
+	if u, err := url.Parse(p.url); err == nil && strings.EqualFold(u.Path, "/robots.txt") {
+		res.kind = "robots.txt"
+		locs := sitemap.Robots(p.body)
+		res.entries = len(locs)
+		for _, loc := range locs {
+			add(loc)
+		}
+		return out, res
+	}
+	kind, entries, err := sitemap.Parse([]byte(p.body))
+	res.kind, res.entries, res.err = kind.String(), len(entries), err
+	for _, e := range entries {
+		if kind == sitemap.Index {
+			if len(s.follow) > 0 && !anyMatch(s.follow, e.Loc) {
+				res.filtered++
+				continue
+			}
+			add(e.Loc)
+			continue
+		}
+		if !s.lastmodOK(e.Lastmod) {
+			res.filtered++
+			continue
+		}
+		locs := []string{e.Loc}
+		if s.alternate {
+			locs = append(locs, e.Alternates...)
+		}
+		for _, loc := range locs {
+			if len(s.allow) > 0 && !anyMatch(s.allow, loc) || anyMatch(s.deny, loc) {
+				res.filtered++
+				continue
+			}
+			add(loc)
+		}
+	}
+	return out, res
+}
+
+// lastmodOK applies lastmod_after and lastmod_before. An entry without a
+// lastmod, or with one that does not parse, is kept.
+func (s *sitemapRule) lastmodOK(lastmod string) bool {
+	if s.after.IsZero() && s.before.IsZero() || lastmod == "" {
+		return true
+	}
+	t, ok := process.ParseDate(lastmod)
+	if !ok {
+		return true
+	}
+	if !s.after.IsZero() && t.Before(s.after) {
+		return false
+	}
+	return s.before.IsZero() || t.Before(s.before)
+}
