@@ -145,48 +145,9 @@ type classified struct {
 
 // records is cli.Tool.Records with classify's fast path for JSON objects:
 // it yields each record with its top-level fields when they were scanned.
-// Bad lines are reported, counted and skipped exactly as Records does.
 func records(ctx context.Context, t *cli.Tool, r *ndjson.Reader, flush func()) iter.Seq2[ndjson.Line, classified] {
-	return func(yield func(ndjson.Line, classified) bool) {
-		for {
-			if ctx.Err() != nil && !t.DrainOnInterrupt {
-				return
-			}
-			if !r.Buffered() && flush != nil {
-				flush()
-			}
-			line, err := r.Next()
-			if err == io.EOF {
-				return
-			}
-			var le *ndjson.LineError
-			var oe *ndjson.OpenError
-			switch {
-			case errors.As(err, &le):
-				t.Stats.In.Add(1)
-				t.Reject(le.Line, "invalid", fmt.Errorf("invalid record: %v", le.Err))
-				continue
-			case errors.As(err, &oe):
-				t.Fail(err)
-				continue
-			case err != nil:
-				t.Fail(err)
-				return
-			}
-			t.Stats.In.Add(1)
-			t.Stats.Bytes.Add(int64(len(line.Bytes)) + 1)
-			env, fields, err := classify(line.Bytes)
-			if err != nil {
-				reason := "invalid"
-				if errors.Is(err, record.ErrEmpty) {
-					reason = "empty"
-				}
-				t.Reject(line, reason, fmt.Errorf("invalid record: %v", err))
-				continue
-			}
-			if !yield(line, classified{env, fields}) {
-				return
-			}
-		}
-	}
+	return cli.RecordsFunc(ctx, t, r, flush, func(line []byte) (classified, error) {
+		env, fields, err := classify(line)
+		return classified{env, fields}, err
+	})
 }

@@ -89,7 +89,14 @@ func (t *Tool) Usage(format string, a ...any) int {
 // only: a read blocked on a silent input stays blocked, so a command that
 // must stop at once reads in a goroutine and stops waiting for it.
 func (t *Tool) Records(ctx context.Context, r *ndjson.Reader, flush func()) iter.Seq2[ndjson.Line, record.Envelope] {
-	return func(yield func(ndjson.Line, record.Envelope) bool) {
+	return RecordsFunc(ctx, t, r, flush, record.Parse)
+}
+
+// RecordsFunc is Records with another classifier of lines than
+// record.Parse, for a command that wants more out of each line in the same
+// pass; parse's errors are reported and counted as Records does.
+func RecordsFunc[T any](ctx context.Context, t *Tool, r *ndjson.Reader, flush func(), parse func([]byte) (T, error)) iter.Seq2[ndjson.Line, T] {
+	return func(yield func(ndjson.Line, T) bool) {
 		for {
 			if ctx.Err() != nil && !t.DrainOnInterrupt {
 				return
@@ -117,7 +124,7 @@ func (t *Tool) Records(ctx context.Context, r *ndjson.Reader, flush func()) iter
 			}
 			t.Stats.In.Add(1)
 			t.Stats.Bytes.Add(int64(len(line.Bytes)) + 1)
-			env, err := record.Parse(line.Bytes)
+			rec, err := parse(line.Bytes)
 			if err != nil {
 				reason := "invalid"
 				if errors.Is(err, record.ErrEmpty) {
@@ -126,7 +133,7 @@ func (t *Tool) Records(ctx context.Context, r *ndjson.Reader, flush func()) iter
 				t.Reject(line, reason, fmt.Errorf("invalid record: %v", err))
 				continue
 			}
-			if !yield(line, env) {
+			if !yield(line, rec) {
 				return
 			}
 		}
