@@ -46,7 +46,8 @@ func TestREADMEExamples(t *testing.T) {
 		srv := httptest.NewServer(demosite.New(demosite.Options{}))
 		env.Defer(srv.Close)
 		env.Setenv("SITE", srv.URL)
-		return nil
+		// Examples name files of the repository, as from its top.
+		return copyDir("../../testdata/rules", filepath.Join(env.WorkDir, "testdata", "rules"))
 	})
 }
 
@@ -101,4 +102,28 @@ func toScript(block string) string {
 	}
 	flush()
 	return script.String() + files.String()
+}
+
+// copyDir copies the files of dir (not its subfolders) to dst.
+func copyDir(dir, dst string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
