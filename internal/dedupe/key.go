@@ -1,0 +1,82 @@
+package dedupe
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/crawlutils/crawlutils/internal/fingerprint"
+)
+
+// Key is one seen thing. Hash is the storage key; when Scrapy is true,
+// SHA1 is Scrapy's request fingerprint and Hash its first 8 bytes.
+type Key struct {
+	Hash   uint64
+	SHA1   [20]byte
+	Scrapy bool
+}
+
+// HashKey returns the key for a 64-bit hash (fingerprint.Key64).
+func HashKey(h uint64) Key { return Key{Hash: h} }
+
+// ScrapyKey returns the key for a Scrapy request fingerprint
+// (fingerprint.Scrapy, or a line of a requests.seen file).
+func ScrapyKey(fp [20]byte) Key {
+	return Key{Hash: binary.BigEndian.Uint64(fp[:8]), SHA1: fp, Scrapy: true}
+}
+
+// KeyOf returns the key for arbitrary bytes, such as the value of an item
+// field for cdedupe --key (XXH3, 64 bits).
+func KeyOf(b []byte) Key { return Key{Hash: xxh3.Hash(b)} }
+
+// String is the key as hex: the SHA-1 for a Scrapy key, else the hash.
+func (k Key) String() string {
+	if k.Scrapy {
+		return fmt.Sprintf("%x", k.SHA1)
+	}
+	return fmt.Sprintf("%016x", k.Hash)
+}
+
+// Member is the key as Redis stores it in a namespace's SET: the 20 SHA-1
+// bytes for a Scrapy key, else the 8 big-endian bytes of the hash.
+func (k Key) Member() string {
+	if k.Scrapy {
+		return string(k.SHA1[:])
+	}
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], k.Hash)
+	return string(b[:])
+}
+
+// keyFromMember is the inverse of Member.
+func keyFromMember(m string) (Key, error) {
+	switch len(m) {
+	case 8:
+		return HashKey(binary.BigEndian.Uint64([]byte(m))), nil
+	case 20:
+		var fp [20]byte
+		copy(fp[:], m)
+		return ScrapyKey(fp), nil
+	}
+	return Key{}, fmt.Errorf("dedupe: unexpected member of %d bytes in a seen set", len(m))
+}
+
+// RequestKey is a request's key for the duplicate filter: Scrapy's
+// fingerprint (fingerprint.Scrapy) when scrapy is true, else the fast
+// fingerprint.Key64 of the URL Scrapy canonicalizes (so the two modes treat
+// the same URLs as equal). The frontier computes the same keys.
+func RequestKey(method, rawURL, body string, scrapy bool) (Key, error) {
+	if scrapy {
+		fp, err := fingerprint.Scrapy(method, rawURL, body)
+		if err != nil {
+			return Key{}, err
+		}
+		return ScrapyKey(fp), nil
+	}
+	canon, err := fingerprint.ScrapyCanonical(rawURL)
+	if err != nil {
+		return Key{}, err
+	}
+	return HashKey(fingerprint.Key64(method, canon, body)), nil
+}

@@ -1,0 +1,147 @@
+package dedupe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Redis is a Store in a Redis server: one SET per namespace, at key
+// RedisSeenKey(prefix, ns). It is safe for concurrent use, and any number
+// of processes on any number of machines may share the server.
+type Redis struct {
+	client *redis.Client
+	prefix string
+	ttl    time.Duration
+}
+
+// seenScript adds members to one namespace's set and reports, per member,
+// 1 when it was new; then sets the set's expiry (ARGV[1], Unix ms, 0 for
+// none). Redis runs a script atomically.
+var seenScript = redis.NewScript(`
+local out = {}
+for i = 2, #ARGV do
+	out[i - 1] = redis.call('SADD', KEYS[1], ARGV[i])
+end
+local exp = tonumber(ARGV[1])
+if exp > 0 then
+	redis.call('PEXPIREAT', KEYS[1], exp)
+end
+return out
+`)
+
+// RedisSeenKey is the Redis key of namespace ns's seen set.
+func RedisSeenKey(prefix, ns string) string {
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	return prefix + "seen:" + ns
+}
+
+// OpenRedis connects to the Redis server at url (redis://[user:pass@]host:port/db,
+// rediss:// for TLS) and checks it answers.
+func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
+	c, err := DialRedis(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("dedupe: %w", err)
+	}
+	p := o.Prefix
+	if p == "" {
+		p = DefaultPrefix
+	}
+	return &Redis{client: c, prefix: p, ttl: o.TTL}, nil
+}
+
+// DialRedis returns a client for the Redis server at url after checking, with
+// PING, that it answers. Errors name the URL (without its password).
+func DialRedis(ctx context.Context, url string) (*redis.Client, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("bad Redis URL %s: %v", url, err)
+	}
+	c := redis.NewClient(opt)
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("cannot reach Redis at %s (db %d): %v", opt.Addr, opt.DB, err)
+	}
+	return c, nil
+}
+
+// Close implements Store.
+func (r *Redis) Close() error { return r.client.Close() }
+
+// SeenBatch implements Store. now sets the namespace's expiry (now+TTL),
+// which Redis enforces with its own clock.
+func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.Time) ([]bool, error) {
+	out := make([]bool, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	args := make([]any, 0, len(keys)+1)
+	args = append(args, expiresAt(now, r.ttl))
+	for _, k := range keys {
+		args = append(args, k.Member())
+	}
+	res, err := seenScript.Run(ctx, r.client, []string{RedisSeenKey(r.prefix, ns)}, args...).Int64Slice()
+	if err != nil {
+		return nil, fmt.Errorf("dedupe: seen: redis: %w", err)
+	}
+	if len(res) != len(keys) {
+		return nil, fmt.Errorf("dedupe: seen: redis script returned %d answers for %d keys", len(res), len(keys))
+	}
+	for i, n := range res {
+		out[i] = n == 1
+	}
+	return out, nil
+}
+
+// Len implements Store.
+func (r *Redis) Len(ctx context.Context, ns string, _ time.Time) (int64, error) {
+	n, err := r.client.SCard(ctx, RedisSeenKey(r.prefix, ns)).Result()
+	if err != nil {
+		return 0, fmt.Errorf("dedupe: len: redis: %w", err)
+	}
+	return n, nil
+}
+
+// Export implements Store. It walks the set with SSCAN while writers go on:
+// every key present throughout is reported, keys added meanwhile may or may
+// not be, and a key may be reported twice if Redis resizes the set.
+func (r *Redis) Export(ctx context.Context, ns string, _ time.Time, fn func(Key) error) error {
+	key := RedisSeenKey(r.prefix, ns)
+	var cursor uint64
+	for {
+		members, next, err := r.client.SScan(ctx, key, cursor, "", 1000).Result()
+		if err != nil {
+			return fmt.Errorf("dedupe: export: redis: %w", err)
+		}
+		for _, m := range members {
+			k, err := keyFromMember(m)
+			if err != nil {
+				return err
+			}
+			if err := fn(k); err != nil {
+				return err
+			}
+		}
+		if next == 0 {
+			return nil
+		}
+		cursor = next
+	}
+}
+
+// Forget implements Store.
+func (r *Redis) Forget(ctx context.Context, ns string) error {
+	if err := r.client.Del(ctx, RedisSeenKey(r.prefix, ns)).Err(); err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("dedupe: forget: redis: %w", err)
+	}
+	return nil
+}
+
+// Expire implements Store: Redis expires namespaces itself, so it does
+// nothing and returns 0.
+func (r *Redis) Expire(context.Context, time.Time) (int, error) { return 0, nil }

@@ -1,0 +1,69 @@
+package fingerprint
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzCanonicalize: Canonicalize never panics, and for the URLs a crawler
+// queues (http and https with a host) its output is stable under a second
+// call. w3lib itself is not idempotent elsewhere, and Canonicalize matches
+// w3lib rather than improve on it: "A:////" gives "a://" then "a:/", and an
+// escaped "%" or ";", or a stray "%", in a path changes on the next call
+// (see escapedPercent).
+func FuzzCanonicalize(f *testing.F) {
+	for _, g := range loadGolden(f) {
+		f.Add(g.URL)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		c, err := Canonicalize(u)
+		if err != nil {
+			return
+		}
+		_ = Key64("GET", c, "")
+		_, _ = Scrapy("GET", u, "")
+		_ = Host(c)
+		p, _ := urlparse(w3libStrip(u))
+		_, hostinfo, _ := cutLast(p.netloc, "@")
+		host, _ := splitHostPort(hostinfo)
+		if p.scheme != "http" && p.scheme != "https" || host == "" || escapedPercent(u) || !utf8.ValidString(u) {
+			return
+		}
+		c2, err := Canonicalize(c)
+		if err != nil {
+			t.Fatalf("Canonicalize(%q) = %q, which fails: %v", u, c, err)
+		}
+		if c2 != c {
+			t.Fatalf("not idempotent:\n in  %q\n 1st %q\n 2nd %q", u, c, c2)
+		}
+	})
+}
+
+// escapedPercent reports whether u has an escape that w3lib itself does not
+// canonicalize in one call: "%25" (an escaped "%"), a "%" that is not an
+// escape, or "%3B" (an escaped ";"). w3lib decodes path escapes once per
+// call and keeps a stray "%", so "/100%2541" becomes "/100%41" and then
+// "/100A", and "/%2%41" becomes "/%2A" and then "/*"; a decoded ";" in the
+// last path segment is split off as params by the next call: "/%3B" gives
+// "/;", then "/".
+func escapedPercent(u string) bool {
+	l := strings.ToLower(u)
+	if strings.Contains(l, "%25") || strings.Contains(l, "%3b") {
+		return true
+	}
+	for i := 0; i < len(l); i++ {
+		if l[i] == '%' {
+			if i+2 >= len(l) {
+				return true
+			}
+			if _, ok := unhex(l[i+1]); !ok {
+				return true
+			}
+			if _, ok := unhex(l[i+2]); !ok {
+				return true
+			}
+		}
+	}
+	return false
+}

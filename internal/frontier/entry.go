@@ -1,0 +1,105 @@
+package frontier
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/fingerprint"
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// Entry is a request ready to push: its JSON and the fields the queue
+// needs, parsed once. Build it with NewEntry or ParseEntry.
+type Entry struct {
+	// Raw is the request record as stored and handed out: one JSON object,
+	// no trailing newline, no "lease" field.
+	Raw []byte
+	// Host is the request's queue within its crawl: the URL's host name,
+	// lowercase, IDNA-encoded.
+	Host           string
+	CrawlID, AppID string
+	Priority       int
+	Depth          int
+	DontFilter     bool
+	// Expires is the crawl's expiry, Unix seconds; 0 for none.
+	Expires int64
+	// Key is the request's fingerprint for the duplicate filter.
+	Key dedupe.Key
+}
+
+// KeyMode chooses the fingerprint of a request.
+type KeyMode int
+
+const (
+	// KeyFast is fingerprint.Key64: XXH3 over method, canonical URL and
+	// body. The default: 25x faster than SHA-1, 8 bytes stored.
+	KeyFast KeyMode = iota
+	// KeyScrapy is Scrapy's request fingerprint (fingerprint.Scrapy), so a
+	// crawl's seen set can be exported as a Scrapy requests.seen file.
+	KeyScrapy
+)
+
+// NewEntry builds the entry for req: the canonical URL (as Scrapy
+// canonicalizes it) gives the host and, with the method and body, the
+// fingerprint; Raw is req encoded without its lease. It fails on a URL that
+// cannot be canonicalized or has no host.
+func NewEntry(req record.Request, mode KeyMode) (Entry, error) {
+	canon, err := fingerprint.ScrapyCanonical(req.URL)
+	if err != nil {
+		return Entry{}, fmt.Errorf("url: %v", err)
+	}
+	host := fingerprint.Host(canon)
+	if host == "" {
+		return Entry{}, errors.New("url: no host")
+	}
+	key := dedupe.HashKey(fingerprint.Key64(req.Method, canon, req.Body))
+	if mode == KeyScrapy {
+		if key, err = dedupe.RequestKey(req.Method, req.URL, req.Body, true); err != nil {
+			return Entry{}, fmt.Errorf("url: %v", err)
+		}
+	}
+	req.Lease = ""
+	for k := range req.Extra {
+		// encoding/json matches keys case-insensitively: a "Lease" member
+		// would come back as the lease.
+		if strings.EqualFold(k, "lease") {
+			delete(req.Extra, k)
+		}
+	}
+	if req.Kind == "" {
+		req.Kind = record.KindRequest
+	}
+	raw, err := record.Encode(&req)
+	if err != nil {
+		return Entry{}, err
+	}
+	return Entry{
+		Raw:        bytes.TrimRight(raw, "\n"),
+		Host:       host,
+		CrawlID:    req.CrawlID,
+		AppID:      req.AppID,
+		Priority:   req.Priority,
+		Depth:      req.Depth,
+		DontFilter: req.DontFilter,
+		Expires:    req.Expires,
+		Key:        key,
+	}, nil
+}
+
+// ParseEntry decodes raw, one request record, and builds its entry.
+func ParseEntry(raw []byte, mode KeyMode) (Entry, error) {
+	var req record.Request
+	if err := record.Decode(raw, &req); err != nil {
+		return Entry{}, err
+	}
+	return NewEntry(req, mode)
+}
+
+// queuePriority is the priority an entry is queued at: Scrapy's
+// DepthMiddleware subtracts depth*DEPTH_PRIORITY.
+func (o Options) queuePriority(e *Entry) int {
+	return e.Priority - e.Depth*o.DepthPriority
+}

@@ -1,0 +1,301 @@
+package frontier
+
+import (
+	"context"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/dedupe"
+)
+
+// Frontier is the crawl's queue of requests. Both implementations
+// (OpenSQLite, OpenRedis) are safe for concurrent use by goroutines and by
+// processes sharing the file or the server, and every method is atomic:
+// it happens entirely or (on error) not at all. Times are always passed in;
+// nothing reads the clock.
+type Frontier interface {
+	// Push queues entries, in order, and returns one result per entry:
+	// queued, or refused with a reason (ReasonDuplicate, ReasonStopped,
+	// ReasonExpired). Entries with DontFilter skip the duplicate check and
+	// are not recorded as seen.
+	Push(ctx context.Context, entries []Entry, now time.Time) ([]PushResult, error)
+	// Ack finishes the requests holding leases (from Pop), so they are never
+	// handed out again. A lease that is unknown, or whose request was handed
+	// out again after it expired, is counted in AckResult.Unknown, not an
+	// error. A lease that expired but whose request has not been handed out
+	// again is still honoured (the work was done; nothing is refetched).
+	Ack(ctx context.Context, leases []string, now time.Time) (AckResult, error)
+	// Apply is Push, then Ack, then release, in one transaction: the
+	// follow-up requests of a page and the ack of the page commit together,
+	// so a crash can lose neither without the other. Released leases
+	// (Batch.Releases) return their in-flight requests to the queue at
+	// once, unfetched: no retry is counted and the lease is void (a
+	// graceful shutdown gives back what it will not fetch).
+	Apply(ctx context.Context, b Batch, now time.Time) (BatchResult, error)
+	// Pop hands out up to max requests, each leased until now+lease:
+	// highest priority first, FIFO (or LIFO, Options.Order) within a
+	// priority, round-robin across the (crawl, host) queues whose head has
+	// the top priority, so a host with many queued requests cannot starve
+	// one with few. Before popping it reclaims expired leases (see
+	// Reclaim) and purges crawls past their expiry (see Expire). It
+	// returns fewer than max, or none, when fewer are queued.
+	Pop(ctx context.Context, max int, lease time.Duration, now time.Time) ([]Leased, error)
+	// Reclaim returns requests whose lease expired by now to their queue
+	// with retries+1; a request whose lease has expired
+	// Options.MaxLeaseExpiries times is dead-lettered instead (kept, with
+	// reason "lease_expired", never handed out again); one whose crawl was
+	// stopped or expired is dropped. To return every in-flight request at
+	// once (when no consumer is left to ack them), pass a time past every
+	// deadline.
+	Reclaim(ctx context.Context, now time.Time) (ReclaimResult, error)
+	// Stop purges the queued requests of crawl crawlID and refuses its
+	// later pushes (ReasonStopped), returning how many it purged. Its
+	// in-flight requests finish normally when acked, and are dropped if
+	// their lease expires. Stopping a crawl the frontier has never seen
+	// blacklists it in advance.
+	Stop(ctx context.Context, crawlID string, now time.Time) (purged int, err error)
+	// Expire purges the crawls whose expiry has passed at now, and returns
+	// every crawl expired since the last call, each once, for an "expired"
+	// notification. Pop purges expired crawls too, and Expire still reports
+	// those. A crawl's expiry is the latest expires among the requests pushed
+	// to it (0, never, when none has one); a request pushed after its crawl
+	// expired (one with no expires, or a later one) revives the crawl, whose
+	// expiry then starts over.
+	Expire(ctx context.Context, now time.Time) ([]Expired, error)
+	// Counts returns how many requests are queued, in flight and dead.
+	Counts(ctx context.Context) (Counts, error)
+	// Info returns Scrapy Cluster's "info" view: per crawl (filtered by
+	// appid and/or crawlid), totals, priorities, expiry and per-host counts.
+	Info(ctx context.Context, filter InfoFilter) (Info, error)
+	// Stats returns the frontier's lifetime counters (see the Stat names).
+	Stats(ctx context.Context) (map[string]int64, error)
+	// Dump calls fn for every request the frontier holds, queued, in
+	// flight or dead, with its state. fn must not call the frontier.
+	Dump(ctx context.Context, fn func(DumpEntry) error) error
+	// Done reports whether nothing is queued and nothing is in flight: the
+	// crawl is over (dead-lettered requests do not count).
+	Done(ctx context.Context) (bool, error)
+	// Close releases the frontier's connections.
+	Close() error
+}
+
+// Options configure a frontier. The zero value is ready to use: FIFO, no
+// depth adjustment, three lease expiries before the dead letter, the
+// default busy timeout and key prefix, no dedupe expiry. Order,
+// DepthPriority and KeyMode apply when requests are pushed; keep them the
+// same for all processes sharing a frontier.
+type Options struct {
+	// Order within one priority: FIFO (the zero value) or LIFO, like
+	// Scrapy's SCHEDULER_DISK_QUEUE.
+	Order Order
+	// DepthPriority is Scrapy's DEPTH_PRIORITY: a request is queued at
+	// priority - depth*DepthPriority. Positive: breadth-first; negative
+	// (with LIFO): depth-first.
+	DepthPriority int
+	// MaxLeaseExpiries is how many times a request's lease may expire
+	// before it is dead-lettered: 0 means 3, negative means never.
+	MaxLeaseExpiries int
+	// DedupeTTL expires a crawl's duplicate filter after it has been idle
+	// that long (Scrapy Cluster's DUPEFILTER_TIMEOUT); 0 keeps it forever.
+	DedupeTTL time.Duration
+	// BusyTimeout (SQLite) is how long to wait for another process's
+	// write lock; 0 means dedupe.DefaultBusyTimeout (5s).
+	BusyTimeout time.Duration
+	// Prefix (Redis) is prepended to every key; "" means
+	// dedupe.DefaultPrefix ("crawlutils:").
+	Prefix string
+}
+
+// Order is the order of requests within one priority.
+type Order int
+
+const (
+	// FIFO hands out the oldest request first (Scrapy's default queues).
+	FIFO Order = iota
+	// LIFO hands out the newest request first (depth-first crawls).
+	LIFO
+)
+
+func (o Options) maxExpiries() int {
+	if o.MaxLeaseExpiries == 0 {
+		return 3
+	}
+	return o.MaxLeaseExpiries
+}
+
+func (o Options) prefix() string {
+	if o.Prefix == "" {
+		return dedupe.DefaultPrefix
+	}
+	return o.Prefix
+}
+
+// Open opens the frontier dsn names: a Redis URL (redis://host:port/db)
+// or else the path of an SQLite file.
+func Open(ctx context.Context, dsn string, o Options) (Frontier, error) {
+	if dedupe.IsRedisURL(dsn) {
+		return OpenRedis(ctx, dsn, o)
+	}
+	return OpenSQLite(ctx, dsn, o)
+}
+
+// Reasons a pushed request is refused, as PushResult.Reason and in the
+// Stats names ("refused_" + reason).
+const (
+	ReasonDuplicate = "duplicate" // seen before in its crawl
+	ReasonStopped   = "stopped"   // its crawl was stopped
+	ReasonExpired   = "expired"   // its expires has passed
+)
+
+// PushResult is what happened to one pushed entry.
+type PushResult struct {
+	Queued bool
+	// Reason says why it was refused; "" when queued.
+	Reason string
+}
+
+// Batch is the work of Apply: requests to queue, leases to ack, leases to
+// release.
+type Batch struct {
+	Entries  []Entry
+	Acks     []string
+	Releases []string
+}
+
+// BatchResult is what Apply did: one PushResult per entry, the acks, and
+// the releases (Released requests went back to their queue; ReleaseUnknown
+// leases held no request in flight).
+type BatchResult struct {
+	Pushed         []PushResult
+	Acks           AckResult
+	Released       int
+	ReleaseUnknown int
+}
+
+// AckResult counts the leases of an Ack.
+type AckResult struct {
+	// Acked requests are finished.
+	Acked int
+	// Unknown leases matched no request that could still be finished.
+	Unknown int
+}
+
+// Leased is a request handed out by Pop.
+type Leased struct {
+	// Lease identifies this hand-out; an ack record carries it back.
+	Lease string
+	// Raw is the request as one JSON object (no newline), with its "lease"
+	// field set and "retries" counting the expired leases.
+	Raw []byte
+	// Deadline is when the lease expires.
+	Deadline time.Time
+	CrawlID  string
+	Host     string
+	// Priority is the priority it was queued at (after DepthPriority).
+	Priority int
+}
+
+// ReclaimResult counts what Reclaim did with expired leases.
+type ReclaimResult struct {
+	Requeued     int
+	DeadLettered int
+	// Dropped requests belonged to stopped or expired crawls.
+	Dropped int
+}
+
+// Counts are the sizes of the frontier.
+type Counts struct {
+	Queued   int64 `json:"queued"`
+	InFlight int64 `json:"in_flight"`
+	Dead     int64 `json:"dead"`
+}
+
+// Expired is a crawl purged because its expires passed.
+type Expired struct {
+	CrawlID string `json:"crawlid"`
+	AppID   string `json:"appid,omitempty"`
+	// Expires is the crawl's expiry, Unix seconds.
+	Expires int64 `json:"expires"`
+	// Purged is how many queued requests were dropped.
+	Purged int `json:"purged"`
+}
+
+// InfoFilter selects the crawls Info reports; empty fields match all.
+type InfoFilter struct {
+	AppID   string
+	CrawlID string
+}
+
+// Info is Scrapy Cluster's info answer: crawls sorted by crawlid.
+type Info struct {
+	Crawls []CrawlInfo `json:"crawls"`
+}
+
+// Crawl states, in CrawlInfo.State.
+const (
+	StateActive  = "active"
+	StateStopped = "stopped"
+	StateExpired = "expired"
+)
+
+// CrawlInfo describes one crawl. Priorities are over its queued requests
+// (0 when none is queued).
+type CrawlInfo struct {
+	CrawlID      string     `json:"crawlid"`
+	AppID        string     `json:"appid,omitempty"`
+	State        string     `json:"state"`
+	Expires      int64      `json:"expires,omitempty"`
+	Pending      int64      `json:"total_pending"`
+	InFlight     int64      `json:"in_flight"`
+	Dead         int64      `json:"dead"`
+	HighPriority int        `json:"high_priority"`
+	LowPriority  int        `json:"low_priority"`
+	Hosts        []HostInfo `json:"domains"`
+}
+
+// HostInfo is one host's queue within a crawl.
+type HostInfo struct {
+	Host         string `json:"domain"`
+	Pending      int64  `json:"total"`
+	InFlight     int64  `json:"in_flight"`
+	Dead         int64  `json:"dead"`
+	HighPriority int    `json:"high_priority"`
+	LowPriority  int    `json:"low_priority"`
+}
+
+// Entry states, in DumpEntry.State.
+const (
+	Queued   = "queued"
+	InFlight = "in_flight"
+	Dead     = "dead"
+)
+
+// DumpEntry is one request as Dump reports it.
+type DumpEntry struct {
+	State string
+	// Raw is the request JSON as Pop would hand it out (with "lease" while
+	// in flight, and "retries" counting expired leases).
+	Raw      []byte
+	CrawlID  string
+	Host     string
+	Priority int
+	Lease    string
+	Deadline time.Time // in flight only
+	Expiries int
+	Reason   string // dead only: "lease_expired"
+}
+
+// Names of the counters Stats returns (absent when zero).
+const (
+	StatPushed       = "pushed"         // queued by Push or Apply
+	StatPopped       = "popped"         // handed out by Pop
+	StatAcked        = "acked"          // finished by an ack
+	StatAckUnknown   = "ack_unknown"    // acks matching nothing
+	StatReleased     = "released"       // returned unfetched by a release
+	StatRequeued     = "requeued"       // returned to the queue after a lease expired
+	StatDeadLettered = "dead_lettered"  // dead-lettered after MaxLeaseExpiries
+	StatDropped      = "dropped"        // in flight when its crawl stopped or expired, then expired
+	StatPurgedStop   = "purged_stopped" // purged by Stop
+	StatPurgedExpiry = "purged_expired" // purged when their crawl expired
+	StatRefused      = "refused_"       // prefix: "refused_duplicate", …
+	reasonDeadLetter = "lease_expired"
+)

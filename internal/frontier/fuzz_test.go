@@ -1,0 +1,59 @@
+package frontier
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// FuzzParseEntry: ParseEntry never panics, and what it accepts has a host,
+// a Raw that decodes to a request without a lease, and hands out cleanly.
+func FuzzParseEntry(f *testing.F) {
+	for _, s := range []string{
+		`{"kind":"request","url":"http://a.test/x?b=1&a=2","crawlid":"c","priority":3}`,
+		`{"url":"HTTP://User@Ex.COM:80/%7e#f","lease":"1.00","attrs":{"n":1e400}}`,
+		`{"url":"http://[::1]:8080/","method":"post","body":"x"}`,
+		`{"url":"http://münchen.de/straße"}`,
+		`{"url":5}`, `[]`, `{"url":"mailto:x"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, mode := range []KeyMode{KeyFast, KeyScrapy} {
+			e, err := ParseEntry(raw, mode)
+			if err != nil {
+				continue
+			}
+			if e.Host == "" {
+				t.Fatalf("entry of %q has no host", raw)
+			}
+			var r record.Request
+			if err := record.Decode(e.Raw, &r); err != nil || r.Lease != "" {
+				t.Fatalf("Raw %q: %v, lease %q", e.Raw, err, r.Lease)
+			}
+			out, err := handout(e.Raw, "1.0000000000000001", 1)
+			if err != nil || !strings.Contains(string(out), `"lease":"1.0000000000000001"`) {
+				t.Fatalf("handout(%q) = %q, %v", e.Raw, out, err)
+			}
+		}
+	})
+}
+
+// FuzzParseLease: parseLease never panics and accepts exactly what
+// formatLease writes.
+func FuzzParseLease(f *testing.F) {
+	for _, s := range []string{"1.0000000000000001", "123.fedcba9876543210", "", "1.", ".1", "-1.0000000000000001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, nonce, ok := parseLease(s)
+		if ok && formatLease(id, nonce) != strings.ToLower(s) && formatLease(id, nonce) != s {
+			// Accepting an alternative spelling is harmless only if it names
+			// the same lease; a leading "+" or zeros would not.
+			if _, _, ok2 := parseLease(formatLease(id, nonce)); !ok2 {
+				t.Fatalf("parseLease(%q) = %d, %x, but its format does not parse", s, id, nonce)
+			}
+		}
+	})
+}

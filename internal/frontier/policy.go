@@ -1,0 +1,280 @@
+package frontier
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/fingerprint"
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// Reasons Check refuses a request for (besides ReasonExpired), as
+// counted by cqueue push.
+const (
+	ReasonInvalid    = "invalid"     // fails the crawl-request schema
+	ReasonMaxDepth   = "max_depth"   // depth > maxdepth (Scrapy: request_depth_max)
+	ReasonOffsite    = "offsite"     // host outside allowed_domains (Scrapy: offsite/filtered)
+	ReasonNotAllowed = "not_allowed" // matches none of allow_regex
+	ReasonDenied     = "denied"      // matches one of deny_regex
+	ReasonExtension  = "extension"   // URL path ends with a denied extension
+)
+
+// IgnoredExtensions is Scrapy's scrapy.linkextractors.IGNORED_EXTENSIONS:
+// the extensions a follow-up request may not end with when it carries no
+// deny_extensions of its own.
+var IgnoredExtensions = []string{
+	// archives
+	"7z", "7zip", "bz2", "rar", "tar", "tar.gz", "xz", "zip",
+	// images
+	"mng", "pct", "bmp", "gif", "jpg", "jpeg", "png", "pst", "psp", "tif", "tiff", "ai", "drw", "dxf", "eps", "ps", "svg", "cdr", "ico",
+	// audio
+	"mp3", "wma", "ogg", "wav", "ra", "aac", "mid", "au", "aiff",
+	// video
+	"3gp", "asf", "asx", "avi", "mov", "mp4", "mpg", "qt", "rm", "swf", "wmv", "m4a", "m4v", "flv", "webm",
+	// office suites
+	"xls", "xlsx", "ppt", "pptx", "pps", "doc", "docx", "odt", "ods", "odg", "odp",
+	// other
+	"css", "pdf", "exe", "bin", "rss", "dmg", "iso", "apk",
+}
+
+// Policy applies the crawl rules a request carries (Scrapy Cluster's crawl
+// request fields, inherited by every follow-up request). The zero value
+// checks requests outside crawl mode. A Policy is safe for concurrent use.
+//
+// Rules, in order (the first that fails is the reason):
+//
+//  1. the schema (Validate): ReasonInvalid;
+//  2. expires passed at now: ReasonExpired;
+//  3. maxdepth > 0 and depth > maxdepth: ReasonMaxDepth (maxdepth 0, or
+//     absent, means no limit, like Scrapy's DEPTH_LIMIT; Scrapy Cluster
+//     read 0 as "the seed only");
+//  4. for follow-ups only (depth > 0; a seed is what the user asked for):
+//     allowed_domains (the host is one of them or a subdomain):
+//     ReasonOffsite; allow_regex (one must match the URL): ReasonNotAllowed;
+//     deny_regex (none may match): ReasonDenied; deny_extensions, else
+//     IgnoredExtensions (the lowercased path may not end in ".ext"):
+//     ReasonExtension.
+//
+// Regular expressions are Go's RE2 syntax, searched anywhere in the URL
+// like Python's re.search; Python-only syntax (look-around,
+// backreferences) is refused as invalid.
+type Policy struct {
+	// CrawlMode requires appid and crawlid, as Scrapy Cluster's
+	// crawl-request schema does.
+	CrawlMode bool
+}
+
+// Check returns "" when req may be queued at now, else the reason it may
+// not (ReasonInvalid, ReasonExpired, ReasonMaxDepth, ReasonOffsite,
+// ReasonNotAllowed, ReasonDenied, ReasonExtension).
+func (p Policy) Check(req *record.Request, now time.Time) string {
+	reason, _ := p.Explain(req, now)
+	return reason
+}
+
+// Explain is Check with a sentence saying why, for a log line.
+func (p Policy) Explain(req *record.Request, now time.Time) (reason, detail string) {
+	if err := p.Validate(req); err != nil {
+		return ReasonInvalid, err.Error()
+	}
+	if req.Expires != 0 && req.Expires <= now.Unix() {
+		return ReasonExpired, fmt.Sprintf("crawl expired at %s", time.Unix(req.Expires, 0).UTC().Format(time.RFC3339))
+	}
+	if req.MaxDepth > 0 && req.Depth > req.MaxDepth {
+		return ReasonMaxDepth, fmt.Sprintf("depth %d > maxdepth %d", req.Depth, req.MaxDepth)
+	}
+	if req.Depth == 0 {
+		return "", ""
+	}
+	if len(req.AllowedDomains) > 0 {
+		host := hostOf(req.URL)
+		if !fromAnyDomain(host, req.AllowedDomains) {
+			return ReasonOffsite, fmt.Sprintf("host %s is not in allowed_domains", host)
+		}
+	}
+	if len(req.AllowRegex) > 0 {
+		matched := false
+		for _, pat := range req.AllowRegex {
+			if re, _ := compiled(pat); re != nil && re.MatchString(req.URL) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return ReasonNotAllowed, "URL matches no allow_regex"
+		}
+	}
+	for _, pat := range req.DenyRegex {
+		if re, _ := compiled(pat); re != nil && re.MatchString(req.URL) {
+			return ReasonDenied, fmt.Sprintf("URL matches deny_regex %q", pat)
+		}
+	}
+	exts := req.DenyExtensions
+	if len(exts) == 0 {
+		exts = IgnoredExtensions
+	}
+	if ext, ok := hasExtension(req.URL, exts); ok {
+		return ReasonExtension, fmt.Sprintf("URL ends with .%s", ext)
+	}
+	return "", ""
+}
+
+// Validate checks req against the crawl-request schema: url an absolute
+// http or https URL; in crawl mode appid (3 to 40 characters) and crawlid
+// (1 to 40); useragent, when given, 3 to 1000 characters; depth, maxdepth,
+// retries and expires not negative; allowed_domains not empty strings;
+// allow_regex and deny_regex valid RE2; attrs a JSON object. Field types
+// were already checked by record.Decode. Scrapy Cluster's narrower ranges
+// for priority (1–100) and maxdepth (0–3) are not applied: here priority is
+// any integer and maxdepth any depth.
+func (p Policy) Validate(req *record.Request) error {
+	if req.URL == "" {
+		return errors.New("url: required")
+	}
+	u, err := url.Parse(strings.TrimSpace(req.URL))
+	if err != nil {
+		return fmt.Errorf("url: %v", strings.TrimPrefix(err.Error(), "parse "))
+	}
+	if s := strings.ToLower(u.Scheme); s != "http" && s != "https" {
+		if s == "" {
+			return fmt.Errorf("url: %q is not absolute (no scheme)", req.URL)
+		}
+		return fmt.Errorf("url: scheme %q is not http or https", u.Scheme)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("url: %q has no host", req.URL)
+	}
+	if p.CrawlMode {
+		if err := length("appid", req.AppID, 3, 40); err != nil {
+			return err
+		}
+		if err := length("crawlid", req.CrawlID, 1, 40); err != nil {
+			return err
+		}
+	}
+	if req.UserAgent != "" {
+		if err := length("useragent", req.UserAgent, 3, 1000); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"depth", int64(req.Depth)}, {"maxdepth", int64(req.MaxDepth)}, {"retries", int64(req.Retries)}, {"expires", req.Expires}} {
+		if f.v < 0 {
+			return fmt.Errorf("%s: must not be negative, got %d", f.name, f.v)
+		}
+	}
+	for i, d := range req.AllowedDomains {
+		if strings.TrimSpace(d) == "" {
+			return fmt.Errorf("allowed_domains[%d]: empty", i)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		pats []string
+	}{{"allow_regex", req.AllowRegex}, {"deny_regex", req.DenyRegex}} {
+		for i, pat := range f.pats {
+			if _, err := compiled(pat); err != nil {
+				return fmt.Errorf("%s[%d]: %v", f.name, i, err)
+			}
+		}
+	}
+	if len(req.Attrs) > 0 {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(req.Attrs, &obj) != nil || obj == nil {
+			return errors.New("attrs: must be a JSON object")
+		}
+	}
+	return nil
+}
+
+func length(field, s string, min, max int) error {
+	n := len([]rune(s))
+	switch {
+	case n == 0:
+		return fmt.Errorf("%s: required in crawl mode", field)
+	case n < min || n > max:
+		return fmt.Errorf("%s: %d characters, want %d to %d", field, n, min, max)
+	}
+	return nil
+}
+
+// hostOf is the request's host as the frontier queues it.
+func hostOf(rawURL string) string {
+	if c, err := fingerprint.ScrapyCanonical(rawURL); err == nil {
+		return fingerprint.Host(c)
+	}
+	return fingerprint.Host(strings.ToLower(rawURL))
+}
+
+// fromAnyDomain is Scrapy's url_is_from_any_domain on a host.
+func fromAnyDomain(host string, domains []string) bool {
+	if host == "" {
+		return false
+	}
+	for _, d := range domains {
+		d = strings.ToLower(strings.TrimSpace(d))
+		if c, err := fingerprint.ScrapyCanonical("http://" + d + "/"); err == nil {
+			d = fingerprint.Host(c) // IDNA, like the host
+		}
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasExtension is Scrapy's url_has_any_extension: the lowercased path ends
+// with "." + one of exts (a leading dot in exts is optional).
+func hasExtension(rawURL string, exts []string) (string, bool) {
+	path := rawURL
+	if u, err := url.Parse(rawURL); err == nil {
+		path = u.Path
+	}
+	path = strings.ToLower(path)
+	for _, e := range exts {
+		e = strings.ToLower(strings.TrimPrefix(e, "."))
+		if e != "" && strings.HasSuffix(path, "."+e) {
+			return e, true
+		}
+	}
+	return "", false
+}
+
+// The compiled regexps of the crawls seen, shared: every follow-up request
+// carries the same patterns.
+var (
+	regexMu    sync.Mutex
+	regexCache = map[string]regexResult{}
+)
+
+type regexResult struct {
+	re  *regexp.Regexp
+	err error
+}
+
+const regexCacheMax = 1024
+
+func compiled(pat string) (*regexp.Regexp, error) {
+	regexMu.Lock()
+	defer regexMu.Unlock()
+	if r, ok := regexCache[pat]; ok {
+		return r.re, r.err
+	}
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		err = fmt.Errorf("invalid regular expression %q: %v", pat, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	if len(regexCache) >= regexCacheMax {
+		clear(regexCache)
+	}
+	regexCache[pat] = regexResult{re, err}
+	return re, err
+}

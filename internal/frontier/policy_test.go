@@ -1,0 +1,119 @@
+package frontier
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+func TestPolicyCheck(t *testing.T) {
+	now := time.Unix(2_000_000_000, 0)
+	for _, c := range []struct {
+		name   string
+		policy Policy
+		req    record.Request
+		want   string
+	}{
+		{"plain seed", Policy{}, record.Request{URL: "https://a.test/"}, ""},
+		{"no url", Policy{}, record.Request{}, ReasonInvalid},
+		{"relative url", Policy{}, record.Request{URL: "/a/b"}, ReasonInvalid},
+		{"ftp url", Policy{}, record.Request{URL: "ftp://a.test/x"}, ReasonInvalid},
+		{"no host", Policy{}, record.Request{URL: "http:///x"}, ReasonInvalid},
+		{"bad escape", Policy{}, record.Request{URL: "http://a.test/%zz"}, ReasonInvalid},
+		{"crawl mode needs crawlid", Policy{CrawlMode: true}, record.Request{URL: "http://a.test/", AppID: "app"}, ReasonInvalid},
+		{"crawl mode needs appid", Policy{CrawlMode: true}, record.Request{URL: "http://a.test/", CrawlID: "c"}, ReasonInvalid},
+		{"crawl mode appid too short", Policy{CrawlMode: true}, record.Request{URL: "http://a.test/", AppID: "ab", CrawlID: "c"}, ReasonInvalid},
+		{"crawl mode crawlid too long", Policy{CrawlMode: true}, record.Request{URL: "http://a.test/", AppID: "app", CrawlID: strings.Repeat("c", 41)}, ReasonInvalid},
+		{"crawl mode ok", Policy{CrawlMode: true}, record.Request{URL: "http://a.test/", AppID: "app", CrawlID: "c"}, ""},
+		{"useragent too short", Policy{}, record.Request{URL: "http://a.test/", UserAgent: "ab"}, ReasonInvalid},
+		{"negative depth", Policy{}, record.Request{URL: "http://a.test/", Depth: -1}, ReasonInvalid},
+		{"negative expires", Policy{}, record.Request{URL: "http://a.test/", Expires: -1}, ReasonInvalid},
+		{"empty allowed domain", Policy{}, record.Request{URL: "http://a.test/", AllowedDomains: []string{" "}}, ReasonInvalid},
+		{"bad regex", Policy{}, record.Request{URL: "http://a.test/", AllowRegex: []string{"a("}}, ReasonInvalid},
+		{"python-only regex", Policy{}, record.Request{URL: "http://a.test/", DenyRegex: []string{"(?!x)"}}, ReasonInvalid},
+		{"attrs not an object", Policy{}, record.Request{URL: "http://a.test/", Attrs: []byte(`[1]`)}, ReasonInvalid},
+		{"attrs object", Policy{}, record.Request{URL: "http://a.test/", Attrs: []byte(`{"a":1}`)}, ""},
+
+		{"expired", Policy{}, record.Request{URL: "http://a.test/", Expires: now.Unix()}, ReasonExpired},
+		{"not yet expired", Policy{}, record.Request{URL: "http://a.test/", Expires: now.Unix() + 1}, ""},
+
+		{"within maxdepth", Policy{}, record.Request{URL: "http://a.test/", Depth: 2, MaxDepth: 2}, ""},
+		{"beyond maxdepth", Policy{}, record.Request{URL: "http://a.test/", Depth: 3, MaxDepth: 2}, ReasonMaxDepth},
+		{"maxdepth 0 is no limit", Policy{}, record.Request{URL: "http://a.test/", Depth: 30}, ""},
+
+		{"seed outside allowed_domains", Policy{}, record.Request{URL: "http://other.test/", AllowedDomains: []string{"a.test"}}, ""},
+		{"follow-up offsite", Policy{}, record.Request{URL: "http://other.test/", Depth: 1, AllowedDomains: []string{"a.test"}}, ReasonOffsite},
+		{"follow-up on domain", Policy{}, record.Request{URL: "http://a.test/x", Depth: 1, AllowedDomains: []string{"a.test"}}, ""},
+		{"follow-up on subdomain", Policy{}, record.Request{URL: "http://www.A.test:8080/x", Depth: 1, AllowedDomains: []string{"a.test"}}, ""},
+		{"suffix is not a subdomain", Policy{}, record.Request{URL: "http://ba.test/x", Depth: 1, AllowedDomains: []string{"a.test"}}, ReasonOffsite},
+		{"IDN allowed domain", Policy{}, record.Request{URL: "http://www.xn--mnchen-3ya.de/", Depth: 1, AllowedDomains: []string{"münchen.de"}}, ""},
+
+		{"allow_regex matches", Policy{}, record.Request{URL: "http://a.test/item/1", Depth: 1, AllowRegex: []string{`/cat/`, `/item/\d+`}}, ""},
+		{"allow_regex misses", Policy{}, record.Request{URL: "http://a.test/about", Depth: 1, AllowRegex: []string{`/item/\d+`}}, ReasonNotAllowed},
+		{"deny_regex", Policy{}, record.Request{URL: "http://a.test/logout", Depth: 1, DenyRegex: []string{`logout|login`}}, ReasonDenied},
+		{"deny wins over allow", Policy{}, record.Request{URL: "http://a.test/item/1?logout", Depth: 1, AllowRegex: []string{`/item/`}, DenyRegex: []string{`logout`}}, ReasonDenied},
+		{"seed ignores regexes", Policy{}, record.Request{URL: "http://a.test/logout", DenyRegex: []string{`logout`}}, ""},
+
+		{"default ignored extension", Policy{}, record.Request{URL: "http://a.test/file.PDF", Depth: 1}, ReasonExtension},
+		{"tar.gz", Policy{}, record.Request{URL: "http://a.test/x.tar.gz?download=1", Depth: 1}, ReasonExtension},
+		{"html passes", Policy{}, record.Request{URL: "http://a.test/x.html", Depth: 1}, ""},
+		{"query is not the path", Policy{}, record.Request{URL: "http://a.test/x?f=a.pdf", Depth: 1}, ""},
+		{"own deny_extensions replace the default", Policy{}, record.Request{URL: "http://a.test/x.pdf", Depth: 1, DenyExtensions: []string{".php"}}, ""},
+		{"own deny_extensions", Policy{}, record.Request{URL: "http://a.test/x.php", Depth: 1, DenyExtensions: []string{"php"}}, ReasonExtension},
+		{"seed with an ignored extension", Policy{}, record.Request{URL: "http://a.test/report.pdf"}, ""},
+	} {
+		if got := c.policy.Check(&c.req, now); got != c.want {
+			_, detail := c.policy.Explain(&c.req, now)
+			t.Errorf("%s: Check = %q (%s), want %q", c.name, got, detail, c.want)
+		}
+	}
+}
+
+func TestPolicyExplain(t *testing.T) {
+	_, detail := Policy{}.Explain(&record.Request{URL: "http://a.test/", AllowRegex: []string{"a("}}, time.Now())
+	if !strings.Contains(detail, `allow_regex[0]: invalid regular expression "a("`) {
+		t.Errorf("detail = %q", detail)
+	}
+	_, detail = Policy{CrawlMode: true}.Explain(&record.Request{URL: "http://a.test/", AppID: "app"}, time.Now())
+	if detail != "crawlid: required in crawl mode" {
+		t.Errorf("detail = %q", detail)
+	}
+}
+
+func TestIgnoredExtensionsMatchScrapy(t *testing.T) {
+	// /usr/bin/python3 -c 'from scrapy.linkextractors import IGNORED_EXTENSIONS as I; print(" ".join(I))' (Scrapy 2.8)
+	const scrapy = "7z 7zip bz2 rar tar tar.gz xz zip mng pct bmp gif jpg jpeg png pst psp tif tiff ai drw dxf eps ps svg cdr ico " +
+		"mp3 wma ogg wav ra aac mid au aiff 3gp asf asx avi mov mp4 mpg qt rm swf wmv m4a m4v flv webm xls xlsx ppt pptx pps " +
+		"doc docx odt ods odg odp css pdf exe bin rss dmg iso apk"
+	if got := strings.Join(IgnoredExtensions, " "); got != scrapy {
+		t.Errorf("IgnoredExtensions = %s\nScrapy's: %s", got, scrapy)
+	}
+}
+
+func TestNewEntry(t *testing.T) {
+	e, err := ParseEntry([]byte(`{"url":"HTTP://User@WWW.Example.COM:8080/a?b=2&a=1#f","crawlid":"c","appid":"app","priority":3,"depth":2,"dont_filter":true,"expires":99,"lease":"old"}`), KeyFast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Host != "www.example.com" || e.CrawlID != "c" || e.AppID != "app" || e.Priority != 3 || e.Depth != 2 || !e.DontFilter || e.Expires != 99 {
+		t.Errorf("entry = %+v", e)
+	}
+	if strings.Contains(string(e.Raw), "lease") || !strings.HasPrefix(string(e.Raw), `{"kind":"request"`) || strings.HasSuffix(string(e.Raw), "\n") {
+		t.Errorf("Raw = %s", e.Raw)
+	}
+	same, _ := ParseEntry([]byte(`{"url":"http://user@www.example.com:8080/a?a=1&b=2"}`), KeyFast)
+	if same.Key != e.Key {
+		t.Error("equivalent URLs have different keys")
+	}
+	s, err := ParseEntry([]byte(`{"url":"http://www.example.com/"}`), KeyScrapy)
+	if err != nil || !s.Key.Scrapy || s.Key.String() != "28fd680a059847ede1289d72f7a0e1c470f3d8d2" {
+		t.Errorf("Scrapy key = %v, %v", s.Key, err)
+	}
+	for _, bad := range []string{`{"url":"http://[::1/"}`, `{"url":"http://a:99999/"}`, `{"url":"mailto:x@y"}`, `{"url":5}`} {
+		if _, err := ParseEntry([]byte(bad), KeyFast); err == nil {
+			t.Errorf("ParseEntry(%s) succeeded", bad)
+		}
+	}
+}

@@ -1,0 +1,378 @@
+package frontier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/crawlutils/crawlutils/internal/dedupe"
+)
+
+// Redis is a Frontier in a Redis server (see redis_lua.go for the key
+// layout): any number of processes on any number of machines may share
+// it. Every operation is one Lua script, atomic in Redis; Dump is the
+// exception (it pages through the entries, see Dump).
+//
+// Durability is Redis's: with the default RDB snapshots a Redis crash loses
+// the writes since the last snapshot; run Redis with appendonly yes
+// (appendfsync everysec) to lose at most a second.
+type Redis struct {
+	client *redis.Client
+	opts   Options
+	prefix string
+	url    string
+}
+
+// OpenRedis connects to the Redis server at url (redis://[user:pass@]host:port/db,
+// rediss:// for TLS), where the frontier's keys start with
+// Options.Prefix.
+func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
+	c, err := dedupe.DialRedis(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("frontier: open: %w", err)
+	}
+	return &Redis{client: c, opts: o, prefix: o.prefix(), url: url}, nil
+}
+
+// Close implements Frontier.
+func (r *Redis) Close() error { return r.client.Close() }
+
+func (r *Redis) fail(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("frontier: %s: redis: %w", op, err)
+}
+
+// Push implements Frontier.
+func (r *Redis) Push(ctx context.Context, entries []Entry, now time.Time) ([]PushResult, error) {
+	res, err := r.Apply(ctx, Batch{Entries: entries}, now)
+	return res.Pushed, err
+}
+
+// Ack implements Frontier.
+func (r *Redis) Ack(ctx context.Context, leases []string, now time.Time) (AckResult, error) {
+	res, err := r.Apply(ctx, Batch{Acks: leases}, now)
+	return res.Acks, err
+}
+
+// Apply implements Frontier.
+func (r *Redis) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult, error) {
+	if len(b.Entries) == 0 && len(b.Acks) == 0 && len(b.Releases) == 0 {
+		return BatchResult{}, nil
+	}
+	lifo := "0"
+	if r.opts.Order == LIFO {
+		lifo = "1"
+	}
+	var seenExp int64
+	if r.opts.DedupeTTL > 0 {
+		seenExp = now.Add(r.opts.DedupeTTL).UnixMilli()
+	}
+	args := make([]any, 0, 9+8*len(b.Entries)+len(b.Acks)+len(b.Releases))
+	args = append(args, r.prefix, now.UnixMilli(), now.Unix(), seenExp, lifo, len(b.Entries), len(b.Acks), dedupe.RedisSeenKey(r.prefix, ""), len(b.Releases))
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		if err := checkEntry(e); err != nil {
+			return BatchResult{}, fmt.Errorf("frontier: push: entry %d: %v", i, err)
+		}
+		dont := "0"
+		if e.DontFilter {
+			dont = "1"
+		}
+		args = append(args, e.CrawlID, e.AppID, e.Host, r.opts.queuePriority(e), e.Expires, dont, e.Key.Member(), e.Raw)
+	}
+	for _, l := range b.Acks {
+		args = append(args, l)
+	}
+	for _, l := range b.Releases {
+		args = append(args, l)
+	}
+	v, err := applyScript.Run(ctx, r.client, nil, args...).Slice()
+	if err != nil {
+		return BatchResult{}, r.fail("push", err)
+	}
+	if len(v) != 5 {
+		return BatchResult{}, r.fail("push", fmt.Errorf("unexpected script answer %v", v))
+	}
+	reasons, _ := v[0].([]any)
+	var out BatchResult
+	if len(b.Entries) > 0 {
+		out.Pushed = make([]PushResult, len(b.Entries))
+		for i := range out.Pushed {
+			reason := ""
+			if i < len(reasons) {
+				reason, _ = reasons[i].(string)
+			}
+			out.Pushed[i] = PushResult{Queued: reason == "", Reason: reason}
+		}
+	}
+	out.Acks.Acked = int(asInt(v[1]))
+	out.Acks.Unknown = int(asInt(v[2]))
+	out.Released = int(asInt(v[3]))
+	out.ReleaseUnknown = int(asInt(v[4]))
+	return out, nil
+}
+
+// checkEntry refuses what the Lua script could not handle safely.
+func checkEntry(e *Entry) error {
+	switch {
+	case e.Host == "":
+		return errors.New("no host")
+	case len(e.Raw) < 2 || e.Raw[0] != '{' || e.Raw[len(e.Raw)-1] != '}':
+		return errors.New("raw is not a JSON object")
+	}
+	return nil
+}
+
+// Pop implements Frontier.
+func (r *Redis) Pop(ctx context.Context, max int, lease time.Duration, now time.Time) ([]Leased, error) {
+	if max <= 0 {
+		return nil, nil
+	}
+	if lease <= 0 {
+		return nil, fmt.Errorf("frontier: pop: lease duration must be positive, got %v", lease)
+	}
+	deadline := now.Add(lease)
+	args := make([]any, 0, 6+max)
+	args = append(args, r.prefix, now.UnixMilli(), now.Unix(), deadline.UnixMilli(), max, r.opts.maxExpiries())
+	for range max {
+		args = append(args, fmt.Sprintf("%016x", newNonce()))
+	}
+	v, err := popScript.Run(ctx, r.client, nil, args...).Slice()
+	if err != nil {
+		return nil, r.fail("pop", err)
+	}
+	out := make([]Leased, 0, len(v))
+	for _, row := range v {
+		f, _ := row.([]any)
+		if len(f) != 7 {
+			return nil, r.fail("pop", fmt.Errorf("unexpected script answer %v", row))
+		}
+		id := asInt(f[0])
+		nonce, err := strconv.ParseUint(asString(f[1]), 16, 64)
+		if err != nil {
+			return nil, r.fail("pop", fmt.Errorf("bad nonce %v", f[1]))
+		}
+		l := formatLease(id, nonce)
+		raw, err := handout([]byte(asString(f[2])), l, int(asInt(f[3])))
+		if err != nil {
+			return nil, r.fail("pop", fmt.Errorf("request %d: %v", id, err))
+		}
+		out = append(out, Leased{Lease: l, Raw: raw, Deadline: time.UnixMilli(deadline.UnixMilli()),
+			CrawlID: asString(f[4]), Host: asString(f[5]), Priority: int(asInt(f[6]))})
+	}
+	return out, nil
+}
+
+// Reclaim implements Frontier.
+func (r *Redis) Reclaim(ctx context.Context, now time.Time) (ReclaimResult, error) {
+	v, err := reclaimScript.Run(ctx, r.client, nil, r.prefix, now.UnixMilli(), r.opts.maxExpiries()).Int64Slice()
+	if err != nil {
+		return ReclaimResult{}, r.fail("reclaim", err)
+	}
+	if len(v) != 3 {
+		return ReclaimResult{}, r.fail("reclaim", fmt.Errorf("unexpected script answer %v", v))
+	}
+	return ReclaimResult{Requeued: int(v[0]), DeadLettered: int(v[1]), Dropped: int(v[2])}, nil
+}
+
+// Stop implements Frontier.
+func (r *Redis) Stop(ctx context.Context, crawlID string, now time.Time) (int, error) {
+	n, err := stopScript.Run(ctx, r.client, nil, r.prefix, crawlID).Int64()
+	if err != nil {
+		return 0, r.fail("stop", err)
+	}
+	return int(n), nil
+}
+
+// Expire implements Frontier.
+func (r *Redis) Expire(ctx context.Context, now time.Time) ([]Expired, error) {
+	v, err := expireScript.Run(ctx, r.client, nil, r.prefix, now.Unix()).Slice()
+	if err != nil {
+		return nil, r.fail("expire", err)
+	}
+	var out []Expired
+	for _, row := range v {
+		f, _ := row.([]any)
+		if len(f) != 4 {
+			return nil, r.fail("expire", fmt.Errorf("unexpected script answer %v", row))
+		}
+		out = append(out, Expired{CrawlID: asString(f[0]), AppID: asString(f[1]), Expires: asInt(f[2]), Purged: int(asInt(f[3]))})
+	}
+	sortExpired(out)
+	return out, nil
+}
+
+// Counts implements Frontier.
+func (r *Redis) Counts(ctx context.Context) (Counts, error) {
+	v, err := r.client.HMGet(ctx, r.prefix+"f:counts", "queued", "inflight", "dead").Result()
+	if err != nil {
+		return Counts{}, r.fail("counts", err)
+	}
+	return Counts{Queued: asInt(v[0]), InFlight: asInt(v[1]), Dead: asInt(v[2])}, nil
+}
+
+// Done implements Frontier.
+func (r *Redis) Done(ctx context.Context) (bool, error) {
+	c, err := r.Counts(ctx)
+	return c.Queued == 0 && c.InFlight == 0, err
+}
+
+// Stats implements Frontier.
+func (r *Redis) Stats(ctx context.Context) (map[string]int64, error) {
+	v, err := r.client.HGetAll(ctx, r.prefix+"f:stats").Result()
+	if err != nil {
+		return nil, r.fail("stats", err)
+	}
+	out := map[string]int64{}
+	for k, s := range v {
+		if n, _ := strconv.ParseInt(s, 10, 64); n != 0 {
+			out[k] = n
+		}
+	}
+	return out, nil
+}
+
+// Info implements Frontier.
+func (r *Redis) Info(ctx context.Context, filter InfoFilter) (Info, error) {
+	v, err := infoScript.Run(ctx, r.client, nil, r.prefix, filter.AppID, filter.CrawlID).Slice()
+	if err != nil {
+		return Info{}, r.fail("info", err)
+	}
+	var info Info
+	for _, row := range v {
+		f, _ := row.([]any)
+		if len(f) != 5 {
+			return Info{}, r.fail("info", fmt.Errorf("unexpected script answer %v", row))
+		}
+		c := CrawlInfo{CrawlID: asString(f[0]), AppID: asString(f[1]), Expires: asInt(f[2]), State: crawlStateName(int(asInt(f[3])))}
+		hosts, _ := f[4].([]any)
+		for _, hr := range hosts {
+			h, _ := hr.([]any)
+			if len(h) != 6 {
+				return Info{}, r.fail("info", fmt.Errorf("unexpected script answer %v", hr))
+			}
+			c.Hosts = append(c.Hosts, HostInfo{Host: asString(h[0]), Pending: asInt(h[1]), InFlight: asInt(h[2]), Dead: asInt(h[3]),
+				HighPriority: int(asInt(h[4])), LowPriority: int(asInt(h[5]))})
+		}
+		slices.SortFunc(c.Hosts, func(a, b HostInfo) int { return strings.Compare(a.Host, b.Host) })
+		summarize(&c)
+		info.Crawls = append(info.Crawls, c)
+	}
+	slices.SortFunc(info.Crawls, func(a, b CrawlInfo) int { return strings.Compare(a.CrawlID, b.CrawlID) })
+	return info, nil
+}
+
+// Dump implements Frontier. Redis cannot hold a snapshot while a client
+// pages through it, so Dump walks the entries with HSCAN while other
+// clients go on: every request present throughout is reported once, each
+// with the state it had when its page was read; requests pushed or acked
+// meanwhile may or may not appear.
+func (r *Redis) Dump(ctx context.Context, fn func(DumpEntry) error) error {
+	F := r.prefix + "f:"
+	where := map[string][2]string{} // qid → crawl, host
+	seen := map[string]bool{}
+	var cursor uint64
+	for {
+		kv, next, err := r.client.HScan(ctx, F+"raw", cursor, "", 500).Result()
+		if err != nil {
+			return r.fail("dump", err)
+		}
+		var ids []string
+		raws := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			if !seen[kv[i]] {
+				seen[kv[i]] = true
+				ids = append(ids, kv[i])
+				raws[kv[i]] = kv[i+1]
+			}
+		}
+		if len(ids) > 0 {
+			if err := r.dumpPage(ctx, ids, raws, where, fn); err != nil {
+				return err
+			}
+		}
+		if next == 0 {
+			return nil
+		}
+		cursor = next
+	}
+}
+
+func (r *Redis) dumpPage(ctx context.Context, ids []string, raws map[string]string, where map[string][2]string, fn func(DumpEntry) error) error {
+	F := r.prefix + "f:"
+	pipe := r.client.Pipeline()
+	metas := pipe.HMGet(ctx, F+"meta", ids...)
+	leases := pipe.HMGet(ctx, F+"lease", ids...)
+	inflight := pipe.ZMScore(ctx, F+"inflight", ids...)
+	dead := pipe.ZMScore(ctx, F+"dead", ids...)
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return r.fail("dump", err)
+	}
+	mv, lv, iv, dv := metas.Val(), leases.Val(), inflight.Val(), dead.Val()
+	for i, id := range ids {
+		meta := asString(mv[i])
+		parts := strings.SplitN(meta, ":", 4)
+		if len(parts) != 4 {
+			continue // acked since the page was read
+		}
+		qid := parts[0]
+		w, ok := where[qid]
+		if !ok {
+			v, err := r.client.HMGet(ctx, F+"qi:"+qid, "crawl", "host").Result()
+			if err != nil {
+				return r.fail("dump", err)
+			}
+			w = [2]string{asString(v[0]), asString(v[1])}
+			where[qid] = w
+		}
+		prio, _ := strconv.Atoi(parts[1])
+		expiries, _ := strconv.Atoi(parts[3])
+		d := DumpEntry{State: Queued, CrawlID: w[0], Host: w[1], Priority: prio, Expiries: expiries}
+		switch {
+		case iv[i] != 0:
+			n, _ := strconv.ParseInt(id, 10, 64)
+			nonce, _ := strconv.ParseUint(asString(lv[i]), 16, 64)
+			d.State, d.Lease, d.Deadline = InFlight, formatLease(n, nonce), time.UnixMilli(int64(iv[i]))
+		case dv[i] != 0:
+			d.State, d.Reason = Dead, reasonDeadLetter
+		}
+		raw, err := handout([]byte(raws[id]), d.Lease, expiries)
+		if err != nil {
+			return r.fail("dump", fmt.Errorf("request %s: %v", id, err))
+		}
+		d.Raw = raw
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func asInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case string:
+		n, _ := strconv.ParseInt(x, 10, 64)
+		return n
+	}
+	return 0
+}
+
+func asString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return ""
+}

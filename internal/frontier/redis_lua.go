@@ -1,0 +1,406 @@
+package frontier
+
+import "github.com/redis/go-redis/v9"
+
+// The Redis frontier is a set of Lua scripts; Redis runs each atomically.
+// Every script gets the key prefix P as ARGV[1] and names its keys from it
+// (so it runs on a single Redis server, not a Redis Cluster). With F = P
+// + "f:", the keys are:
+//
+//	F seq, F qseq, F turn           counters: entry ids, queue ids, round-robin turns
+//	F raw     HASH id → request JSON (without lease)
+//	F meta    HASH id → "qid:prio:member:expiries"
+//	F lease   HASH id → nonce of the current or last lease (16 hex digits)
+//	F inflight ZSET id, score = lease deadline (Unix ms)
+//	F dead    ZSET id, score = time it was dead-lettered (Unix ms)
+//	F q:QID   ZSET of a queue's queued entries: member = 16 hex digits of
+//	          the id (FIFO) or of 2^53 - id (LIFO), score = -priority, so
+//	          ZPOPMIN takes the highest priority, then the lowest member
+//	F qi:QID  HASH crawl, host, inflight, dead, turn, rm (its member in ready)
+//	F qid     HASH "len(crawlid):crawlid" + host → QID
+//	F ready   ZSET of the non-empty queues: member = 16 hex digits of the
+//	          queue's turn, then 16 of its QID; score = -(head priority), so
+//	          the first member is the next queue to serve: highest priority,
+//	          lowest turn, lowest QID, exactly as SQLite orders them
+//	F counts  HASH queued, inflight, dead
+//	F stats   HASH the Stat counters
+//	F crawls  SET of crawlids
+//	F c:CRAWLID  HASH appid, expires, state (0 active, 1 stopped, 2 expired), purged, notified
+//	F cq:CRAWLID SET of the crawl's QIDs
+//	F expiring ZSET crawlid, score = expires (Unix s), active crawls only
+//	F expired SET of crawls expired and not yet reported by Expire
+//
+// and the duplicate filter's sets, P + "seen:" + crawlid (see package
+// dedupe). A script that fails midway is not rolled back by Redis, so the
+// Go side validates everything a script could choke on first.
+const luaLib = `
+local P = ARGV[1]
+local F = P .. 'f:'
+local stats = {}
+local touched = {}
+local function num(x) return tonumber(x) or 0 end
+local function stat(k, d) stats[k] = (stats[k] or 0) + d end
+local function flush_stats()
+	for k, d in pairs(stats) do
+		if d ~= 0 then redis.call('HINCRBY', F .. 'stats', k, d) end
+	end
+end
+local function count(k, d)
+	if d ~= 0 then redis.call('HINCRBY', F .. 'counts', k, d) end
+end
+
+local TWO53 = 9007199254740992
+local TWO52 = 4503599627370496
+local function member_of(id, lifo)
+	if lifo then return string.format('%016x', TWO53 - id) end
+	return string.format('%016x', id)
+end
+local function id_of(m)
+	local n = tonumber(m, 16)
+	if n >= TWO52 then return TWO53 - n end
+	return n
+end
+local function parse_meta(meta)
+	local qid, prio, m, exp = string.match(meta, '^([^:]+):([^:]+):([^:]+):(%d+)$')
+	return qid, tonumber(prio), m, tonumber(exp)
+end
+
+-- refresh_ready puts queue qid in the ready set at its head's priority,
+-- keeping its turn, or takes it out when it is empty.
+local function refresh_ready(qid)
+	local qi = F .. 'qi:' .. qid
+	local rm = redis.call('HGET', qi, 'rm')
+	local head = redis.call('ZRANGE', F .. 'q:' .. qid, 0, 0, 'WITHSCORES')
+	if #head == 0 then
+		if rm then
+			redis.call('ZREM', F .. 'ready', rm)
+			redis.call('HDEL', qi, 'rm')
+		end
+		return
+	end
+	if not rm then
+		rm = string.format('%016x%016x', num(redis.call('HGET', qi, 'turn')), tonumber(qid))
+		redis.call('HSET', qi, 'rm', rm)
+	end
+	redis.call('ZADD', F .. 'ready', head[2], rm)
+end
+local function refresh_touched()
+	for qid in pairs(touched) do refresh_ready(qid) end
+	touched = {}
+end
+
+local function forget(id)
+	redis.call('HDEL', F .. 'raw', id)
+	redis.call('HDEL', F .. 'meta', id)
+	redis.call('HDEL', F .. 'lease', id)
+end
+
+-- purge_crawl deletes the queued entries of a crawl; returns how many.
+local function purge_crawl(crawl)
+	local n = 0
+	for _, qid in ipairs(redis.call('SMEMBERS', F .. 'cq:' .. crawl)) do
+		local qkey = F .. 'q:' .. qid
+		while true do
+			local ms = redis.call('ZRANGE', qkey, 0, 999)
+			if #ms == 0 then break end
+			for _, m in ipairs(ms) do forget(id_of(m)) end
+			redis.call('ZREMRANGEBYRANK', qkey, 0, #ms - 1)
+			n = n + #ms
+		end
+		refresh_ready(qid)
+	end
+	count('queued', -n)
+	return n
+end
+
+-- purge_expired purges the active crawls whose expires has passed.
+local function purge_expired(nows)
+	for _, crawl in ipairs(redis.call('ZRANGEBYSCORE', F .. 'expiring', '-inf', nows)) do
+		local ckey = F .. 'c:' .. crawl
+		if num(redis.call('HGET', ckey, 'state')) == 0 then
+			local n = purge_crawl(crawl)
+			redis.call('HSET', ckey, 'state', 2, 'purged', n, 'notified', 0)
+			redis.call('SADD', F .. 'expired', crawl)
+			stat('purged_expired', n)
+		end
+		redis.call('ZREM', F .. 'expiring', crawl)
+	end
+end
+
+-- reclaim handles the leases expired at nowms.
+local function reclaim(nowms, maxexp)
+	local req, dead, dropped = 0, 0, 0
+	while true do
+		local ids = redis.call('ZRANGEBYSCORE', F .. 'inflight', '-inf', nowms, 'LIMIT', 0, 500)
+		if #ids == 0 then break end
+		for _, id in ipairs(ids) do
+			redis.call('ZREM', F .. 'inflight', id)
+			local qid, prio, m, exp = parse_meta(redis.call('HGET', F .. 'meta', id))
+			exp = exp + 1
+			local qi = F .. 'qi:' .. qid
+			redis.call('HINCRBY', qi, 'inflight', -1)
+			local crawl = redis.call('HGET', qi, 'crawl')
+			if num(redis.call('HGET', F .. 'c:' .. crawl, 'state')) ~= 0 then
+				forget(id)
+				dropped = dropped + 1
+			elseif maxexp > 0 and exp >= maxexp then
+				redis.call('ZADD', F .. 'dead', nowms, id)
+				redis.call('HINCRBY', qi, 'dead', 1)
+				redis.call('HSET', F .. 'meta', id, qid .. ':' .. prio .. ':' .. m .. ':' .. exp)
+				dead = dead + 1
+			else
+				redis.call('ZADD', F .. 'q:' .. qid, -prio, m)
+				redis.call('HSET', F .. 'meta', id, qid .. ':' .. prio .. ':' .. m .. ':' .. exp)
+				touched[qid] = true
+				req = req + 1
+			end
+		end
+	end
+	count('inflight', -(req + dead + dropped))
+	count('queued', req)
+	count('dead', dead)
+	stat('requeued', req)
+	stat('dead_lettered', dead)
+	stat('dropped', dropped)
+	refresh_touched()
+	return {req, dead, dropped}
+end
+`
+
+// applyScript pushes entries, acks leases, then releases leases.
+// ARGV: P, now ms, now s, seen-set expiry (Unix ms, 0 none), lifo (0/1),
+// number of entries, number of acks, seen-set key prefix, number of
+// releases; then 8 per entry: crawlid, appid, host, priority, expires,
+// dont_filter (0/1), seen member, raw; then the acks, then the releases.
+// Returns {reasons ("" = queued), acked, ack unknown, released, release
+// unknown}.
+var applyScript = redis.NewScript(luaLib + `
+local nows, seenexp, lifo = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1'
+local n, na, seenp, nr = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9])
+local base = 9
+local results, seen_touched, pushed = {}, {}, 0
+for i = 1, n do
+	local o = base + (i - 1) * 8
+	local crawl, appid, host = ARGV[o + 1], ARGV[o + 2], ARGV[o + 3]
+	local prio, expires, dontf = tonumber(ARGV[o + 4]), tonumber(ARGV[o + 5]), ARGV[o + 6] == '1'
+	local ckey = F .. 'c:' .. crawl
+	local state = num(redis.call('HGET', ckey, 'state'))
+	local r = ''
+	if state == 1 then
+		r = 'stopped'
+	elseif expires > 0 and expires <= nows then
+		r = 'expired'
+	elseif not dontf then
+		local sk = seenp .. crawl
+		seen_touched[sk] = true
+		if redis.call('SADD', sk, ARGV[o + 7]) == 0 then r = 'duplicate' end
+	end
+	results[i] = r
+	if r ~= '' then
+		stat('refused_' .. r, 1)
+	else
+		if redis.call('SADD', F .. 'crawls', crawl) == 1 then
+			redis.call('HSET', ckey, 'appid', appid, 'expires', 0, 'state', 0)
+		elseif state == 2 then
+			redis.call('HSET', ckey, 'state', 0, 'purged', 0, 'notified', 0, 'expires', 0)
+			redis.call('SREM', F .. 'expired', crawl)
+		end
+		if appid ~= '' and (redis.call('HGET', ckey, 'appid') or '') == '' then
+			redis.call('HSET', ckey, 'appid', appid)
+		end
+		if expires > num(redis.call('HGET', ckey, 'expires')) then
+			redis.call('HSET', ckey, 'expires', expires)
+			redis.call('ZADD', F .. 'expiring', expires, crawl)
+		end
+		local qname = string.len(crawl) .. ':' .. crawl .. host
+		local qid = redis.call('HGET', F .. 'qid', qname)
+		if not qid then
+			qid = tostring(redis.call('INCR', F .. 'qseq'))
+			redis.call('HSET', F .. 'qid', qname, qid)
+			redis.call('HSET', F .. 'qi:' .. qid, 'crawl', crawl, 'host', host, 'inflight', 0, 'dead', 0,
+				'turn', num(redis.call('GET', F .. 'turn')))
+			redis.call('SADD', F .. 'cq:' .. crawl, qid)
+		end
+		local id = redis.call('INCR', F .. 'seq')
+		local m = member_of(id, lifo)
+		redis.call('ZADD', F .. 'q:' .. qid, -prio, m)
+		redis.call('HSET', F .. 'raw', id, ARGV[o + 8])
+		redis.call('HSET', F .. 'meta', id, qid .. ':' .. prio .. ':' .. m .. ':0')
+		touched[qid] = true
+		pushed = pushed + 1
+	end
+end
+if seenexp > 0 then
+	for sk in pairs(seen_touched) do redis.call('PEXPIREAT', sk, seenexp) end
+end
+count('queued', pushed)
+stat('pushed', pushed)
+
+local acked, unknown = 0, 0
+for j = 1, na do
+	local id, nonce = string.match(ARGV[base + n * 8 + j], '^(%d+)%.(%x+)$')
+	local meta = nil
+	if id and redis.call('HGET', F .. 'lease', id) == nonce then
+		meta = redis.call('HGET', F .. 'meta', id)
+	end
+	if meta then
+		local qid, prio, m = parse_meta(meta)
+		local qi = F .. 'qi:' .. qid
+		if redis.call('ZREM', F .. 'inflight', id) == 1 then
+			redis.call('HINCRBY', qi, 'inflight', -1)
+			count('inflight', -1)
+		elseif redis.call('ZREM', F .. 'dead', id) == 1 then
+			redis.call('HINCRBY', qi, 'dead', -1)
+			count('dead', -1)
+		elseif redis.call('ZREM', F .. 'q:' .. qid, m) == 1 then
+			count('queued', -1)
+			touched[qid] = true
+		end
+		forget(id)
+		acked = acked + 1
+	else
+		unknown = unknown + 1
+	end
+end
+stat('acked', acked)
+stat('ack_unknown', unknown)
+
+local released, runknown = 0, 0
+for j = 1, nr do
+	local id, nonce = string.match(ARGV[base + n * 8 + na + j], '^(%d+)%.(%x+)$')
+	if id and redis.call('HGET', F .. 'lease', id) == nonce and redis.call('ZREM', F .. 'inflight', id) == 1 then
+		local qid, prio, m = parse_meta(redis.call('HGET', F .. 'meta', id))
+		local qi = F .. 'qi:' .. qid
+		redis.call('HINCRBY', qi, 'inflight', -1)
+		count('inflight', -1)
+		if num(redis.call('HGET', F .. 'c:' .. redis.call('HGET', qi, 'crawl'), 'state')) ~= 0 then
+			forget(id) -- its crawl was stopped or expired meanwhile
+			stat('dropped', 1)
+		else
+			redis.call('ZADD', F .. 'q:' .. qid, -prio, m)
+			redis.call('HDEL', F .. 'lease', id)
+			count('queued', 1)
+			touched[qid] = true
+		end
+		released = released + 1
+	else
+		runknown = runknown + 1
+	end
+end
+stat('released', released)
+refresh_touched()
+flush_stats()
+return {results, acked, unknown, released, runknown}
+`)
+
+// popScript purges expired crawls, reclaims expired leases, then pops.
+// ARGV: P, now ms, now s, lease deadline ms, max, max expiries, then max
+// nonces. Returns one {id, nonce, raw, expiries, crawlid, host, priority}
+// per request.
+var popScript = redis.NewScript(luaLib + `
+local nowms, nows, deadline, max, maxexp = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+purge_expired(nows)
+reclaim(nowms, maxexp)
+local out = {}
+-- serve hands out the head of the queue whose ready member is rm.
+local function serve(rm)
+	local qid = tostring(tonumber(string.sub(rm, 17), 16))
+	local qi = F .. 'qi:' .. qid
+	local h = redis.call('ZPOPMIN', F .. 'q:' .. qid)
+	redis.call('ZREM', F .. 'ready', rm)
+	redis.call('HDEL', qi, 'rm')
+	if #h == 0 then return end -- cannot happen (refresh_ready keeps ready exact); never loop on it
+	local id = id_of(h[1])
+	local nonce = ARGV[6 + #out + 1]
+	redis.call('HSET', F .. 'lease', id, nonce)
+	redis.call('ZADD', F .. 'inflight', deadline, id)
+	redis.call('HINCRBY', qi, 'inflight', 1)
+	redis.call('HSET', qi, 'turn', redis.call('INCR', F .. 'turn'))
+	refresh_ready(qid)
+	local _, _, _, exp = parse_meta(redis.call('HGET', F .. 'meta', id))
+	local where = redis.call('HMGET', qi, 'crawl', 'host')
+	out[#out + 1] = {id, nonce, redis.call('HGET', F .. 'raw', id), exp, where[1], where[2], -tonumber(h[2])}
+end
+while #out < max do
+	local r = redis.call('ZRANGE', F .. 'ready', 0, 0)
+	if #r == 0 then break end
+	serve(r[1])
+end
+count('queued', -#out)
+count('inflight', #out)
+stat('popped', #out)
+flush_stats()
+return out
+`)
+
+// reclaimScript: ARGV P, now ms, max expiries. Returns {requeued, dead, dropped}.
+var reclaimScript = redis.NewScript(luaLib + `
+local r = reclaim(tonumber(ARGV[2]), tonumber(ARGV[3]))
+flush_stats()
+return r
+`)
+
+// expireScript: ARGV P, now s. Returns {crawlid, appid, expires, purged}
+// per crawl expired since the last call.
+var expireScript = redis.NewScript(luaLib + `
+purge_expired(tonumber(ARGV[2]))
+local out = {}
+for _, crawl in ipairs(redis.call('SMEMBERS', F .. 'expired')) do
+	local ckey = F .. 'c:' .. crawl
+	local c = redis.call('HMGET', ckey, 'appid', 'expires', 'purged')
+	out[#out + 1] = {crawl, c[1] or '', num(c[2]), num(c[3])}
+	redis.call('HSET', ckey, 'notified', 1)
+end
+redis.call('DEL', F .. 'expired')
+flush_stats()
+return out
+`)
+
+// stopScript: ARGV P, crawlid. Returns how many requests it purged.
+var stopScript = redis.NewScript(luaLib + `
+local crawl = ARGV[2]
+local ckey = F .. 'c:' .. crawl
+local n = 0
+if redis.call('SADD', F .. 'crawls', crawl) == 1 then
+	redis.call('HSET', ckey, 'appid', '', 'expires', 0, 'state', 1)
+else
+	n = purge_crawl(crawl)
+	redis.call('HSET', ckey, 'state', 1)
+	redis.call('ZREM', F .. 'expiring', crawl)
+	redis.call('SREM', F .. 'expired', crawl)
+end
+stat('purged_stopped', n)
+flush_stats()
+return n
+`)
+
+// infoScript: ARGV P, appid filter, crawlid filter ("" = all). Returns per
+// crawl {crawlid, appid, expires, state, {{host, pending, in flight, dead,
+// high, low}...}}.
+var infoScript = redis.NewScript(luaLib + `
+local appf, crawlf = ARGV[2], ARGV[3]
+local list
+if crawlf ~= '' then list = {crawlf} else list = redis.call('SMEMBERS', F .. 'crawls') end
+local out = {}
+for _, crawl in ipairs(list) do
+	local c = redis.call('HMGET', F .. 'c:' .. crawl, 'appid', 'expires', 'state')
+	if c[3] and (appf == '' or c[1] == appf) then
+		local hosts = {}
+		for _, qid in ipairs(redis.call('SMEMBERS', F .. 'cq:' .. crawl)) do
+			local qkey = F .. 'q:' .. qid
+			local qi = redis.call('HMGET', F .. 'qi:' .. qid, 'host', 'inflight', 'dead')
+			local pending = redis.call('ZCARD', qkey)
+			if pending + num(qi[2]) + num(qi[3]) > 0 then
+				local high, low = 0, 0
+				if pending > 0 then
+					high = -tonumber(redis.call('ZRANGE', qkey, 0, 0, 'WITHSCORES')[2])
+					low = -tonumber(redis.call('ZRANGE', qkey, -1, -1, 'WITHSCORES')[2])
+				end
+				hosts[#hosts + 1] = {qi[1], pending, num(qi[2]), num(qi[3]), high, low}
+			end
+		end
+		out[#out + 1] = {crawl, c[1] or '', num(c[2]), num(c[3]), hosts}
+	end
+end
+return out
+`)
