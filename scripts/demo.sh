@@ -8,8 +8,8 @@
 #   OUT=/tmp/x scripts/demo.sh      write elsewhere
 #   CONCURRENCY=32 scripts/demo.sh  more requests at once
 #
-# The crawl goes level by level, each level one pipe of the tools:
-#   home page → category pages → every page of every category → product pages.
+# The crawl is one loop closed through the frontier (scripts/crawl.sh):
+#   cqueue pop --follow | cfetch | cextract -r demo.yml | cexport -o products.csv | cqueue push
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -37,48 +37,23 @@ for _ in $(seq 100); do [ -s "$work/site" ] && break; sleep 0.1; done
 SITE=$(cat "$work/site")
 echo "demo: crawling $SITE with concurrency $CONCURRENCY" >&2
 
-# Request records → their unique URLs (cfetch reads bare URLs). The url is
-# the second field of every request record cextract writes.
-urls() { cut -d'"' -f8 | sort -u; }
-fetch() { cfetch -q --concurrency "$CONCURRENCY" --stats "$work/fetch-$1.json"; }
-
 start=$(date +%s.%N)
 
-# 1. The home page links to every category.
-echo "$SITE/" | fetch home |
-	cextract -q --links --allow '/category/[^/]+/$' | urls >"$work/categories.txt"
-
-# 2. Each category's first page links to all of its pages (numbered pager).
-fetch categories <"$work/categories.txt" | tee "$work/listing.jsonl" |
-	cextract -q --links --allow '/category/[^/]+/page-[0-9]+\.html$' | urls >"$work/pages.txt"
-
-# 3. Every listing page links to its products (some through redirects).
-fetch pages <"$work/pages.txt" >>"$work/listing.jsonl"
-cextract -q --links --allow '/catalogue/[^/]+_[0-9]+/$' --allow '/p/[0-9]+$' <"$work/listing.jsonl" |
-	urls >"$work/products.txt"
-
-# 4. Product pages → one item each → CSV.
-fetch products <"$work/products.txt" |
-	cextract -q --type product \
-		-f url='@url' \
-		-f title='h1' \
-		-f price='substring-after(//p[@class="price_color"], "£")' \
-		-f upc='//th[.="UPC"]/following-sibling::td/text()' \
-		-f availability='substring-before(substring-after(//p[contains(@class, "availability")], "("), " ")' \
-		-f category='ul.breadcrumb li:nth-child(3)' \
-		-f rating='//*[@itemprop="ratingValue"]/@content' \
-		-f description='#product_description + p' |
-	cexport -q -o "$OUT/products.csv"
+# The crawl loop (scripts/crawl.sh): the frontier feeds cfetch, cextract
+# follows the rules in testdata/rules/demo.yml (home page → categories →
+# their pages → products) and extracts each product, cexport writes the CSV
+# and passes the follow-up requests and acks on to cqueue push, which queues
+# the new requests and settles the acks. It ends by itself once nothing is
+# queued or in flight.
+rm -f "$OUT/products.csv"
+echo "$SITE/" | CFETCH_CONCURRENCY=$CONCURRENCY CFETCH_STATS="$work/fetch.json" \
+	scripts/crawl.sh - testdata/rules/demo.yml "$OUT/products.csv" --db "$work/crawl.db" --crawlid demo --appid demo
 
 end=$(date +%s.%N)
 
 # Summary: pages fetched per level, items, time, and the check against the
 # ground truth the demo site knows.
-pages=0
-for level in home categories pages products; do
-	n=$(sed -n 's/.*"in": *\([0-9]*\).*/\1/p' "$work/fetch-$level.json" | head -n1)
-	pages=$((pages + n))
-done
+pages=$(sed -n 's/.*"in": *\([0-9]*\).*/\1/p' "$work/fetch.json" | head -n1)
 items=$(($(wc -l <"$OUT/products.csv") - 1))
 secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
 rate=$(awk -v p="$pages" -v s="$secs" 'BEGIN { printf "%.0f", p / s }')

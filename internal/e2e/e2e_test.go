@@ -13,6 +13,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cextract"
 	"github.com/crawlutils/crawlutils/internal/cfetch"
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"github.com/crawlutils/crawlutils/internal/demosite"
 	"github.com/crawlutils/crawlutils/internal/scripttest"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -23,6 +24,7 @@ func TestMain(m *testing.M) {
 		"cfetch":   cfetch.Run,
 		"cextract": cextract.Run,
 		"cexport":  cexport.Run,
+		"cqueue":   cqueue.Run,
 		"truth":    truth,
 	})
 }

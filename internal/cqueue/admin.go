@@ -1,0 +1,199 @@
+package cqueue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/ndjson"
+)
+
+// admin runs a subcommand that opens the frontier, does one thing and
+// writes JSON records to stdout.
+func admin(ctx context.Context, tool *cli.Tool, args []string, stdout io.Writer, h cli.Help,
+	flags func(*cli.Flags), check func() string, do func(context.Context, frontier.Frontier, *ndjson.Writer) error) int {
+	var s store
+	f := tool.NewFlags(h)
+	s.addFlags(f)
+	if flags != nil {
+		flags(f)
+	}
+	if _, code, done := parse(tool, f, args, stdout, false); done {
+		return code
+	}
+	if check != nil {
+		if msg := check(); msg != "" {
+			return tool.Usage("%s", msg)
+		}
+	}
+	tool.Quiet = true // one answer, no summary
+	fr, code := s.open(ctx, tool)
+	if fr == nil {
+		return code
+	}
+	defer fr.Close()
+	w := ndjson.NewWriter(stdout)
+	if err := do(context.WithoutCancel(ctx), fr, w); err != nil {
+		tool.Fail(err)
+	}
+	if err := w.Flush(); err != nil {
+		tool.Fail(fmt.Errorf("write stdout: %w", err))
+	}
+	return tool.Finish(ctx)
+}
+
+func writeJSON(w *ndjson.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return w.WriteLine(b)
+}
+
+func runReclaim(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
+	var all bool
+	return admin(ctx, tool, args, stdout, cli.Help{
+		Usage:   "cqueue reclaim [--all] [flags]",
+		Summary: "return requests whose lease expired to the queue",
+		Description: `Pop reclaims expired leases by itself; reclaim does it now and reports
+{"kind":"reclaim","requeued":N,"dead_lettered":N,"dropped":N}. With --all every
+in-flight request is treated as expired (counted as a retry): use it after a crash,
+when no pipeline is running, to resume at once instead of waiting out the leases.`,
+		Examples: `  cqueue reclaim --db crawl.db --all`,
+	}, func(f *cli.Flags) {
+		f.BoolVar(&all, "all", false, "reclaim every in-flight request, expired or not (no pipeline may be running)")
+	}, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
+		at := time.Now()
+		if all {
+			at = at.Add(100 * 365 * 24 * time.Hour)
+		}
+		r, err := fr.Reclaim(ctx, at)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, map[string]any{"kind": "reclaim", "requeued": r.Requeued, "dead_lettered": r.DeadLettered, "dropped": r.Dropped})
+	})
+}
+
+func runInfo(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
+	var filter frontier.InfoFilter
+	return admin(ctx, tool, args, stdout, cli.Help{
+		Usage:   "cqueue info [--appid ID] [--crawlid ID] [flags]",
+		Summary: "what the frontier holds, per crawl and host (Scrapy Cluster's info action)",
+		Description: `Writes one record: {"kind":"info","queued":…,"in_flight":…,"dead":…,"crawls":[…]},
+each crawl with its state (active, stopped, expired), expires, total_pending,
+in_flight, dead, high_priority, low_priority and per-domain counts.`,
+		Examples: `  cqueue info --db crawl.db | jq '.crawls[] | {crawlid, total_pending, in_flight}'`,
+	}, func(f *cli.Flags) {
+		f.StringVar(&filter.AppID, "appid", "", "only the crawls of this appid")
+		f.StringVar(&filter.CrawlID, "crawlid", "", "only this crawl")
+	}, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
+		c, err := fr.Counts(ctx)
+		if err != nil {
+			return err
+		}
+		info, err := fr.Info(ctx, filter)
+		if err != nil {
+			return err
+		}
+		if info.Crawls == nil {
+			info.Crawls = []frontier.CrawlInfo{}
+		}
+		return writeJSON(w, struct {
+			Kind string `json:"kind"`
+			frontier.Counts
+			frontier.Info
+		}{"info", c, info})
+	})
+}
+
+func runStop(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
+	var crawlID string
+	return admin(ctx, tool, args, stdout, cli.Help{
+		Usage:   "cqueue stop --crawlid ID [flags]",
+		Summary: "purge a crawl's queued requests and refuse its later pushes",
+		Description: `Writes {"kind":"stop","crawlid":ID,"purged":N}. Requests of the crawl in
+flight finish when acked; their follow-ups are refused (reason "stopped").`,
+		Examples: `  cqueue stop --db crawl.db --crawlid shop`,
+	}, func(f *cli.Flags) {
+		f.StringVar(&crawlID, "crawlid", "", "the crawl to stop (required)")
+	}, func() string {
+		if crawlID == "" {
+			return "--crawlid is required"
+		}
+		return ""
+	}, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
+		n, err := fr.Stop(ctx, crawlID, time.Now())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, map[string]any{"kind": "stop", "crawlid": crawlID, "purged": n})
+	})
+}
+
+func runExpire(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
+	return admin(ctx, tool, args, stdout, cli.Help{
+		Usage:   "cqueue expire [flags]",
+		Summary: "purge crawls past their expires",
+		Description: `Purges the crawls whose expires has passed and writes one record per crawl
+expired since the last call: {"kind":"expired","crawlid":…,"appid":…,"expires":…,"purged":N}.`,
+		Examples: `  cqueue expire --db crawl.db | jq -r .crawlid`,
+	}, nil, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
+		es, err := fr.Expire(ctx, time.Now())
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
+			if err := writeJSON(w, struct {
+				Kind string `json:"kind"`
+				frontier.Expired
+			}{"expired", e}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func runStats(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
+	return admin(ctx, tool, args, stdout, cli.Help{
+		Usage:   "cqueue stats [flags]",
+		Summary: "the frontier's lifetime counters",
+		Description: `Writes {"kind":"stats","queued":…,"in_flight":…,"dead":…,"counters":{…}}:
+pushed, popped, acked, ack_unknown, requeued, dead_lettered, dropped,
+purged_stopped, purged_expired and refused_<reason>.`,
+		Examples: `  cqueue stats --db crawl.db | jq .counters`,
+	}, nil, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
+		c, err := fr.Counts(ctx)
+		if err != nil {
+			return err
+		}
+		m, err := fr.Stats(ctx)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, struct {
+			Kind string `json:"kind"`
+			frontier.Counts
+			Counters map[string]int64 `json:"counters"`
+		}{"stats", c, m})
+	})
+}
+
+func runDump(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
+	return admin(ctx, tool, args, stdout, cli.Help{
+		Usage:   "cqueue dump [flags]",
+		Summary: "every request the frontier holds, as NDJSON",
+		Description: `Writes each queued, in-flight and dead request as a request record with a
+"frontier" object: state, priority, expiries, and the lease deadline (in flight)
+or the reason (dead). 'cqueue push' reads a dump back (the lease is dropped).`,
+		Examples: `  cqueue dump --db crawl.db | jq -c 'select(.frontier.state == "dead")'
+  cqueue dump --db old.db | cqueue push --db new.db`,
+	}, nil, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
+		return fr.Dump(ctx, func(d frontier.DumpEntry) error { return w.WriteLine(d.Record()) })
+	})
+}

@@ -1,0 +1,88 @@
+package cqueue
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// Push, pop, ack: a popped request carries a lease; its ack finishes it;
+// pop --follow then finds the crawl over and exits 0.
+func TestPushPopAck(t *testing.T) {
+	db := "--db=" + filepath.Join(t.TempDir(), "q.db")
+	_, errs, code := run(t, "https://a.example/1\nhttps://a.example/1\nhttps://b.example/\nnot a url\n{\"kind\":\"item\",\"data\":{}}\n", "push", db, "--crawlid", "c", "--appid", "app")
+	if code != 3 || !strings.Contains(errs, "<stdin>:4:") || !strings.Contains(errs, "duplicate 1") {
+		t.Fatalf("push: exit %d, stderr %s", code, errs)
+	}
+	out, _, code := run(t, "", "pop", db, "-q")
+	if code != 0 || strings.Count(out, `"lease":"`) != 2 {
+		t.Fatalf("pop: exit %d, %s", code, out)
+	}
+	var acks strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		i := strings.Index(line, `"lease":"`)
+		lease := line[i+9 : len(line)-2]
+		acks.WriteString(`{"kind":"ack","lease":"` + lease + `"}` + "\n")
+	}
+	if _, errs, code := run(t, acks.String(), "push", db); code != 0 || !strings.Contains(errs, "settled 2") {
+		t.Fatalf("ack: exit %d, %s", code, errs)
+	}
+	if out, _, code := run(t, "", "pop", db, "--follow", "-q"); code != 0 || out != "" {
+		t.Fatalf("pop --follow on a finished crawl: exit %d, %q", code, out)
+	}
+	if out, _, _ := run(t, "", "info", db); !strings.Contains(out, `"queued":0,"in_flight":0,"dead":0`) {
+		t.Fatalf("info: %s", out)
+	}
+}
+
+// A request that comes back to push with its lease was never fetched: it
+// is queued again at once, not counted as a retry.
+func TestUnfetchedRequestReturns(t *testing.T) {
+	db := "--db=" + filepath.Join(t.TempDir(), "q.db")
+	run(t, "https://a.example/\n", "push", db)
+	out, _, _ := run(t, "", "pop", db, "-q")
+	if _, errs, code := run(t, out, "push", db); code != 0 || !strings.Contains(errs, "returned 1") {
+		t.Fatalf("push back: %d %s", code, errs)
+	}
+	out2, _, _ := run(t, "", "pop", db, "-q")
+	if !strings.Contains(out2, "https://a.example/") || strings.Contains(out2, "retries") || out2 == out {
+		t.Fatalf("popped again: %s (first %s)", out2, out)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	if _, errs, code := run(t, "", "pop"); code != 2 || !strings.Contains(errs, "--db") {
+		t.Errorf("no db: %d %s", code, errs)
+	}
+	notDB := filepath.Join(dir, "x.db")
+	writeFile(t, notDB, "this is not sqlite, just some text that is long enough to be a header....................................")
+	if _, errs, code := run(t, "https://a.example/\n", "push", "--db", notDB); code != 1 || !strings.Contains(errs, "cqueue: frontier: open") {
+		t.Errorf("not a database: %d %s", code, errs)
+	}
+	db := "--db=" + filepath.Join(dir, "q.db")
+	_, errs, code := run(t, `{"kind":"request","url":"/relative"}`+"\n"+`{"kind":"request","url":"https://a.example/","depth":"x"}`+"\n", "push", db)
+	if code != 3 || !strings.Contains(errs, "<stdin>:1: invalid request: url") || !strings.Contains(errs, "<stdin>:2: invalid request") {
+		t.Errorf("bad requests: %d %s", code, errs)
+	}
+	if _, errs, code := run(t, "", "frobnicate"); code != 2 || !strings.Contains(errs, "unknown subcommand") {
+		t.Errorf("unknown subcommand: %d %s", code, errs)
+	}
+}
+
+func writeFile(t *testing.T, name, s string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,337 @@
+package cqueue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/ndjson"
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// defaultBatch is how many records push applies in one transaction at
+// most; a batch is also applied whenever the input stalls.
+const defaultBatch = 1000
+
+// seedDefaults are the crawl fields push fills into requests lacking them.
+type seedDefaults struct {
+	crawlID, appID, spiderID, userAgent  string
+	maxDepth, priority                   int
+	expires                              int64
+	allowedDomains, allow, deny, denyExt []string
+	base                                 string
+}
+
+func (d *seedDefaults) addFlags(f *cli.Flags) {
+	f.StringVar(&d.crawlID, "crawlid", "", "the crawlid of requests that have none")
+	f.StringVar(&d.appID, "appid", "", "the appid of requests that have none")
+	f.StringVar(&d.spiderID, "spiderid", "", "the spiderid of requests that have none")
+	f.IntVar(&d.maxDepth, "maxdepth", 0, "the maxdepth of requests that have none (0: no limit; DEPTH_LIMIT)")
+	f.IntVar(&d.priority, "priority", 0, "the priority of requests that have none (higher first)")
+	f.Int64Var(&d.expires, "expires", 0, "the expires (Unix seconds) of requests that have none")
+	f.StringVar(&d.userAgent, "useragent", "", "the useragent of requests that have none")
+	f.StringSliceVar(&d.allowedDomains, "allowed-domain", nil, "allowed_domains of requests that have none (repeatable)")
+	f.StringSliceVar(&d.allow, "allow-regex", nil, "allow_regex of requests that have none (repeatable)")
+	f.StringSliceVar(&d.deny, "deny-regex", nil, "deny_regex of requests that have none (repeatable)")
+	f.StringSliceVar(&d.denyExt, "deny-extension", nil, "deny_extensions of requests that have none (repeatable)")
+	f.StringVar(&d.base, "base", "", "resolve relative request URLs against `URL` (without it they are refused)")
+}
+
+func (d *seedDefaults) fill(req *record.Request) {
+	set := func(dst *string, v string) {
+		if *dst == "" {
+			*dst = v
+		}
+	}
+	set(&req.CrawlID, d.crawlID)
+	set(&req.AppID, d.appID)
+	set(&req.SpiderID, d.spiderID)
+	set(&req.UserAgent, d.userAgent)
+	if req.MaxDepth == 0 {
+		req.MaxDepth = d.maxDepth
+	}
+	if req.Priority == 0 {
+		req.Priority = d.priority
+	}
+	if req.Expires == 0 {
+		req.Expires = d.expires
+	}
+	list := func(dst *[]string, v []string) {
+		if len(*dst) == 0 && len(v) > 0 {
+			*dst = v
+		}
+	}
+	list(&req.AllowedDomains, d.allowedDomains)
+	list(&req.AllowRegex, d.allow)
+	list(&req.DenyRegex, d.deny)
+	list(&req.DenyExtensions, d.denyExt)
+}
+
+func runPush(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reader, stdout io.Writer) int {
+	var s store
+	var d seedDefaults
+	var rejects string
+	var crawlMode bool
+	batch := defaultBatch
+	f := tool.NewFlags(cli.Help{
+		Usage:   "cqueue push [flags] [FILE...]",
+		Summary: "queue requests and settle acks",
+		Description: `Reads request records (or bare URL lines) and ack records on stdin or from FILEs.
+Each request is checked against the crawl-request schema and its crawl policy
+(maxdepth, allowed_domains, allow_regex, deny_regex, deny_extensions, expires),
+then against its crawl's duplicate filter (unless dont_filter), and queued. An ack
+finishes the leased request it names. Requests and acks are applied in batches, in
+one transaction each, so a page's follow-ups and its ack commit together; a batch
+is applied whenever the input stalls.
+
+A request that still carries a "lease" came back unfetched (a pipeline stopped
+before fetching it): it is returned to the queue at once, not counted as a retry.
+Records of other kinds pass through to stdout. Refused requests are counted by
+reason in the summary and, with --rejects FILE, written there with a "reason".`,
+		Examples: `  cqueue push --db crawl.db --crawlid shop --appid demo < seeds.txt
+  cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml | cexport -o items.csv | cqueue push --db crawl.db
+  jq -c 'select(.kind == "request")' dump.jsonl | cqueue push --db other.db`,
+	})
+	s.addFlags(f)
+	s.addQueueFlags(f)
+	d.addFlags(f)
+	f.BoolVar(&crawlMode, "crawl-mode", false, "require appid and crawlid (Scrapy Cluster's crawl-request schema)")
+	f.StringVar(&rejects, "rejects", "", "write refused requests to `FILE` as records with a \"reason\"")
+	f.IntVar(&batch, "batch", batch, "apply at most `N` records per transaction")
+	files, code, done := parse(tool, f, args, stdout, true)
+	if done {
+		return code
+	}
+	if batch < 1 {
+		return tool.Usage("--batch %d: must be at least 1", batch)
+	}
+	if d.base != "" {
+		if u, err := url.Parse(d.base); err != nil || !u.IsAbs() {
+			return tool.Usage("--base %q: not an absolute URL", d.base)
+		}
+	}
+	fr, code := s.open(ctx, tool)
+	if fr == nil {
+		return code
+	}
+	defer fr.Close()
+	p := &pusher{tool: tool, f: fr, policy: frontier.Policy{CrawlMode: crawlMode}, defaults: &d,
+		mode: s.keyMode(), out: ndjson.NewWriter(stdout), max: batch, now: time.Now}
+	if rejects != "" {
+		rf, err := os.Create(rejects)
+		if err != nil {
+			tool.Fail(err)
+			return tool.Finish(ctx)
+		}
+		defer rf.Close()
+		p.rejects = ndjson.NewWriter(rf)
+	}
+	// Upstream got the same signal: read what it still sends, so the acks
+	// of the work it finishes are settled.
+	stdinOnly := len(files) == 0 || len(files) == 1 && files[0] == "-"
+	tool.DrainOnInterrupt = stdinOnly && cli.IsPipe(stdin)
+	tool.StartProgress(time.Second, nil)
+	p.run(ctx, ndjson.NewReader(files, stdin))
+	return tool.Finish(ctx)
+}
+
+// pusher batches requests and acks into Frontier.Apply.
+type pusher struct {
+	tool     *cli.Tool
+	f        frontier.Frontier
+	policy   frontier.Policy
+	defaults *seedDefaults
+	mode     frontier.KeyMode
+	out      *ndjson.Writer
+	rejects  *ndjson.Writer
+	max      int
+	now      func() time.Time
+
+	batch   frontier.Batch
+	raws    [][]byte // the input record of each batch entry, for --rejects
+	records int      // records in the batch
+	err     error
+}
+
+func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
+	for line, env := range p.tool.Records(ctx, r, p.flush) {
+		if p.err != nil {
+			break
+		}
+		switch env.Kind {
+		case record.KindRequest:
+			p.request(line, env)
+		case record.KindAck:
+			p.ack(line, env)
+		default:
+			kind := env.Kind
+			if kind == "" {
+				kind = "no_kind"
+			}
+			p.tool.Stats.Count("passed", kind, 1)
+			if err := p.out.WriteLine(env.Raw); err != nil {
+				p.fail(fmt.Errorf("write stdout: %w", err))
+			}
+		}
+		if p.records >= p.max {
+			p.apply()
+		}
+		if p.err != nil {
+			break
+		}
+	}
+	p.flush()
+	if p.rejects != nil {
+		if err := p.rejects.Flush(); err != nil {
+			p.fail(fmt.Errorf("write rejects: %w", err))
+		}
+	}
+}
+
+func (p *pusher) fail(err error) {
+	if p.err == nil {
+		p.err = err
+		p.tool.Fail(err)
+	}
+}
+
+func (p *pusher) flush() {
+	p.apply()
+	if err := p.out.Flush(); err != nil {
+		p.fail(fmt.Errorf("write stdout: %w", err))
+	}
+}
+
+func (p *pusher) request(line ndjson.Line, env record.Envelope) {
+	var req record.Request
+	if err := record.Decode(env.Raw, &req); err != nil {
+		p.tool.Reject(line, "invalid", fmt.Errorf("invalid request: %v", err))
+		return
+	}
+	if req.Lease != "" {
+		// Came back unfetched: requeue it now, without counting a retry,
+		// and finish the lease it was handed out with.
+		e, err := frontier.NewEntry(req, p.mode)
+		if err != nil {
+			p.tool.Reject(line, "invalid", fmt.Errorf("invalid request: %v", err))
+			return
+		}
+		e.DontFilter = true // it was seen when first queued
+		p.add(e, env.Raw)
+		p.batch.Acks = append(p.batch.Acks, req.Lease)
+		p.tool.Stats.Count("requests", "returned", 1)
+		return
+	}
+	p.defaults.fill(&req)
+	if p.defaults.base != "" && !strings.Contains(req.URL, "://") {
+		if b, err := url.Parse(p.defaults.base); err == nil {
+			if u, err := b.Parse(req.URL); err == nil {
+				req.URL = u.String()
+			}
+		}
+	}
+	reason, detail := p.policy.Explain(&req, p.now())
+	if reason == frontier.ReasonInvalid {
+		p.tool.Reject(line, "invalid", fmt.Errorf("invalid request: %s", detail))
+		p.writeReject(env.Raw, reason)
+		return
+	}
+	if reason != "" {
+		p.refused(env.Raw, reason)
+		return
+	}
+	e, err := frontier.NewEntry(req, p.mode)
+	if err != nil {
+		p.tool.Reject(line, "invalid", fmt.Errorf("invalid request: %v", err))
+		p.writeReject(env.Raw, frontier.ReasonInvalid)
+		return
+	}
+	p.add(e, env.Raw)
+}
+
+func (p *pusher) add(e frontier.Entry, raw []byte) {
+	p.batch.Entries = append(p.batch.Entries, e)
+	p.raws = append(p.raws, raw)
+	p.records++
+}
+
+func (p *pusher) ack(line ndjson.Line, env record.Envelope) {
+	var a record.Ack
+	if err := record.Decode(env.Raw, &a); err != nil || a.Lease == "" {
+		if err == nil {
+			err = fmt.Errorf(`no "lease"`)
+		}
+		p.tool.Reject(line, "invalid", fmt.Errorf("invalid ack: %v", err))
+		return
+	}
+	p.batch.Acks = append(p.batch.Acks, a.Lease)
+	p.records++
+}
+
+// apply commits the batch: its requests, then its acks.
+func (p *pusher) apply() {
+	if p.err != nil || len(p.batch.Entries)+len(p.batch.Acks) == 0 {
+		return
+	}
+	res, err := p.f.Apply(context.Background(), p.batch, p.now())
+	if err != nil {
+		p.fail(err)
+		return
+	}
+	st := p.tool.Stats
+	for i, r := range res.Pushed {
+		if r.Queued {
+			st.Out.Add(1)
+			st.Count("requests", "queued", 1)
+		} else {
+			p.refused(p.raws[i], r.Reason)
+		}
+	}
+	if res.Acks.Acked > 0 {
+		st.Count("acks", "settled", int64(res.Acks.Acked))
+	}
+	if res.Acks.Unknown > 0 {
+		st.Count("acks", "unknown", int64(res.Acks.Unknown))
+	}
+	p.batch = frontier.Batch{Entries: p.batch.Entries[:0], Acks: p.batch.Acks[:0]}
+	p.raws = p.raws[:0]
+	p.records = 0
+}
+
+// refused counts a request the policy or the frontier did not queue.
+func (p *pusher) refused(raw []byte, reason string) {
+	p.tool.Stats.Count("refused", reason, 1)
+	p.writeReject(raw, reason)
+}
+
+func (p *pusher) writeReject(raw []byte, reason string) {
+	if p.rejects == nil {
+		return
+	}
+	if err := p.rejects.WriteLine(withField(raw, "reason", reason)); err != nil {
+		p.fail(fmt.Errorf("write rejects: %w", err))
+	}
+}
+
+// withField returns the JSON object raw with one more string member.
+func withField(raw []byte, key, value string) []byte {
+	v, _ := json.Marshal(value)
+	b := []byte(strings.TrimRight(string(raw), " \t\r\n"))
+	if len(b) < 2 || b[len(b)-1] != '}' {
+		return b
+	}
+	out := append([]byte{}, b[:len(b)-1]...)
+	if strings.TrimSpace(string(b[1:len(b)-1])) != "" {
+		out = append(out, ',')
+	}
+	out = append(out, fmt.Sprintf("%q:", key)...)
+	out = append(out, v...)
+	return append(out, '}')
+}

@@ -1,0 +1,162 @@
+package cqueue
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+)
+
+// Run is the cqueue command: a subcommand and its flags in args. It
+// returns the exit status.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	tool := cli.NewTool("cqueue", stderr)
+	if len(args) == 0 {
+		return tool.Usage("missing subcommand (%s)", strings.Join(subcommandNames, ", "))
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, topHelp)
+		return cli.ExitOK
+	case "--version":
+		fmt.Fprintf(stdout, "cqueue %s (crawlutils)\n", cli.Version)
+		return cli.ExitOK
+	}
+	sub, ok := subcommands[args[0]]
+	if !ok {
+		return tool.Usage("unknown subcommand %q (%s)", args[0], strings.Join(subcommandNames, ", "))
+	}
+	return sub(ctx, tool, args[1:], stdin, stdout)
+}
+
+type subcommand func(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reader, stdout io.Writer) int
+
+var subcommandNames = []string{"push", "pop", "reclaim", "info", "stop", "expire", "stats", "dump"}
+
+var subcommands map[string]subcommand
+
+func init() {
+	subcommands = map[string]subcommand{
+		"push": runPush, "pop": runPop, "reclaim": runReclaim, "info": runInfo,
+		"stop": runStop, "expire": runExpire, "stats": runStats, "dump": runDump,
+	}
+}
+
+const topHelp = `cqueue - the crawl's frontier: a crash-safe priority queue of requests with leases
+
+Usage: cqueue SUBCOMMAND [flags]
+
+Subcommands:
+  push      queue requests (records or bare URLs) and settle acks, applying crawl policy and dedupe
+  pop       hand out requests, each leased until its ack comes back; --follow until the crawl ends
+  reclaim   return requests whose lease expired (--all: every in-flight request) to the queue
+  info      per crawl and host: pending, in flight, dead, priorities, expiry (Scrapy Cluster's info)
+  stop      purge a crawl's queued requests and refuse its later pushes
+  expire    purge crawls past their expires, one "expired" record per crawl
+  stats     the frontier's lifetime counters, as JSON
+  dump      every request the frontier holds, as NDJSON
+
+The state is an SQLite file (--db FILE, or $CRAWLUTILS_DB) or a Redis server
+(--redis URL, or $CRAWLUTILS_REDIS). 'cqueue SUBCOMMAND --help' for each one's flags.
+
+The crawl loop:
+  cqueue push --db crawl.db --crawlid shop --appid demo https://shop.example/
+  cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml |
+      cexport -o items.csv | cqueue push --db crawl.db
+
+` + cli.ExitCodesHelp + "\n"
+
+// store holds the flags every subcommand shares: where the frontier is.
+type store struct {
+	db          string
+	redis       string
+	busyTimeout time.Duration
+	opts        frontier.Options
+	scrapyKeys  bool
+}
+
+func (s *store) addFlags(f *cli.Flags) {
+	f.StringVar(&s.db, "db", "", "the frontier's SQLite `FILE` (default $CRAWLUTILS_DB)")
+	f.StringVar(&s.redis, "redis", "", "the frontier's Redis `URL`, redis://host:port/db (default $CRAWLUTILS_REDIS)")
+	f.DurationVar(&s.busyTimeout, "busy-timeout", 0, "how long to wait for another process's write lock on the SQLite file (default 5s)")
+}
+
+// addQueueFlags adds the settings applied when requests are queued; every
+// process sharing a frontier must use the same.
+func (s *store) addQueueFlags(f *cli.Flags) {
+	f.BoolVar(&s.scrapyKeys, "scrapy-fingerprints", false, "dedupe with Scrapy's SHA-1 request fingerprints (exportable with cdedupe --export-seen) instead of the faster 64-bit key")
+	f.DurationVar(&s.opts.DedupeTTL, "dedupe-ttl", 0, "forget a crawl's seen requests after it has been idle this long (Scrapy Cluster's DUPEFILTER_TIMEOUT); 0: never")
+	f.Func("order", "order within a priority: fifo or lifo (SCHEDULER_DISK_QUEUE) (default fifo)", func(v string) error {
+		switch strings.ToLower(v) {
+		case "fifo":
+			s.opts.Order = frontier.FIFO
+		case "lifo":
+			s.opts.Order = frontier.LIFO
+		default:
+			return fmt.Errorf("want fifo or lifo")
+		}
+		return nil
+	})
+	f.IntVar(&s.opts.DepthPriority, "depth-priority", 0, "queue at priority - depth*N (DEPTH_PRIORITY): positive is breadth-first, negative with --order lifo depth-first")
+}
+
+func (s *store) keyMode() frontier.KeyMode {
+	if s.scrapyKeys {
+		return frontier.KeyScrapy
+	}
+	return frontier.KeyFast
+}
+
+// dsn picks the frontier: --redis, --db, then the environment.
+func (s *store) dsn() (string, error) {
+	switch {
+	case s.redis != "" && s.db != "":
+		return "", fmt.Errorf("--db and --redis: give one")
+	case s.redis != "":
+		return s.redis, nil
+	case s.db != "":
+		return s.db, nil
+	}
+	if v := os.Getenv("CRAWLUTILS_REDIS"); v != "" {
+		return v, nil
+	}
+	if v := os.Getenv("CRAWLUTILS_DB"); v != "" {
+		return v, nil
+	}
+	return "", fmt.Errorf("no frontier: give --db FILE or --redis URL (or set CRAWLUTILS_DB)")
+}
+
+// open parses the flags' frontier; on failure it reports and returns the
+// exit status.
+func (s *store) open(ctx context.Context, tool *cli.Tool) (frontier.Frontier, int) {
+	dsn, err := s.dsn()
+	if err != nil {
+		return nil, tool.Usage("%v", err)
+	}
+	o := s.opts
+	o.BusyTimeout = s.busyTimeout
+	f, err := frontier.Open(context.WithoutCancel(ctx), dsn, o)
+	if err != nil {
+		tool.Printf("%v", err)
+		return nil, cli.ExitFailure
+	}
+	return f, cli.ExitOK
+}
+
+// parse parses a subcommand's flags, then checks there are no arguments
+// unless allowed.
+func parse(tool *cli.Tool, f *cli.Flags, args []string, stdout io.Writer, argsOK bool) (rest []string, code int, done bool) {
+	rest, code, done = f.Parse(args, stdout)
+	if done {
+		return nil, code, true
+	}
+	if !argsOK && len(rest) > 0 {
+		return nil, tool.Usage("unexpected argument %q", rest[0]), true
+	}
+	return rest, cli.ExitOK, false
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The crawl loop: push the seeds, then run
+#
+#   cqueue pop --follow | cfetch | cextract -r RULES | cexport -o OUT | cqueue push
+#
+# until nothing is queued or in flight. The frontier is an SQLite file
+# (OUT.db unless --db FILE or $CRAWLUTILS_DB), so the same command resumes
+# a crawl that was killed or interrupted: seeds already seen are refused as
+# duplicates, and the export is appended to.
+#
+#   scripts/crawl.sh SEEDS RULES OUT [--db FILE] [--crawlid ID] [--appid ID]
+#
+# SEEDS is a file of URLs or request records ("-": stdin), RULES a cextract
+# rules file (docs/rules.md), OUT the export (its extension picks the
+# format: .csv, .jsonl, .json, .xml). With OUT "-" the items go to stdout
+# instead: the loop is then closed by cqueue push's pass-through (items flow
+# out of push, requests and acks are consumed). Every tool's flags can be set
+# in the environment: CFETCH_CONCURRENCY=32, CQUEUE_LEASE=10m, …
+# Exit status: 0 when the crawl is over, else the first failing tool's.
+set -euo pipefail
+usage() { echo "usage: scripts/crawl.sh SEEDS RULES OUT [--db FILE] [--crawlid ID] [--appid ID]" >&2; exit 2; }
+[ $# -ge 3 ] || usage
+seeds=$1 rules=$2 out=$3
+shift 3
+db=${CRAWLUTILS_DB:-}
+crawlid= appid=crawl
+while [ $# -gt 0 ]; do
+	case $1 in
+	--db) db=${2:?--db FILE}; shift 2 ;;
+	--crawlid) crawlid=${2:?--crawlid ID}; shift 2 ;;
+	--appid) appid=${2:?--appid ID}; shift 2 ;;
+	*) usage ;;
+	esac
+done
+[ -n "$db" ] || { [ "$out" != - ] || usage; db=$out.db; }
+[ -n "$crawlid" ] || { crawlid=$(basename "$rules"); crawlid=${crawlid%.*}; }
+
+# A new crawl truncates the export; a resumed one (the db exists) appends.
+append=()
+[ -e "$db" ] && [ -s "$out" ] && append=(--append)
+
+if [ "$seeds" = - ]; then seeds=/dev/stdin; fi
+cqueue push -q --db "$db" --crawlid "$crawlid" --appid "$appid" <"$seeds"
+
+if [ "$out" = - ]; then
+	cqueue pop -q --db "$db" --follow | cfetch -q | cextract -q -r "$rules" | cqueue push -q --db "$db"
+else
+	cqueue pop -q --db "$db" --follow | cfetch -q | cextract -q -r "$rules" |
+		cexport -q -o "$out" "${append[@]}" | cqueue push -q --db "$db"
+fi
