@@ -168,3 +168,26 @@ func FuzzDelimiter(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCSVComplete: the prefix kept when resuming is whole CSV records,
+// ending with a newline, that parse without error.
+func FuzzCSVComplete(f *testing.F) {
+	for _, s := range []string{"a,b\n1,2\n", "a\n\"x\ny\",2\n\"cut", "a,b\n1,2", "\"", "a\r\nb\r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n := csvComplete(data, ',')
+		if n < 0 || n > int64(len(data)) {
+			t.Fatalf("kept %d of %d bytes", n, len(data))
+		}
+		kept := data[:n]
+		if n > 0 && kept[n-1] != '\n' {
+			t.Fatalf("kept %q does not end with a newline", kept)
+		}
+		r := csv.NewReader(bytes.NewReader(kept))
+		r.FieldsPerRecord = -1
+		if _, err := r.ReadAll(); err != nil {
+			t.Fatalf("kept %q does not parse: %v", kept, err)
+		}
+	})
+}

@@ -23,15 +23,15 @@ type output struct {
 }
 
 // openOutput opens the -o file (created, truncated unless appendMode), or
-// wraps stdout. When appending to a file whose last line is unfinished (a
-// crash mid-write), a newline is added so the next record starts clean.
-func openOutput(path string, appendMode bool, stdout io.Writer) (*output, error) {
+// wraps stdout. When appending to a file whose last record is unfinished (a
+// crash mid-write), that record is cut off (see cutUnfinished).
+func openOutput(path string, appendMode bool, format string, delim rune, stdout io.Writer) (*output, error) {
 	if path == "" || path == "-" {
 		return &output{name: "stdout", w: namedWriter{"stdout", stdout}}, nil
 	}
 	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	if appendMode {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		flags = os.O_RDWR | os.O_CREATE | os.O_APPEND
 	}
 	f, err := os.OpenFile(path, flags, 0o666)
 	if err != nil {
@@ -45,30 +45,14 @@ func openOutput(path string, appendMode bool, stdout io.Writer) (*output, error)
 	}
 	o.regular = st.Mode().IsRegular()
 	if appendMode && o.regular && st.Size() > 0 {
-		o.nonEmpty = true
-		if err := finishLastLine(path, st.Size(), o.w); err != nil {
+		size, err := cutUnfinished(f, st.Size(), format, delim)
+		if err != nil {
 			f.Close()
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		o.nonEmpty = size > 0
 	}
 	return o, nil
-}
-
-// finishLastLine writes a newline to w when the file's last byte is not one.
-func finishLastLine(path string, size int64, w io.Writer) error {
-	r, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	last := make([]byte, 1)
-	if _, err := r.ReadAt(last, size-1); err != nil {
-		return err
-	}
-	if last[0] != '\n' {
-		_, err = w.Write([]byte{'\n'})
-	}
-	return err
 }
 
 // Sync makes what was written to the file durable (fsync). It does nothing

@@ -50,7 +50,7 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 				strings.Join(o.Fields, ","), o.Output, strings.Join(h, ","))
 		}
 	}
-	out, err := openOutput(o.Output, o.Append, stdout)
+	out, err := openOutput(o.Output, o.Append, o.format, o.delimiter, stdout)
 	if err != nil {
 		tool.Fail(err)
 		return tool.Finish(ctx)

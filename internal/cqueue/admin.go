@@ -60,22 +60,42 @@ func runReclaim(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader,
 		Usage:   "cqueue reclaim [--all] [flags]",
 		Summary: "return requests whose lease expired to the queue",
 		Description: `Pop reclaims expired leases by itself; reclaim does it now and reports
-{"kind":"reclaim","requeued":N,"dead_lettered":N,"dropped":N}. With --all every
-in-flight request is treated as expired (counted as a retry): use it after a crash,
-when no pipeline is running, to resume at once instead of waiting out the leases.`,
+{"kind":"reclaim","requeued":N,"dead_lettered":N,"dropped":N,"released":N}: an
+expired lease counts against the request (after enough it is dead-lettered, so a
+page that kills its worker is not retried forever). With --all, every request still
+in flight is then released: handed back to the queue at once, not counted against
+it, since you say its worker died, not the request. Use it after a crash, when no
+pipeline is running, to resume at once instead of waiting out the leases.`,
 		Examples: `  cqueue reclaim --db crawl.db --all`,
 	}, func(f *cli.Flags) {
 		f.BoolVar(&all, "all", false, "reclaim every in-flight request, expired or not (no pipeline may be running)")
 	}, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
-		at := time.Now()
-		if all {
-			at = at.Add(100 * 365 * 24 * time.Hour)
-		}
-		r, err := fr.Reclaim(ctx, at)
+		now := time.Now()
+		r, err := fr.Reclaim(ctx, now)
 		if err != nil {
 			return err
 		}
-		return writeJSON(w, map[string]any{"kind": "reclaim", "requeued": r.Requeued, "dead_lettered": r.DeadLettered, "dropped": r.Dropped})
+		released := 0
+		if all {
+			var leases []string
+			err := fr.Dump(ctx, func(e frontier.DumpEntry) error {
+				if e.State == frontier.InFlight && e.Lease != "" {
+					leases = append(leases, e.Lease)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if len(leases) > 0 {
+				br, err := fr.Apply(ctx, frontier.Batch{Releases: leases}, now)
+				if err != nil {
+					return err
+				}
+				released = br.Released
+			}
+		}
+		return writeJSON(w, map[string]any{"kind": "reclaim", "requeued": r.Requeued, "dead_lettered": r.DeadLettered, "dropped": r.Dropped, "released": released})
 	})
 }
 
