@@ -46,7 +46,7 @@ start=$(date +%s.%N)
 # the new requests and settles the acks. It ends by itself once nothing is
 # queued or in flight.
 rm -f "$OUT/products.csv"
-echo "$SITE/" | CFETCH_CONCURRENCY=$CONCURRENCY CFETCH_STATS="$work/fetch.json" \
+echo "$SITE/" | CFETCH_CONCURRENCY=$CONCURRENCY CFETCH_PER_HOST=$CONCURRENCY CFETCH_STATS="$work/fetch.json" \
 	scripts/crawl.sh - testdata/rules/demo.yml "$OUT/products.csv" --db "$work/crawl.db" --crawlid demo --appid demo
 
 end=$(date +%s.%N)

@@ -6,30 +6,39 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"sync"
 	"time"
+
+	"golang.org/x/net/http/httpproxy"
 )
 
 // newClient returns the one http.Client of a run. Redirects are not followed
-// by the client (Fetcher follows them itself to record the chain); bodies are
-// not decompressed by the transport (Fetcher decodes gzip, deflate, br and
-// zstd itself); timeouts come from each request's context, plus the connect,
-// TLS-handshake and response-header limits set here.
+// by the client (the scheduler follows them, hop by hop, to apply
+// politeness and robots.txt to each); bodies are not decompressed by the
+// transport (Fetcher decodes gzip, deflate, br and zstd itself); timeouts
+// come from each request's context, plus the connect, TLS-handshake and
+// response-header limits set here. Connections go through a dialer that
+// knows --resolve and caches DNS answers.
 func newClient(o *Options) *http.Client {
-	dialer := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
+	d := newDialer(o)
 	tr := &http.Transport{
-		Proxy:                  http.ProxyFromEnvironment,
-		DialContext:            dialer.DialContext,
-		ForceAttemptHTTP2:      true,
+		Proxy:                  proxyFunc(o),
+		DialContext:            d.DialContext,
+		ForceAttemptHTTP2:      o.HTTP2,
 		TLSClientConfig:        &tls.Config{InsecureSkipVerify: o.Insecure},
 		TLSHandshakeTimeout:    o.ConnectTimeout,
-		ResponseHeaderTimeout:  o.Timeout,
+		ResponseHeaderTimeout:  o.HeaderTimeout, // 0: the request's --timeout alone
 		ExpectContinueTimeout:  time.Second,
 		DisableCompression:     true,
 		MaxIdleConns:           max(100, 4*o.Concurrency),
-		MaxIdleConnsPerHost:    o.Concurrency,
+		MaxIdleConnsPerHost:    min(o.PerHost, o.Concurrency),
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: 1 << 20,
+	}
+	if !o.HTTP2 {
+		// A non-nil empty map turns HTTP/2 off.
+		tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 	}
 	return &http.Client{
 		Transport: tr,
@@ -39,15 +48,36 @@ func newClient(o *Options) *http.Client {
 	}
 }
 
+// proxyKey is the context key of a request's own proxy.
+type proxyKey struct{}
+
+// proxyFunc picks the proxy of a request: its own "proxy" field, else
+// --proxy, else HTTP_PROXY, HTTPS_PROXY and NO_PROXY as they were when the
+// run started (read again for each run, unlike http.ProxyFromEnvironment).
+func proxyFunc(o *Options) func(*http.Request) (*url.URL, error) {
+	env := httpproxy.FromEnvironment().ProxyFunc()
+	return func(r *http.Request) (*url.URL, error) {
+		if p, ok := r.Context().Value(proxyKey{}).(*url.URL); ok && p != nil {
+			return p, nil
+		}
+		if o.Proxy != nil {
+			return o.Proxy, nil
+		}
+		return env(r.URL)
+	}
+}
+
 // latencyTrace measures one exchange the way AutoThrottle does: from the
 // start of the TCP connect (or, on a reused connection, from the request
-// being written) to the first response byte.
+// being written) to the first response byte. It also records whether a
+// connection was made at all.
 type latencyTrace struct {
 	mu           sync.Mutex
 	connectStart time.Time
 	wrote        time.Time
 	firstByte    time.Time
 	reused       bool
+	gotConn      bool
 }
 
 func (lt *latencyTrace) withTrace(ctx context.Context) context.Context {
@@ -62,6 +92,7 @@ func (lt *latencyTrace) withTrace(ctx context.Context) context.Context {
 		GotConn: func(info httptrace.GotConnInfo) {
 			lt.mu.Lock()
 			lt.reused = info.Reused
+			lt.gotConn = true
 			lt.mu.Unlock()
 		},
 		WroteRequest: func(httptrace.WroteRequestInfo) {
@@ -75,6 +106,13 @@ func (lt *latencyTrace) withTrace(ctx context.Context) context.Context {
 			lt.mu.Unlock()
 		},
 	})
+}
+
+// connected reports whether a connection (TLS included) was established.
+func (lt *latencyTrace) connected() bool {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return lt.gotConn
 }
 
 // latency returns the measured latency, or 0 when no response byte came.
@@ -92,4 +130,63 @@ func (lt *latencyTrace) latency() time.Duration {
 		return 0
 	}
 	return lt.firstByte.Sub(start)
+}
+
+// dialer opens TCP connections: to the addresses --resolve gives for a
+// host:port, else to the host's addresses from the DNS cache, trying each
+// in turn.
+type dialer struct {
+	net     net.Dialer
+	resolve map[string][]string
+	dns     *dnsCache // nil: no cache
+}
+
+func newDialer(o *Options) *dialer {
+	d := &dialer{net: net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}, resolve: o.Resolve}
+	if o.DNSCacheSize > 0 {
+		d.dns = newDNSCache(o.DNSCacheSize, dnsCacheTTL, o.DNSTimeout)
+	}
+	return d
+}
+
+// DialContext is the transport's dial function.
+func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return d.net.DialContext(ctx, network, addr)
+	}
+	addrs := d.resolved(host, port)
+	if addrs == nil {
+		if _, err := parseIP(host); err == nil || d.dns == nil {
+			return d.net.DialContext(ctx, network, addr)
+		}
+		if addrs, err = d.dns.lookup(ctx, host); err != nil {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+		}
+	}
+	var first error
+	for _, a := range addrs {
+		c, err := d.net.DialContext(ctx, network, net.JoinHostPort(a, port))
+		if err == nil {
+			return c, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, first
+}
+
+// resolved returns the --resolve addresses of host:port, or nil.
+func (d *dialer) resolved(host, port string) []string {
+	if len(d.resolve) == 0 {
+		return nil
+	}
+	if a, ok := d.resolve[resolveKey(host, port)]; ok {
+		return a
+	}
+	return d.resolve[resolveKey("*", port)]
 }

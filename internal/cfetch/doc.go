@@ -1,20 +1,34 @@
 // Package cfetch is the crawlutils downloader: it reads request records (or
 // bare URL lines) and writes exactly one response record per request, failed
 // fetches included (with "error" set). Records of other kinds pass through
-// unchanged.
+// unchanged. docs/cfetch.md is the user's reference.
 //
-// The work flows through four stages, each in its own goroutine(s):
+// The work flows like this:
 //
-//	reader (tool.Records) → dispatcher → worker pool (Fetcher) → writer
+//	reader → loop → scheduler ⇄ workers (Fetcher.step) → writer
+//	                    └→ emitter ──────────────────────→ writer
 //
-// The reader parses input lines and turns each into a job. The dispatcher
-// decides when a job may start; in this version it starts them in input
-// order as workers free up (per-host queues and delays slot in here). The
-// workers run Fetcher.Fetch — redirects, retries, body decoding and charset
-// conversion — and hand the encoded response to the single writer, which
-// flushes whenever nothing else is pending.
+// The reader parses input lines into jobs. The loop admits them into the
+// scheduler while the read-ahead allows, and wakes the scheduler when a
+// host's delay or pause ends. The scheduler (a state machine with the time
+// passed in, guarded by one mutex) keeps a queue per host:port and decides
+// what starts when: global and per-host concurrency, per-host delays
+// (fixed, randomized, AutoThrottle, robots.txt Crawl-delay), 429/503 pauses
+// and Retry-After, retry backoff per host, and robots.txt, fetched through
+// the host's own queue before its first request. Idle hosts are forgotten.
 //
-// One http.Client (with one Transport) serves the whole run; its requests
-// carry their own timeouts and are not cancelled by an interrupt, so the
-// first SIGINT lets in-flight fetches finish and write their records.
+// A worker runs one exchange of a job (Fetcher.step: the HTTP cache, the
+// request with cookies and auth, the response read through the size limits,
+// decoded and converted to UTF-8) and reports the outcome to the
+// scheduler: done (the worker writes the record), retry after a wait, or a
+// redirect hop, queued again under its host — every hop goes through
+// politeness and robots.txt. Then the worker takes its next job. Records
+// that need no fetch (other kinds, robots.txt denials) go through the
+// emitter, in order. The single writer flushes whenever nothing else is
+// pending.
+//
+// One http.Client (with one Transport, a dialer that knows --resolve and
+// caches DNS answers) serves the whole run; its requests carry their own
+// timeouts and are not cancelled by an interrupt, so the first SIGINT lets
+// in-flight fetches finish and write their records.
 package cfetch

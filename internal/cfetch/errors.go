@@ -30,6 +30,8 @@ const (
 	ErrTooManyRedirects  = "too_many_redirects"
 	ErrUnsupportedScheme = "unsupported_scheme"
 	ErrInvalidURL        = "invalid_url"
+	ErrRobots            = "robots"
+	ErrCacheMiss         = "cache_miss"
 	ErrNetwork           = "network"
 )
 
@@ -96,7 +98,7 @@ func classify(err error, ph phase) *FetchError {
 		return &FetchError{ErrTimeout, detail}
 	case strings.Contains(detail, "malformed"), strings.Contains(detail, "bare LF"),
 		strings.Contains(detail, "invalid CR"), strings.Contains(detail, "headers exceeded"),
-		strings.Contains(detail, "too many 1xx"):
+		strings.Contains(detail, "too many 1xx"), strings.Contains(detail, "chunk"):
 		return &FetchError{ErrProtocol, detail}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		if ph == phaseBody {

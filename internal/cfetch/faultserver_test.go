@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/flate"
@@ -40,6 +41,41 @@ type faultServer struct {
 	entered chan struct{}
 
 	active, maxActive atomic.Int64
+
+	// robots answers /robots.txt per host name (without the port); hosts
+	// not in it get a 404. Set with setRobots before the server is used.
+	robots map[string]http.HandlerFunc
+	// hostActive and hostMax count requests in flight per Host header.
+	hostActive, hostMax map[string]int
+}
+
+// setRobots makes host's /robots.txt answer with h.
+func (s *faultServer) setRobots(host string, h http.HandlerFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.robots[host] = h
+}
+
+// robotsText is a robots.txt handler with body.
+func robotsText(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, body)
+	}
+}
+
+// hits returns how many requests reached key (a path, or "host path").
+func (s *faultServer) hits(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[key]
+}
+
+// maxPerHost returns the most requests in flight at once for host.
+func (s *faultServer) maxPerHost(host string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hostMax[host]
 }
 
 // Texts the charset pages carry, as they must come out in UTF-8.
@@ -51,7 +87,8 @@ const (
 )
 
 func newFaultServer() *faultServer {
-	s := &faultServer{quit: make(chan struct{}), calls: map[string]int{}, gate: make(chan struct{}), entered: make(chan struct{}, 64)}
+	s := &faultServer{quit: make(chan struct{}), calls: map[string]int{}, gate: make(chan struct{}), entered: make(chan struct{}, 1024),
+		robots: map[string]http.HandlerFunc{}, hostActive: map[string]int{}, hostMax: map[string]int{}}
 	s.Server = httptest.NewUnstartedServer(s)
 	s.Config.ErrorLog = log.New(io.Discard, "", 0) // TLS spoken to it on purpose
 	s.Start()
@@ -81,6 +118,22 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	path := r.URL.Path
+	host, _, _ := strings.Cut(r.Host, ":")
+	s.mu.Lock()
+	s.calls[host+" "+path]++
+	s.hostActive[host]++
+	s.hostMax[host] = max(s.hostMax[host], s.hostActive[host])
+	robots := s.robots[host]
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.hostActive[host]--
+		s.mu.Unlock()
+	}()
+	if path == "/robots.txt" && robots != nil {
+		robots(w, r)
+		return
+	}
 	first, rest, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
 	switch first {
 	case "ok", "":
@@ -212,6 +265,91 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A UTF-16LE body with its BOM, mislabelled as ISO-8859-1.
 		w.Header().Set("Content-Type", "text/plain; charset=iso-8859-1")
 		w.Write(append([]byte{0xff, 0xfe}, utf16le("bom wins: "+frenchText)...))
+	case "slowloris":
+		// Headers at once, then one byte of body every 50ms, forever.
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusOK)
+		rc := http.NewResponseController(w)
+		for {
+			if _, err := w.Write([]byte("x")); err != nil {
+				return
+			}
+			rc.Flush()
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			case <-s.quit:
+				return
+			}
+		}
+	case "slowheaders":
+		// The status line, then one byte of header every 50ms, forever.
+		s.hijack(w, func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Slow: ")
+			for {
+				if _, err := c.Write([]byte("a")); err != nil {
+					return
+				}
+				select {
+				case <-time.After(50 * time.Millisecond):
+				case <-s.quit:
+					return
+				}
+			}
+		})
+	case "resetmid":
+		// Part of the body, then a TCP reset.
+		s.hijack(w, func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n")
+			c.Write(bytes.Repeat([]byte("x"), 20000))
+			c.(*net.TCPConn).SetLinger(0)
+		})
+	case "badchunk":
+		s.hijack(w, func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nnot a chunk\r\n")
+		})
+	case "retry-after-past":
+		if s.count(path) == 1 {
+			w.Header().Set("Retry-After", "Mon, 01 Jan 2001 00:00:00 GMT")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "back")
+	case "retry-after-year":
+		w.Header().Set("Retry-After", "31536000")
+		w.WriteHeader(http.StatusTooManyRequests)
+	case "setcookie":
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: rest, Path: "/"})
+		io.WriteString(w, "set")
+	case "auth":
+		if u, p, ok := r.BasicAuth(); !ok || u != "user" || p != "secret" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="x"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		io.WriteString(w, "welcome")
+	case "proto":
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, r.Proto)
+	case "refresh":
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<html><head><meta http-equiv="refresh" content="0; url=/ok"></head><body>moved</body></html>`)
+	case "etag":
+		// Revalidated with ETag; counts what the server really sent.
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Cache-Control", "max-age=0")
+		w.Header().Set("Content-Type", "text/plain")
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			s.count("etag 304")
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		s.count("etag 200")
+		io.WriteString(w, "tagged body")
+	case "counter":
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "call %d", s.count(path))
 	default:
 		http.NotFound(w, r)
 	}

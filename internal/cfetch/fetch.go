@@ -4,60 +4,92 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
-// Fetcher turns requests into response records. It is safe for concurrent
-// use; build it with NewFetcher.
+// Fetcher makes the exchanges the scheduler starts: one request and its
+// response per step (redirects and retries go back through the
+// scheduler), with cookies, the HTTP cache, body decoding and charset
+// conversion. It is safe for concurrent use; build it with NewFetcher.
 type Fetcher struct {
 	client *http.Client
 	opts   *Options
 	retry  retryPolicy
+	jars   *cookieJars // nil: --no-cookies
+	cache  *httpCache  // nil: no --cache-dir
+	agent  string      // robots.txt product token
 
-	// now and sleep are the clock; tests replace them.
-	now   func() time.Time
-	sleep func(time.Duration)
+	robotsOpts   Options     // opts with robots.txt's size limits
+	robotsHeader http.Header // headers of robots.txt requests
 
-	// wireBytes counts the bytes of all bodies read off the network.
-	wireBytes atomic.Int64
+	// authDomain is the domain --user is sent to: --auth-domain, or the
+	// host of the first request.
+	authOnce   sync.Once
+	authDomain string
+
+	// now is the clock; tests replace it.
+	now func() time.Time
+
+	// wireBytes counts the bytes of all bodies read off the network for
+	// requests; robotsBytes those of robots.txt files.
+	wireBytes, robotsBytes atomic.Int64
 }
 
 // NewFetcher returns a Fetcher with its own http.Client for opts, which
 // must be valid and must not change afterwards.
-func NewFetcher(opts *Options) *Fetcher {
-	return &Fetcher{
+func NewFetcher(opts *Options) (*Fetcher, error) {
+	f := &Fetcher{
 		client: newClient(opts),
 		opts:   opts,
 		retry:  newRetryPolicy(opts),
+		agent:  opts.robotsAgent(),
 		now:    time.Now,
-		sleep:  time.Sleep,
 	}
+	if opts.Cookies {
+		f.jars = newCookieJars(cookieJarsMax)
+	}
+	if opts.CacheDir != "" {
+		c, err := openHTTPCache(opts)
+		if err != nil {
+			return nil, err
+		}
+		f.cache = c
+	}
+	f.robotsOpts = *opts
+	f.robotsOpts.MaxSize, f.robotsOpts.WarnSize = robotsMaxSize, 0
+	f.robotsHeader, _, _ = buildHeaders(opts, nil, "")
+	f.robotsHeader.Set("Accept", "text/plain, */*;q=0.5")
+	f.authDomain = strings.ToLower(opts.AuthDomain)
+	return f, nil
 }
 
-// WireBytes returns the bytes downloaded so far (bodies as sent, before
-// decompression).
+// WireBytes returns the bytes downloaded so far for requests (bodies as
+// sent, before decompression; robots.txt files not included).
 func (f *Fetcher) WireBytes() int64 { return f.wireBytes.Load() }
 
 // Close releases idle connections.
 func (f *Fetcher) Close() { f.client.CloseIdleConnections() }
 
-// outcome is the result of one attempt: a redirect chain ending in a
-// response or an error.
+// outcome is the result of one exchange: a response or an error.
 type outcome struct {
 	url       string
 	status    int
 	header    http.Header
 	body      *body
-	redirects []record.Redirect
 	latency   time.Duration
 	err       *FetchError
+	connected bool // the server was reached (a connection was made)
+	cached    bool // answered from the HTTP cache, without the network
 }
 
 func (o *outcome) release() {
@@ -66,47 +98,372 @@ func (o *outcome) release() {
 	}
 }
 
-// Fetch fetches req (at u, already checked with checkURL), retrying as
-// configured, and returns its response record; raw is the request as read,
-// copied into the record. ctx carries values only: each attempt gets its
-// own timeout, and an interrupt does not cancel a fetch in flight.
-func (f *Fetcher) Fetch(ctx context.Context, req *record.Request, u *url.URL, raw []byte) *record.Response {
-	start := f.now()
-	method := strings.ToUpper(req.Method)
-	if method == "" {
-		method = http.MethodGet
+// withoutBody is o without its body, to keep while a job waits.
+func (o *outcome) withoutBody() *outcome {
+	c := *o
+	c.body = nil
+	return &c
+}
+
+// prepare makes a job of a checked request: method, headers, proxy.
+func (f *Fetcher) prepare(j *job, u *url.URL) *FetchError {
+	j.setURL(u)
+	j.method = strings.ToUpper(j.req.Method)
+	if j.method == "" {
+		j.method = http.MethodGet
 	}
-	header, host, err := buildHeaders(f.opts, req.Headers, req.UserAgent)
+	header, host, err := buildHeaders(f.opts, j.req.Headers, j.req.UserAgent)
 	if err != nil {
-		// The reader checks headers first; this is a safety net.
-		return f.failed(req, u.String(), raw, fetchErr(ErrInvalidURL, "%v", err))
+		return fetchErr(ErrInvalidURL, "%v", err)
 	}
-	var out outcome
-	var warnings []string
-	retries := 0
-	for {
-		out = f.attempt(ctx, method, u, header, host, req.Body)
-		wait, again, warn := f.retry.decide(&out, req.Retries+retries, f.now())
-		if warn != "" {
-			warnings = append(warnings, warn)
+	j.header, j.hostHdr, j.body = header, host, j.req.Body
+	if raw, ok := j.req.Extra["proxy"]; ok {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return fetchErr(ErrInvalidURL, "field \"proxy\": want a URL string, got %s", raw)
 		}
-		if !again {
+		if s != "" {
+			pu, err := url.Parse(s)
+			if err == nil {
+				err = checkProxyURL(pu)
+			}
+			if err != nil {
+				return fetchErr(ErrInvalidURL, "field \"proxy\": %v", err)
+			}
+			j.proxy = pu
+		}
+	}
+	f.authOnce.Do(func() {
+		if f.authDomain == "" {
+			f.authDomain = strings.ToLower(u.Hostname())
+		}
+	})
+	return nil
+}
+
+// step makes one exchange of j and says what comes next.
+func (f *Fetcher) step(ctx context.Context, j *job) *finish {
+	if j.robotsFor != "" {
+		return f.robotsStep(ctx, j)
+	}
+	out := f.exchange(ctx, j, f.opts, f.opts.FollowRedirects)
+	now := f.now()
+	fin := &finish{j: j, key: j.key, status: out.status, latency: out.latency, cached: out.cached}
+	if out.body != nil {
+		fin.size = int64(len(out.body.data))
+	}
+	fin.retryAfter, fin.hasRetryAfter = out.retryAfter(now)
+	fin.failed = f.retry.retryable(&out)
+	if f.follow(j, &out) {
+		fin.kind = finRedirect
+		return fin
+	}
+	used := j.req.Retries + j.retries
+	again, _, _, warn := f.retry.decide(&out, used, now)
+	if warn != "" {
+		j.warnings = append(j.warnings, warn)
+	}
+	if again {
+		j.last = out.withoutBody()
+		out.release()
+		fin.kind = finRetry
+		return fin
+	}
+	if used > 0 && used >= f.retry.max && f.retry.retryable(&out) {
+		j.warnings = append(j.warnings, fmt.Sprintf("gave up after %d %s: %s", used, plural(used, "retry", "retries"), out.summary()))
+	}
+	fin.kind = finDone
+	fin.resp = f.record(j, &out)
+	out.release()
+	return fin
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// summary says what an outcome was, for a warning.
+func (o *outcome) summary() string {
+	if o.err != nil {
+		return o.err.Code
+	}
+	return fmt.Sprintf("status %d", o.status)
+}
+
+// robotsStep fetches a host's robots.txt, following up to five redirects
+// at once, and judges it.
+func (f *Fetcher) robotsStep(ctx context.Context, j *job) *finish {
+	robotsURL := j.url.String()
+	out := f.exchange(ctx, j, &f.robotsOpts, true)
+	fin := &finish{kind: finRobots, j: j, key: j.robotsFor, status: out.status, latency: out.latency, cached: out.cached}
+	for out.err == nil && isRedirect(out.status) && j.hops < robotsMaxRedirects {
+		next, err := j.url.Parse(strings.TrimSpace(out.header.Get("Location")))
+		if err != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Host == "" {
 			break
 		}
+		j.hops++
+		j.url = next
 		out.release()
-		f.sleep(wait)
-		retries++
+		out = f.exchange(ctx, j, &f.robotsOpts, true)
 	}
-	defer out.release()
+	if out.body != nil {
+		fin.size = int64(len(out.body.data))
+	}
+	fin.failed = f.retry.retryable(&out)
+	fin.retryAfter, fin.hasRetryAfter = out.retryAfter(f.now())
+	fin.robots = judgeRobots(&out, robotsURL, f.agent, f.now())
+	out.release()
+	return fin
+}
+
+// follow handles a redirect (or, with --meta-refresh, a refresh): it
+// points j at the next hop and reports true, or, when the chain cannot go
+// on, turns out into the error that ends it and reports false.
+func (f *Fetcher) follow(j *job, out *outcome) bool {
+	if out.err != nil || !f.opts.FollowRedirects {
+		return false
+	}
+	var loc string
+	switch {
+	case isRedirect(out.status):
+		loc = out.header.Get("Location")
+	case f.opts.MetaRefresh && out.status == http.StatusOK && out.body != nil:
+		loc = f.metaRefresh(out)
+	}
+	if loc == "" {
+		return false
+	}
+	u := j.url
+	if j.visited == nil {
+		j.visited = []string{chainKey(u)}
+	}
+	j.redirects = append(j.redirects, record.Redirect{URL: u.String(), Status: out.status})
+	next, err := u.Parse(strings.TrimSpace(loc))
+	if err != nil {
+		out.failRedirect(loc, fetchErr(ErrInvalidURL, "redirect to an invalid URL %q: %s", loc, strings.TrimPrefix(err.Error(), "parse ")))
+		return false
+	}
+	if next.Fragment == "" && u.Fragment != "" {
+		next.Fragment = u.Fragment // RFC 9110 §10.2.2
+	}
+	target := next.String()
+	if _, fe := checkURL(target); fe != nil {
+		fe.Detail = "redirect to " + fe.Detail
+		out.failRedirect(target, fe)
+		return false
+	}
+	key := chainKey(next)
+	if slices.Contains(j.visited, key) {
+		out.failRedirect(target, fetchErr(ErrRedirectLoop, "redirect loop: %s was already visited in this chain", target))
+		return false
+	}
+	if len(j.redirects) > f.opts.MaxRedirects {
+		out.failRedirect(target, fetchErr(ErrTooManyRedirects, "more than %d redirects (--max-redirects)", f.opts.MaxRedirects))
+		return false
+	}
+	j.visited = append(j.visited, key)
+	method, keepBody := redirectMethod(out.status, j.method)
+	if !isRedirect(out.status) {
+		method, keepBody = http.MethodGet, false // a refresh is a plain GET
+	}
+	changed := false
+	header := j.header
+	edit := func() {
+		if !changed {
+			header, changed = header.Clone(), true
+		}
+	}
+	if !keepBody {
+		j.body = ""
+		for _, h := range bodyHeaders {
+			if header.Get(h) != "" {
+				edit()
+				header.Del(h)
+			}
+		}
+	}
+	if next.Hostname() != u.Hostname() {
+		for _, h := range sensitiveHeaders {
+			if header.Get(h) != "" {
+				edit()
+				header.Del(h)
+			}
+		}
+		j.hostHdr = ""
+	}
+	j.header, j.method = header, method
+	j.setURL(next)
+	j.last = out.withoutBody()
+	out.release()
+	return true
+}
+
+// failRedirect ends a chain that cannot go on: the record names where it
+// was going and has no status (no response came from there).
+func (o *outcome) failRedirect(target string, fe *FetchError) {
+	o.release()
+	o.url, o.err = target, fe
+	o.status, o.header, o.latency, o.body = 0, nil, 0, nil
+}
+
+// exchange sends the job's current hop once and reads the response, or
+// takes it from the HTTP cache. A redirect's body is not kept when
+// redirects are followed.
+func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bool) outcome {
+	out := outcome{url: j.url.String()}
+	now := f.now()
+	var stale *cacheEntry
+	if f.cache != nil && f.cache.cacheable(j) {
+		entry := f.cache.load(j, now)
+		if entry != nil && f.cache.fresh(entry, j, now) {
+			out = f.cache.outcome(entry, j)
+			f.storeCookies(j, out.header)
+			return out
+		}
+		if f.opts.CacheOnly {
+			out.err = fetchErr(ErrCacheMiss, "not in the HTTP cache (--cache-only)")
+			return out
+		}
+		stale = entry
+	}
+	ctx, cancel := context.WithTimeout(parent, f.opts.Timeout)
+	defer cancel()
+	var lt latencyTrace
+	ctx = lt.withTrace(ctx)
+	if j.proxy != nil {
+		ctx = context.WithValue(ctx, proxyKey{}, j.proxy)
+	}
+	var reqBody io.Reader
+	if j.body != "" {
+		reqBody = strings.NewReader(j.body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, j.method, out.url, reqBody)
+	if err != nil {
+		out.err = fetchErr(ErrInvalidURL, "%v", describeErr(err))
+		return out
+	}
+	hreq.Header = f.hopHeader(j, stale)
+	if j.hostHdr != "" {
+		hreq.Host = j.hostHdr
+	}
+	resp, err := f.client.Do(hreq)
+	if err != nil {
+		out.err = f.timeoutDetail(ctx, classify(err, phaseHeaders))
+		out.connected = lt.connected()
+		return out
+	}
+	defer resp.Body.Close()
+	out.connected = true
+	out.latency = lt.latency()
+	out.status, out.header = resp.StatusCode, resp.Header
+	f.storeCookies(j, resp.Header)
+	wire := &f.wireBytes
+	if j.robotsFor != "" {
+		wire = &f.robotsBytes
+	}
+	if stale != nil && (resp.StatusCode == http.StatusNotModified || resp.StatusCode >= 500 && !stale.mustRevalidate()) {
+		// Confirmed by the server, or the server failed and the entry may
+		// stand in (RFC 9111 §4.2.4): answer from the cache.
+		n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		wire.Add(n)
+		if resp.StatusCode == http.StatusNotModified {
+			return f.cache.revalidated(stale, j, resp.Header, now, out)
+		}
+		o := f.cache.outcome(stale, j)
+		o.cached, o.latency = false, out.latency
+		j.warnings = append(j.warnings, fmt.Sprintf("stale cached response used: the server answered %d", resp.StatusCode))
+		return o
+	}
+	if follow && isRedirect(resp.StatusCode) && resp.Header.Get("Location") != "" {
+		// Drain a little so the connection can be reused.
+		n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		wire.Add(n)
+		out.body = &body{}
+	} else {
+		out.body, out.err = readBody(resp, o)
+		if out.body != nil {
+			wire.Add(out.body.wire)
+		} else if out.err != nil {
+			out.err = f.timeoutDetail(ctx, out.err)
+		}
+	}
+	if f.cache != nil && out.err == nil && f.cache.cacheable(j) {
+		f.cache.store(j, &out, now)
+	}
+	return out
+}
+
+// hopHeader is the header of one exchange: the job's, plus the cookies of
+// its crawl, basic auth for the --auth-domain, and the validators of a
+// stale cache entry. The job's header is cloned only when something is
+// added.
+func (f *Fetcher) hopHeader(j *job, stale *cacheEntry) http.Header {
+	h := j.header
+	if j.robotsFor != "" {
+		h = f.robotsHeader
+	}
+	cloned := false
+	set := func(name, value string) {
+		if !cloned {
+			h, cloned = h.Clone(), true
+		}
+		h.Set(name, value)
+	}
+	if f.jars != nil && j.robotsFor == "" {
+		if c := f.jars.header(j.req.CrawlID, j.url); c != "" {
+			if old := h.Get("Cookie"); old != "" {
+				c = old + "; " + c
+			}
+			set("Cookie", c)
+		}
+	}
+	if f.opts.AuthUser != "" && h.Get("Authorization") == "" && j.url.User == nil && domainMatch(j.url.Hostname(), f.authDomain) {
+		set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(f.opts.AuthUser+":"+f.opts.AuthPass)))
+	}
+	if stale != nil {
+		if v := stale.Header.Get("ETag"); v != "" {
+			set("If-None-Match", v)
+		}
+		if v := stale.Header.Get("Last-Modified"); v != "" {
+			set("If-Modified-Since", v)
+		}
+	}
+	return h
+}
+
+// storeCookies keeps the cookies a response sets, in the jar of the
+// job's crawl.
+func (f *Fetcher) storeCookies(j *job, h http.Header) {
+	if f.jars == nil || j.robotsFor != "" || len(h["Set-Cookie"]) == 0 {
+		return
+	}
+	f.jars.store(j.req.CrawlID, j.url, h)
+}
+
+// domainMatch reports whether host is domain or one of its subdomains.
+func domainMatch(host, domain string) bool {
+	host = strings.ToLower(host)
+	return domain != "" && (host == domain || strings.HasSuffix(host, "."+domain))
+}
+
+// record is the response record of a finished job.
+func (f *Fetcher) record(j *job, out *outcome) *record.Response {
 	end := f.now()
+	start := j.started
+	if start.IsZero() {
+		start = end
+	}
 	resp := &record.Response{
 		Kind:       record.KindResponse,
 		URL:        out.url,
-		Request:    json.RawMessage(raw),
+		Request:    json.RawMessage(j.raw),
 		Status:     out.status,
 		Headers:    flattenHeaders(out.header),
-		Redirects:  out.redirects,
-		Retries:    req.Retries + retries,
+		Redirects:  j.redirects,
+		Retries:    j.req.Retries + j.retries,
 		LatencyMS:  millis(out.latency),
 		DurationMS: millis(end.Sub(start)),
 		FetchedAt:  end.UTC().Format(timeLayout),
@@ -115,9 +472,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *record.Request, u *url.URL, ra
 		resp.Error, resp.ErrorDetail = out.err.Code, out.err.Detail
 	}
 	if out.body != nil {
-		f.fillBody(resp, &out)
+		f.fillBody(resp, out)
 	}
-	resp.Warnings = append(resp.Warnings, warnings...)
+	resp.Warnings = append(resp.Warnings, j.warnings...)
 	return resp
 }
 
@@ -137,7 +494,8 @@ func (f *Fetcher) failed(req *record.Request, u string, raw []byte, fe *FetchErr
 	}
 }
 
-// fillBody sets the body fields of resp: UTF-8 text or base64.
+// fillBody sets the body fields of resp: UTF-8 text, base64, or a file
+// under --save-dir.
 func (f *Fetcher) fillBody(resp *record.Response, out *outcome) {
 	b := out.body
 	resp.Size = int64(len(b.data))
@@ -147,6 +505,14 @@ func (f *Fetcher) fillBody(resp *record.Response, out *outcome) {
 	}
 	media, declared, _ := mediaTypeOf(out.header, b.data)
 	if b.encoded || !isTextMedia(media) {
+		if f.opts.SaveDir != "" {
+			path, err := saveBody(f.opts.SaveDir, b.data, media, out.url)
+			if err == nil {
+				resp.BodyPath = path
+				return
+			}
+			resp.Warnings = append(resp.Warnings, fmt.Sprintf("not saved to --save-dir: %v", err))
+		}
 		resp.BodyBase64 = base64.StdEncoding.EncodeToString(b.data)
 		return
 	}
@@ -156,104 +522,6 @@ func (f *Fetcher) fillBody(resp *record.Response, out *outcome) {
 	resp.Warnings = append(resp.Warnings, d.warnings...)
 }
 
-// attempt fetches u once, following redirects, within one timeout.
-func (f *Fetcher) attempt(parent context.Context, method string, u *url.URL, header http.Header, host, reqBody string) outcome {
-	ctx, cancel := context.WithTimeout(parent, f.opts.Timeout)
-	defer cancel()
-	out := outcome{url: u.String()}
-	seen := map[string]bool{chainKey(u): true}
-	shared := true // header belongs to the caller until a redirect changes it
-	for {
-		var lt latencyTrace
-		var bodyReader io.Reader
-		if reqBody != "" {
-			bodyReader = strings.NewReader(reqBody)
-		}
-		hreq, err := http.NewRequestWithContext(lt.withTrace(ctx), method, u.String(), bodyReader)
-		if err != nil {
-			out.err = fetchErr(ErrInvalidURL, "%v", describeErr(err))
-			return out
-		}
-		hreq.Header = header
-		if host != "" {
-			hreq.Host = host
-		}
-		resp, err := f.client.Do(hreq)
-		if err != nil {
-			out.err = f.timeoutDetail(ctx, classify(err, phaseHeaders))
-			return out
-		}
-		out.latency = lt.latency()
-		out.status, out.header = resp.StatusCode, resp.Header
-		loc := resp.Header.Get("Location")
-		if !f.opts.FollowRedirects || !isRedirect(resp.StatusCode) || loc == "" {
-			out.body, out.err = readBody(resp, f.opts)
-			resp.Body.Close()
-			if out.body != nil {
-				f.wireBytes.Add(out.body.wire)
-			} else if out.err != nil {
-				out.err = f.timeoutDetail(ctx, out.err)
-			}
-			return out
-		}
-		// A redirect: drain a little so the connection can be reused.
-		n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-		f.wireBytes.Add(n)
-		resp.Body.Close()
-		out.redirects = append(out.redirects, record.Redirect{URL: u.String(), Status: resp.StatusCode})
-		next, err := u.Parse(strings.TrimSpace(loc))
-		if err != nil {
-			out.err = fetchErr(ErrInvalidURL, "redirect to an invalid URL %q: %s", loc, strings.TrimPrefix(err.Error(), "parse "))
-			return out.failedRedirect(loc)
-		}
-		if next.Fragment == "" && u.Fragment != "" {
-			next.Fragment = u.Fragment // RFC 9110 §10.2.2
-		}
-		out.url = next.String()
-		if _, fe := checkURL(out.url); fe != nil {
-			out.err = fe
-			out.err.Detail = "redirect to " + fe.Detail
-			return out.failedRedirect(out.url)
-		}
-		key := chainKey(next)
-		if seen[key] {
-			out.err = fetchErr(ErrRedirectLoop, "redirect loop: %s was already visited in this chain", out.url)
-			return out.failedRedirect(out.url)
-		}
-		if len(out.redirects) > f.opts.MaxRedirects {
-			out.err = fetchErr(ErrTooManyRedirects, "more than %d redirects (--max-redirects)", f.opts.MaxRedirects)
-			return out.failedRedirect(out.url)
-		}
-		seen[key] = true
-		if shared {
-			header, shared = header.Clone(), false
-		}
-		var keepBody bool
-		method, keepBody = redirectMethod(resp.StatusCode, method)
-		if !keepBody {
-			reqBody = ""
-			for _, h := range bodyHeaders {
-				header.Del(h)
-			}
-		}
-		if next.Hostname() != u.Hostname() {
-			for _, h := range sensitiveHeaders {
-				header.Del(h)
-			}
-			host = ""
-		}
-		u = next
-	}
-}
-
-// failedRedirect ends a chain that cannot go on: the record names where it
-// was going and has no status (no response came from there).
-func (o *outcome) failedRedirect(target string) outcome {
-	o.url = target
-	o.status, o.header, o.latency = 0, nil, 0
-	return *o
-}
-
 // timeoutDetail says which limit a timeout hit.
 func (f *Fetcher) timeoutDetail(ctx context.Context, fe *FetchError) *FetchError {
 	if fe.Code != ErrTimeout {
@@ -261,6 +529,9 @@ func (f *Fetcher) timeoutDetail(ctx context.Context, fe *FetchError) *FetchError
 	}
 	if ctx.Err() != nil {
 		return fetchErr(ErrTimeout, "no complete response within %s (--timeout)", f.opts.Timeout)
+	}
+	if strings.Contains(fe.Detail, "awaiting response headers") && f.opts.HeaderTimeout > 0 {
+		return fetchErr(ErrTimeout, "no response headers within %s of the request (--header-timeout)", f.opts.HeaderTimeout)
 	}
 	return fetchErr(ErrTimeout, "%s (--connect-timeout %s, --timeout %s)", fe.Detail, f.opts.ConnectTimeout, f.opts.Timeout)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log"
 	"net"
@@ -12,7 +11,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/crawlutils/crawlutils/internal/record"
 )
@@ -275,36 +273,5 @@ func TestHTTP2OverTLS(t *testing.T) {
 	}
 	if r.Headers["set-cookie"] != "a=1; Path=/\nb=2, c; Path=/" || r.Headers["x-multi"] != "1, 2" {
 		t.Errorf("headers %q", r.Headers)
-	}
-}
-
-// TestRetryWaits: the waits between attempts follow the backoff and
-// Retry-After, measured with a fake sleep (nothing here sleeps for real).
-func TestRetryWaits(t *testing.T) {
-	s := newFaultServer()
-	defer s.Close()
-	tests := []struct {
-		path    string
-		retries int
-		want    []time.Duration
-		status  int
-	}{
-		{"/always503", 3, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}, 503},
-		{"/ratelimit/w", 3, []time.Duration{time.Second}, 200},
-		{"/status/404", 3, nil, 404},
-	}
-	for _, tt := range tests {
-		opts := DefaultOptions()
-		opts.Retries, opts.RetryBackoff = tt.retries, 100*time.Millisecond
-		f := NewFetcher(&opts)
-		f.retry.jitter = func() float64 { return 0.5 }
-		var waits []time.Duration
-		f.sleep = func(d time.Duration) { waits = append(waits, d) }
-		u, _ := checkURL(s.URL + tt.path)
-		r := f.Fetch(t.Context(), &record.Request{URL: u.String()}, u, []byte(`{}`))
-		f.Close()
-		if r.Status != tt.status || r.Retries != len(tt.want) || fmt.Sprint(waits) != fmt.Sprint(tt.want) {
-			t.Errorf("%s: status %d retries %d waits %v, want %d %d %v", tt.path, r.Status, r.Retries, waits, tt.status, len(tt.want), tt.want)
-		}
 	}
 }

@@ -1,7 +1,10 @@
 package cfetch
 
 import (
+	"fmt"
 	"io"
+	"net/url"
+	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
@@ -10,20 +13,30 @@ var help = cli.Help{
 	Usage:   "cfetch [flags] [FILE...]",
 	Summary: "fetch requests and write one response record per request",
 	Description: `Reads request records (NDJSON) or bare URL lines from the FILEs or stdin and
-fetches them concurrently. Writes exactly one response record per request, in
-the order they complete; a failed fetch is a response with "error" set (dns,
-refused, reset, timeout, tls, protocol, too_large, truncated, decode,
-redirect_loop, too_many_redirects, unsupported_scheme, invalid_url, network).
-Records of other kinds pass through unchanged.
+fetches them concurrently and politely. Writes exactly one response record per
+request, in the order they complete; a failed fetch is a response with "error"
+set (dns, refused, reset, timeout, tls, protocol, too_large, truncated, decode,
+redirect_loop, too_many_redirects, unsupported_scheme, invalid_url, robots,
+cache_miss, network). Records of other kinds pass through unchanged.
+
+Politeness: requests are queued per host:port; at most --per-host run at once
+on one host, --delay apart (or as AutoThrottle decides), so that one slow or
+throttled host never holds up the others. robots.txt is obeyed (Crawl-delay
+included) unless --no-robots; a request it denies is answered with
+"error":"robots". 429 and 503 pause the host (Retry-After is honoured).
 
 Text bodies (HTML, XML, JSON, JavaScript, text/*) are converted to UTF-8 in
-"body"; others are base64 in "body_base64". gzip, deflate, br and zstd are
-decoded. Redirects are followed and listed in "redirects"; 5xx, 408, 429 and
-network errors are retried with exponential backoff, honouring Retry-After.`,
+"body"; others are base64 in "body_base64", or files under --save-dir. gzip,
+deflate, br and zstd are decoded. Redirects are followed and listed in
+"redirects"; 5xx, 408, 429 and network errors are retried with exponential
+backoff per host. Cookies are kept per "crawlid".`,
 	Examples: `  echo https://example.com/ | cfetch | jq -r .status
   cfetch urls.txt > responses.jsonl
-  cfetch -c 64 --timeout 20s -H 'Accept-Language: de' < requests.jsonl > responses.jsonl
+  cfetch -c 64 --per-host 2 --delay 1s -H 'Accept-Language: de' < requests.jsonl > responses.jsonl
+  cfetch --autothrottle --autothrottle-debug urls.txt > responses.jsonl
   cfetch < requests.jsonl | cextract -f title='h1::text' | cexport -f csv
+  cfetch --cache-dir .cache/http urls.txt > responses.jsonl     # again: no request sent
+  cfetch --resolve 'shop.test:80:127.0.0.1' <<< http://shop.test/
   cfetch urls.txt | jq -c 'select(.error) | {url, error, error_detail}'`,
 }
 
@@ -32,20 +45,50 @@ network errors are retried with exponential backoff, honouring Retry-After.`,
 func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, f *cli.Flags, files []string, code int, done bool) {
 	opts = DefaultOptions()
 	f = tool.NewFlags(help)
-	f.IntVarP(&opts.Concurrency, "concurrency", "c", opts.Concurrency, "requests in flight at once (Scrapy CONCURRENT_REQUESTS)")
+	f.IntVarP(&opts.Concurrency, "concurrency", "c", opts.Concurrency, "requests in flight (Scrapy CONCURRENT_REQUESTS)")
+	f.IntVar(&opts.PerHost, "per-host", opts.PerHost, "requests in flight at once to one host:port (Scrapy CONCURRENT_REQUESTS_PER_DOMAIN)")
+	f.DurationVar(&opts.Delay, "delay", 0, "time between two request starts on one host (Scrapy DOWNLOAD_DELAY)")
+	noRandom := f.Bool("no-random-delay", false, "use --delay as is, not times a random 0.5–1.5 (Scrapy RANDOMIZE_DOWNLOAD_DELAY=False)")
+	f.IntVar(&opts.ReadAhead, "read-ahead", 0, "most input records held at once (queued, in flight, waiting to retry); 0: max(1024, 16 × --concurrency)")
+	f.BoolVar(&opts.AutoThrottle, "autothrottle", false, "adapt each host's delay to its latency (Scrapy AUTOTHROTTLE_ENABLED)")
+	f.DurationVar(&opts.ThrottleStart, "autothrottle-start-delay", opts.ThrottleStart, "AutoThrottle's first delay per host (Scrapy AUTOTHROTTLE_START_DELAY)")
+	f.DurationVar(&opts.ThrottleMax, "autothrottle-max-delay", opts.ThrottleMax, "largest delay AutoThrottle or robots.txt Crawl-delay sets (Scrapy AUTOTHROTTLE_MAX_DELAY)")
+	f.Float64Var(&opts.ThrottleTarget, "autothrottle-target", opts.ThrottleTarget, "requests AutoThrottle aims to have in flight per host (Scrapy AUTOTHROTTLE_TARGET_CONCURRENCY)")
+	f.BoolVar(&opts.ThrottleDebug, "autothrottle-debug", false, "print every AutoThrottle adjustment to stderr (Scrapy AUTOTHROTTLE_DEBUG)")
+	noRobots := f.Bool("no-robots", false, "do not fetch or obey robots.txt (Scrapy ROBOTSTXT_OBEY=False)")
+	f.StringVar(&opts.RobotsAgent, "robots-agent", "", "`TOKEN` matched against robots.txt User-agent lines; default: the product token of --user-agent (Scrapy ROBOTSTXT_USER_AGENT)")
 	f.StringVarP(&opts.UserAgent, "user-agent", "A", opts.UserAgent, "User-Agent header, unless the request sets one (Scrapy USER_AGENT)")
 	var headers []string
 	f.StringArrayVarP(&headers, "header", "H", nil, "`'Name: value'` sent with every request unless the request sets it; repeatable (Scrapy DEFAULT_REQUEST_HEADERS)")
-	f.DurationVar(&opts.Timeout, "timeout", opts.Timeout, "time limit of one attempt: connect, redirects, headers and body (Scrapy DOWNLOAD_TIMEOUT)")
+	noCookies := f.Bool("no-cookies", false, "do not keep cookies (Scrapy COOKIES_ENABLED=False); by default one cookie jar per crawlid")
+	var user, proxy string
+	f.StringVarP(&user, "user", "u", "", "`USER:PASSWORD` sent as basic auth to --auth-domain (Scrapy http_user, http_pass)")
+	f.StringVar(&opts.AuthDomain, "auth-domain", "", "`DOMAIN` (and its subdomains) that gets --user; default: the host of the first request (Scrapy http_auth_domain)")
+	f.StringVar(&proxy, "proxy", "", "`URL` of the proxy for every request without its own \"proxy\"; default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (Scrapy HttpProxyMiddleware)")
+	var resolve []string
+	f.StringArrayVar(&resolve, "resolve", nil, "`HOST:PORT:ADDR[,ADDR]` connect to ADDR for HOST:PORT, as curl does; HOST may be *; repeatable")
+	f.IntVar(&opts.DNSCacheSize, "dns-cache-size", opts.DNSCacheSize, "host names whose addresses are cached for 5m; 0: no cache (Scrapy DNSCACHE_SIZE, DNSCACHE_ENABLED)")
+	f.DurationVar(&opts.DNSTimeout, "dns-timeout", opts.DNSTimeout, "time limit of one DNS lookup (Scrapy DNS_TIMEOUT)")
+	noHTTP2 := f.Bool("no-http2", false, "speak HTTP/1.1 only (HTTP/2 is used with TLS servers that offer it)")
+	f.DurationVar(&opts.Timeout, "timeout", opts.Timeout, "time limit of one exchange: connect, request, headers and body (Scrapy DOWNLOAD_TIMEOUT)")
 	f.DurationVar(&opts.ConnectTimeout, "connect-timeout", opts.ConnectTimeout, "time limit of the TCP connect and of the TLS handshake")
+	f.DurationVar(&opts.HeaderTimeout, "header-timeout", 0, "time limit for the response headers once the request is sent; 0: --timeout")
 	f.Var(sizeValue{&opts.MaxSize}, "max-size", "largest body accepted, on the wire and decompressed; 0: no limit (Scrapy DOWNLOAD_MAXSIZE)")
 	f.Var(sizeValue{&opts.WarnSize}, "warn-size", "warn about bodies larger than this; 0: never (Scrapy DOWNLOAD_WARNSIZE)")
 	f.IntVar(&opts.MaxRedirects, "max-redirects", opts.MaxRedirects, "redirects followed per request (Scrapy REDIRECT_MAX_TIMES)")
 	noRedirects := f.Bool("no-redirects", false, "do not follow redirects: the 3xx response is the result (Scrapy REDIRECT_ENABLED=False)")
+	f.BoolVar(&opts.MetaRefresh, "meta-refresh", false, "follow <meta http-equiv=refresh> in HTML like a redirect (Scrapy METAREFRESH_ENABLED)")
+	f.DurationVar(&opts.MetaRefreshMaxWait, "meta-refresh-max-delay", opts.MetaRefreshMaxWait, "longest refresh delay followed (Scrapy METAREFRESH_MAXDELAY)")
 	f.IntVar(&opts.Retries, "retries", opts.Retries, "retries per request, counting the request's own \"retries\" (Scrapy RETRY_TIMES; 0: RETRY_ENABLED=False)")
 	f.IntSliceVar(&opts.RetryCodes, "retry-codes", opts.RetryCodes, "HTTP statuses that are retried (Scrapy RETRY_HTTP_CODES)")
-	f.DurationVar(&opts.RetryBackoff, "retry-backoff", opts.RetryBackoff, "delay before the first retry, doubled for each further one, ±50% jitter, at most 10s")
-	f.DurationVar(&opts.RetryAfterMax, "retry-after-max", opts.RetryAfterMax, "longest Retry-After (on 429 and 503) waited for; a longer one ends the retries")
+	f.DurationVar(&opts.RetryBackoff, "retry-backoff", opts.RetryBackoff, "wait before a retry, doubled for each failure of the host in a row, ±50% jitter, at most 10s")
+	f.DurationVar(&opts.RetryAfterMax, "retry-after-max", opts.RetryAfterMax, "longest Retry-After (on 429 and 503) waited for; a longer one ends the retries and pauses the host this long")
+	f.StringVar(&opts.SaveDir, "save-dir", "", "write binary bodies to `DIR`/full/<sha1 of the body>.<ext>, named in \"body_path\" (Scrapy FILES_STORE)")
+	f.StringVar(&opts.CacheDir, "cache-dir", "", "keep responses in an HTTP cache in `DIR` and answer from it (Scrapy HTTPCACHE_ENABLED, HTTPCACHE_DIR)")
+	f.StringVar(&opts.CachePolicy, "cache-policy", opts.CachePolicy, "dummy (every response, until --cache-expire) or rfc9111 (HTTP caching rules) (Scrapy HTTPCACHE_POLICY)")
+	f.DurationVar(&opts.CacheExpire, "cache-expire", 0, "age after which cached responses are not used; 0: never (Scrapy HTTPCACHE_EXPIRATION_SECS)")
+	f.IntSliceVar(&opts.CacheIgnoreCodes, "cache-ignore-codes", nil, "HTTP statuses never cached (Scrapy HTTPCACHE_IGNORE_HTTP_CODES)")
+	f.BoolVar(&opts.CacheOnly, "cache-only", false, "never touch the network: a request not in the cache gets \"error\":\"cache_miss\" (Scrapy HTTPCACHE_IGNORE_MISSING)")
 	f.BoolVarP(&opts.Insecure, "insecure", "k", false, "do not verify TLS certificates (Scrapy's default behaviour)")
 
 	files, code, done = f.Parse(args, stdout)
@@ -53,6 +96,10 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 		return opts, f, nil, code, true
 	}
 	opts.FollowRedirects = !*noRedirects
+	opts.RobotsObey = !*noRobots
+	opts.Cookies = !*noCookies
+	opts.RandomDelay = !*noRandom
+	opts.HTTP2 = !*noHTTP2
 	opts.Headers = make(map[string][]string, len(headers))
 	for _, h := range headers {
 		name, value, err := parseHeader(h)
@@ -61,8 +108,45 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 		}
 		opts.Headers[name] = append(opts.Headers[name], value)
 	}
+	if user != "" {
+		u, p, ok := strings.Cut(user, ":")
+		if !ok || u == "" {
+			return opts, f, nil, tool.Usage("--user: want USER:PASSWORD (got %q)", user), true
+		}
+		opts.AuthUser, opts.AuthPass = u, p
+	}
+	if proxy != "" {
+		pu, err := url.Parse(proxy)
+		if err != nil {
+			return opts, f, nil, tool.Usage("--proxy: invalid URL %q", proxy), true
+		}
+		opts.Proxy = pu
+	}
+	if len(resolve) > 0 {
+		opts.Resolve = map[string][]string{}
+		for _, r := range resolve {
+			key, addrs, err := parseResolve(r)
+			if err != nil {
+				return opts, f, nil, tool.Usage("--resolve: %v", err), true
+			}
+			opts.Resolve[key] = addrs
+		}
+	}
 	if err := opts.Validate(); err != nil {
 		return opts, f, nil, tool.Usage("%v", err), true
 	}
 	return opts, f, files, cli.ExitOK, false
+}
+
+// checkProxyURL accepts an absolute http, https or socks5 proxy URL.
+func checkProxyURL(u *url.URL) error {
+	switch u.Scheme {
+	case "http", "https", "socks5", "socks5h":
+	default:
+		return fmt.Errorf("want an http://, https:// or socks5:// URL (got %q)", u.String())
+	}
+	if u.Host == "" {
+		return fmt.Errorf("no host in %q", u.String())
+	}
+	return nil
 }

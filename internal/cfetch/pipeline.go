@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
@@ -16,73 +18,116 @@ import (
 	"golang.org/x/net/http/httpguts"
 )
 
-// job is one input record on its way through the pipeline: a request to
-// fetch, or a line that is ready to be written as it is (a record passed
-// through, or the response of a request that cannot be fetched).
-type job struct {
-	pos   string
-	req   record.Request
-	url   *url.URL
-	raw   []byte
-	ready []byte
-}
-
-// pipeline moves records from the reader through the dispatcher and the
-// workers to the writer. Every record read is written exactly once, or
-// counted as dropped.
+// pipeline moves records from the reader through the scheduler loop to the
+// workers and the emitter, and from them to the single writer. Every record
+// read is written exactly once, or counted as dropped.
+//
+//	reader ──in──▶ loop ──▶ scheduler ◀── report ── workers ──out──▶ writer
+//	                          │    └──go work──▶      ▲
+//	                          └──emit──▶ emitter ──out─┘
+//
+// The scheduler is guarded by one mutex and never blocks. A worker that
+// finishes an exchange reports to it and takes its next job at once. The
+// loop never blocks except in its select: it
+// reads input while few records are held, or while requests could run but
+// none of those held can start (a slow host's requests wait in memory
+// while the input is searched for other hosts' work), never past
+// --read-ahead (the back-pressure on stdin); it starts every job the
+// scheduler allows, and
+// hands records that need no fetch (other kinds, robots.txt denials) to
+// the emitter, which writes them in order.
 type pipeline struct {
 	tool  *cli.Tool
 	fetch *Fetcher
 	opts  *Options
 	w     *ndjson.Writer
+	sched *scheduler
+	count *counters
 
-	jobs  chan *job   // reader → dispatcher: the read-ahead
-	work  chan *job   // dispatcher → workers
-	out   chan []byte // dispatcher and workers → writer
-	stop  context.CancelFunc
-	limbo atomic.Int64 // jobs read but not yet handed to a worker or the writer
+	// mu guards sched: the loop (new input, timers) and the workers and
+	// emitter (reports) all drive it.
+	mu       sync.Mutex
+	in       chan *job     // reader → loop
+	kick     chan struct{} // workers, emitter → loop: the scheduler changed
+	emit     chan emitItem // scheduler → emitter
+	out      chan []byte   // workers, emitter → writer
+	stop     context.CancelFunc
+	fetchCtx context.Context
 
+	limbo    atomic.Int64 // jobs read but not yet taken by the loop
 	inFlight atomic.Int64
+
+	progressMu   sync.Mutex
+	progressText string
+}
+
+// emitItem is a line to write as it is, or a job to answer without a
+// fetch.
+type emitItem struct {
+	line []byte
+	a    *answer
 }
 
 func newPipeline(tool *cli.Tool, f *Fetcher, opts *Options, w *ndjson.Writer) *pipeline {
-	return &pipeline{
+	p := &pipeline{
 		tool:  tool,
 		fetch: f,
 		opts:  opts,
 		w:     w,
-		jobs:  make(chan *job, opts.Concurrency),
-		work:  make(chan *job),
+		sched: newScheduler(opts),
+		count: newCounters(),
+		in:    make(chan *job),
+		kick:  make(chan struct{}, 1),
+		emit:  make(chan emitItem, opts.readAhead()+1),
 		out:   make(chan []byte, opts.Concurrency),
 	}
+	p.sched.count = p.count.add
+	if f.cache != nil {
+		f.cache.count = p.count.add
+	}
+	if opts.ThrottleDebug {
+		p.sched.debug = func(line string) { tool.Printf("%s", line) }
+	}
+	return p
 }
 
 // run processes the whole input and returns when every record read has been
-// written (or dropped). When ctx is cancelled it stops reading, and still
-// fetches and writes what was read. It does not wait for the reader, which
-// may be blocked on a silent input.
+// written (or dropped). When ctx is cancelled it stops reading, drops the
+// requests not yet started, and still finishes the exchanges in flight.
+// It does not wait for the reader, which may be blocked on a silent input.
 func (p *pipeline) run(ctx context.Context, r *ndjson.Reader) {
 	readCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	p.stop = stop
+	// Fetches are not cancelled by an interrupt: they carry their own
+	// timeouts.
+	p.fetchCtx = context.WithoutCancel(ctx)
 	go p.read(readCtx, r)
-	var wg sync.WaitGroup
-	wg.Go(func() { p.dispatch(readCtx) })
-	// Fetches are not cancelled by an interrupt: they carry their own timeouts.
-	fetchCtx := context.WithoutCancel(ctx)
-	for range p.opts.Concurrency {
-		wg.Go(func() { p.worker(fetchCtx) })
-	}
+	var emitters sync.WaitGroup
+	emitters.Go(p.emitter)
 	go func() {
-		wg.Wait()
+		p.loop(ctx, readCtx)
+		close(p.emit)
+		emitters.Wait()
 		close(p.out)
 	}()
 	p.write()
-	if n := p.limbo.Load(); n > 0 {
-		// Read just as the run was stopped, never handed on.
-		for range n {
-			p.tool.Stats.Drop(p.dropReason(ctx))
+	st := p.tool.Stats
+	if cli.Interrupted(ctx) {
+		// Every record read and neither written nor dropped yet was read
+		// just as the run stopped (the reader may still hold one): dropped.
+		for n := st.In.Load() - st.Out.Load() - st.Dropped(); n > 0; n-- {
+			st.Drop("interrupted")
 		}
+	} else if n := p.limbo.Load(); n > 0 {
+		// Read just as the run was stopped, never taken.
+		for range n {
+			st.Drop(p.dropReason(ctx))
+		}
+	}
+	p.count.flush(p.tool.Stats)
+	if n := p.fetch.robotsBytes.Load(); n > 0 {
+		p.tool.Stats.Count("robots", "bytes", n)
 	}
 }
 
@@ -93,10 +138,171 @@ func (p *pipeline) dropReason(ctx context.Context) string {
 	return "not_fetched"
 }
 
+// loop admits input into the scheduler and wakes it on time, until the
+// input is over and nothing is held or running. Workers report to the
+// scheduler themselves (report), so that a worker starts its next job
+// without a round trip through the loop; they poke the loop afterwards.
+func (p *pipeline) loop(ctx, readCtx context.Context) {
+	s := p.sched
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	inputOpen := true
+	soft, hard := p.opts.softReadAhead(), p.opts.readAhead()
+	var lastProgress time.Time
+	for {
+		p.mu.Lock()
+		now := time.Now()
+		p.startLocked(now, false)
+		if !inputOpen && s.done() {
+			p.mu.Unlock()
+			return
+		}
+		var in chan *job
+		var stopped <-chan struct{}
+		if !s.interrupted {
+			// An interrupt (or a write error) also stops a run whose input
+			// is all read.
+			stopped = readCtx.Done()
+		}
+		if inputOpen {
+			// Read on while under the soft limit; past it, only while a
+			// request could run but none can start (every held request's
+			// host is busy, delayed or paused): the input may hold work for
+			// other hosts. At the hard limit, stop: back-pressure.
+			if s.held < soft || s.held < hard && s.active < p.opts.Concurrency {
+				in = p.in
+			}
+		}
+		var wake <-chan time.Time
+		if at := s.wake(now); !at.IsZero() {
+			timer.Reset(max(at.Sub(now), 0))
+			wake = timer.C
+		}
+		if now.Sub(lastProgress) >= time.Second {
+			lastProgress = now
+			s.evict(now)
+			p.setProgressLocked(now)
+		}
+		p.mu.Unlock()
+		select {
+		case j, ok := <-in:
+			if !ok {
+				inputOpen = false
+				break
+			}
+			p.limbo.Add(-1)
+			p.mu.Lock()
+			s.hold()
+			if j.ready != nil {
+				p.emit <- emitItem{line: j.ready}
+			} else {
+				s.add(j, time.Now())
+			}
+			p.mu.Unlock()
+		case <-p.kick:
+		case <-wake:
+		case <-stopped:
+			inputOpen = false
+			reason := p.dropReason(ctx)
+			p.mu.Lock()
+			for range s.interrupt() {
+				p.tool.Stats.Drop(reason)
+			}
+			p.mu.Unlock()
+		}
+		timer.Stop()
+	}
+}
+
+// startLocked starts every job the scheduler allows now, each in a new
+// worker goroutine, except the first when keepFirst is set: that one is
+// returned for the caller (a worker) to run. It also hands the
+// scheduler's answers to the emitter; the emit channel holds as many items
+// as records may be held, so that never blocks. p.mu must be held.
+func (p *pipeline) startLocked(now time.Time, keepFirst bool) (first *job) {
+	for j := p.sched.next(now); j != nil; j = p.sched.next(now) {
+		if keepFirst && first == nil {
+			first = j
+			continue
+		}
+		go p.work(j)
+	}
+	for _, a := range p.sched.takeAnswers() {
+		p.emit <- emitItem{a: &a}
+	}
+	return first
+}
+
+// report hands a finished exchange to the scheduler and returns the next
+// job for the reporting worker, if any.
+func (p *pipeline) report(f *finish, keepFirst bool) *job {
+	p.mu.Lock()
+	now := time.Now()
+	p.sched.finish(f, now)
+	j := p.startLocked(now, keepFirst)
+	p.mu.Unlock()
+	// The loop re-checks the input and its timer.
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+	return j
+}
+
+// work makes exchanges, j's and then whatever the scheduler gives it next;
+// a finished job's record goes to the writer before the report.
+func (p *pipeline) work(j *job) {
+	for j != nil {
+		p.inFlight.Add(1)
+		f := p.fetch.step(p.fetchCtx, j)
+		p.inFlight.Add(-1)
+		switch f.kind {
+		case finDone:
+			p.writeResponse(j, f.resp)
+			f.resp = nil
+		case finRetry:
+			reason := strconv.Itoa(f.status)
+			if j.last != nil && j.last.err != nil {
+				reason = j.last.err.Code
+			}
+			p.count.add("retries", reason)
+		}
+		j = p.report(f, true)
+	}
+}
+
+// emitter writes, in order, the records that need no fetch.
+func (p *pipeline) emitter() {
+	for it := range p.emit {
+		if it.a != nil {
+			p.writeResponse(it.a.j, p.fetch.record(it.a.j, it.a.out))
+		} else {
+			p.out <- it.line
+		}
+		p.report(&finish{kind: finEmitted}, false)
+	}
+}
+
+// writeResponse counts a response and sends it to the writer.
+func (p *pipeline) writeResponse(j *job, resp *record.Response) {
+	if resp.Status != 0 {
+		p.tool.Stats.Count("status", strconv.Itoa(resp.Status), 1)
+	}
+	if resp.Error != "" {
+		p.tool.Stats.Error(resp.Error)
+	}
+	line, err := record.Encode(resp)
+	if err != nil {
+		p.tool.Fail(fmt.Errorf("%s: cannot encode the response: %v", j.pos, err))
+		return
+	}
+	p.out <- line
+}
+
 // read turns input lines into jobs. It stops at the end of the input or
 // when ctx is done.
 func (p *pipeline) read(ctx context.Context, r *ndjson.Reader) {
-	defer close(p.jobs)
+	defer close(p.in)
 	for line, env := range p.tool.Records(ctx, r, nil) {
 		j := p.newJob(line, env)
 		if j == nil {
@@ -104,12 +310,7 @@ func (p *pipeline) read(ctx context.Context, r *ndjson.Reader) {
 		}
 		p.limbo.Add(1)
 		select {
-		case p.jobs <- j:
-			continue
-		default:
-		}
-		select {
-		case p.jobs <- j:
+		case p.in <- j:
 		case <-ctx.Done():
 			return
 		}
@@ -133,6 +334,9 @@ func (p *pipeline) newJob(line ndjson.Line, env record.Envelope) *job {
 		return nil
 	}
 	u, fe := checkURL(j.req.URL)
+	if fe == nil {
+		fe = p.fetch.prepare(j, u)
+	}
 	if fe != nil {
 		// Not a bad record, but not fetchable: say so, and still answer it so
 		// that a crawl loop can settle the request.
@@ -148,7 +352,6 @@ func (p *pipeline) newJob(line ndjson.Line, env record.Envelope) *job {
 		j.ready = b
 		return j
 	}
-	j.url = u
 	return j
 }
 
@@ -169,64 +372,6 @@ func checkRequest(r *record.Request) error {
 		return fmt.Errorf("field \"useragent\": invalid value %q (control characters are not allowed)", r.UserAgent)
 	}
 	return nil
-}
-
-// dispatch decides when each job starts. This version starts them in input
-// order as workers free up; per-host queues and delays belong here. After
-// ctx is done it hands on what is already read, then stops.
-func (p *pipeline) dispatch(ctx context.Context) {
-	defer close(p.work)
-	for {
-		select {
-		case j, ok := <-p.jobs:
-			if !ok {
-				return
-			}
-			p.handOn(j)
-		case <-ctx.Done():
-			for {
-				select {
-				case j, ok := <-p.jobs:
-					if !ok {
-						return
-					}
-					p.handOn(j)
-				default:
-					return
-				}
-			}
-		}
-	}
-}
-
-func (p *pipeline) handOn(j *job) {
-	p.limbo.Add(-1)
-	if j.ready != nil {
-		p.out <- j.ready
-		return
-	}
-	p.work <- j
-}
-
-// worker fetches jobs until the dispatcher is done.
-func (p *pipeline) worker(ctx context.Context) {
-	for j := range p.work {
-		p.inFlight.Add(1)
-		resp := p.fetch.Fetch(ctx, &j.req, j.url, j.raw)
-		p.inFlight.Add(-1)
-		if resp.Status != 0 {
-			p.tool.Stats.Count("status", strconv.Itoa(resp.Status), 1)
-		}
-		if resp.Error != "" {
-			p.tool.Stats.Error(resp.Error)
-		}
-		line, err := record.Encode(resp)
-		if err != nil {
-			p.tool.Fail(fmt.Errorf("%s: cannot encode the response: %v", j.pos, err))
-			continue
-		}
-		p.out <- line
-	}
 }
 
 // write is the single writer. It flushes whenever no other record is
@@ -257,7 +402,69 @@ func (p *pipeline) write() {
 	}
 }
 
+// setProgressLocked refreshes the command's part of the progress line
+// (the loop calls it once a second with p.mu held; the progress goroutine
+// reads it).
+func (p *pipeline) setProgressLocked(now time.Time) {
+	hosts, paused, maxDelay := p.sched.snapshot(now)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d in flight, %d queued, %d hosts", p.sched.active, max(p.sched.held-p.sched.active, 0), hosts)
+	if paused > 0 {
+		fmt.Fprintf(&b, " (%d paused)", paused)
+	}
+	if maxDelay > 0 {
+		fmt.Fprintf(&b, ", delay up to %s", maxDelay.Round(time.Millisecond))
+	}
+	if st := p.tool.Stats.JSON(p.tool.Name).Counts["status"]; len(st) > 0 {
+		b.WriteString(", status")
+		for _, k := range slices.Sorted(maps.Keys(st)) {
+			fmt.Fprintf(&b, " %s:%d", k, st[k])
+		}
+	}
+	p.progressMu.Lock()
+	p.progressText = b.String()
+	p.progressMu.Unlock()
+}
+
 // progress is the command's part of the live progress line.
 func (p *pipeline) progress() string {
-	return fmt.Sprintf("%d in flight", p.inFlight.Load())
+	p.progressMu.Lock()
+	defer p.progressMu.Unlock()
+	if p.progressText == "" {
+		return fmt.Sprintf("%d in flight", p.inFlight.Load())
+	}
+	return p.progressText
+}
+
+// counters are named counts kept during the run and added to the stats at
+// the end, after the "status" counts, so that the summary line starts
+// with what matters most. Safe for concurrent use.
+type counters struct {
+	mu    sync.Mutex
+	m     map[string]map[string]int64
+	order []string
+}
+
+func newCounters() *counters { return &counters{m: map[string]map[string]int64{}} }
+
+func (c *counters) add(group, key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.m[group]
+	if g == nil {
+		g = map[string]int64{}
+		c.m[group] = g
+		c.order = append(c.order, group)
+	}
+	g[key]++
+}
+
+func (c *counters) flush(s *cli.Stats) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, g := range c.order {
+		for k, n := range c.m[g] {
+			s.Count(g, k, n)
+		}
+	}
 }

@@ -2,24 +2,21 @@ package cfetch
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// retryPolicy decides whether an attempt is retried and how long to wait
-// first (Scrapy's RetryMiddleware with a backoff). The wait happens inside
-// the worker: in this version a request waiting for its retry holds its
+// retryPolicy decides whether an exchange is retried (Scrapy's
+// RetryMiddleware) and how long a failing host's requests back off. The
+// scheduler applies the waits: a request waiting for its retry holds no
 // concurrency slot.
 type retryPolicy struct {
 	max      int
 	codes    map[int]bool
 	backoff  time.Duration
 	afterMax time.Duration
-	// jitter returns a number in [0, 1); tests fix it.
-	jitter func() float64
 }
 
 func newRetryPolicy(o *Options) retryPolicy {
@@ -27,33 +24,46 @@ func newRetryPolicy(o *Options) retryPolicy {
 	for _, c := range o.RetryCodes {
 		codes[c] = true
 	}
-	return retryPolicy{max: o.Retries, codes: codes, backoff: o.RetryBackoff, afterMax: o.RetryAfterMax, jitter: rand.Float64}
+	return retryPolicy{max: o.Retries, codes: codes, backoff: o.RetryBackoff, afterMax: o.RetryAfterMax}
 }
 
-// decide looks at an attempt's outcome, given the retries already spent on
-// the request (including those it carried in), and says whether to retry
-// and after how long. warning, when not empty, explains a retry not done.
-func (p retryPolicy) decide(out *outcome, used int, now time.Time) (wait time.Duration, again bool, warning string) {
-	switch {
-	case out.err != nil && !retryableErrors[out.err.Code]:
-		return 0, false, ""
-	case out.err == nil && !p.codes[out.status]:
-		return 0, false, ""
-	case used >= p.max:
-		return 0, false, ""
+// retryable reports whether an outcome is a failure worth a retry, budget
+// aside.
+func (p retryPolicy) retryable(out *outcome) bool {
+	if out.err != nil {
+		return retryableErrors[out.err.Code]
 	}
-	wait = p.delay(used, p.jitter())
-	if out.err == nil && (out.status == http.StatusTooManyRequests || out.status == http.StatusServiceUnavailable) {
-		if v := out.header.Get("Retry-After"); v != "" {
-			if ra, ok := parseRetryAfter(v, now); ok {
-				if ra > p.afterMax {
-					return 0, false, fmt.Sprintf("not retried: Retry-After %s is over --retry-after-max %s", ra, p.afterMax)
-				}
-				wait = ra
-			}
+	return p.codes[out.status]
+}
+
+// decide looks at an exchange's outcome, given the retries already spent
+// on the request (including those it carried in), and says whether to
+// retry, and the Retry-After of a 429 or 503 when it had a usable one.
+// warning, when not empty, explains a retry not done.
+func (p retryPolicy) decide(out *outcome, used int, now time.Time) (again bool, retryAfter time.Duration, hasRetryAfter bool, warning string) {
+	if !p.retryable(out) || used >= p.max {
+		return false, 0, false, ""
+	}
+	if ra, ok := out.retryAfter(now); ok {
+		if ra > p.afterMax {
+			return false, 0, false, fmt.Sprintf("not retried: Retry-After %s is over --retry-after-max %s", ra, p.afterMax)
 		}
+		return true, ra, true, ""
 	}
-	return wait, true, ""
+	return true, 0, false, ""
+}
+
+// retryAfter is the Retry-After of a 429 or 503 response, if it has one
+// that parses.
+func (o *outcome) retryAfter(now time.Time) (time.Duration, bool) {
+	if o.err != nil || (o.status != http.StatusTooManyRequests && o.status != http.StatusServiceUnavailable) {
+		return 0, false
+	}
+	v := o.header.Get("Retry-After")
+	if v == "" {
+		return 0, false
+	}
+	return parseRetryAfter(v, now)
 }
 
 // delay is the backoff before retry number n+1 (n retries already done):

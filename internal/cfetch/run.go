@@ -24,7 +24,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		tool.Fail(fmt.Errorf("open output: %w", err))
 		return cli.ExitFailure
 	}
-	f := NewFetcher(&opts)
+	f, err := NewFetcher(&opts)
+	if err != nil {
+		tool.Fail(err)
+		return cli.ExitFailure
+	}
 	defer f.Close()
 	p := newPipeline(tool, f, &opts, ndjson.NewWriter(out))
 	tool.StartProgress(time.Second, p.progress)
