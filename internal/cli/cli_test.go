@@ -158,3 +158,16 @@ func TestFinishCodesAndStatsFile(t *testing.T) {
 		t.Fatalf("interrupted exit %d", code)
 	}
 }
+
+func TestOpenOutputDevNull(t *testing.T) {
+	f := NewTool("ctest", new(bytes.Buffer)).NewFlags(Help{})
+	f.Output = os.DevNull
+	w, closeOut, err := f.OpenOutput(new(bytes.Buffer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("x\n"))
+	if err := closeOut(); err != nil {
+		t.Fatalf("closing -o /dev/null: %v", err)
+	}
+}

@@ -203,7 +203,8 @@ func (f *Flags) printHelp(w io.Writer) {
 }
 
 // OpenOutput returns the writer for -o FILE (created or truncated), or
-// stdout when no file was named, and a function that syncs and closes it.
+// stdout when no file was named, and a function that syncs (regular files)
+// and closes it.
 func (f *Flags) OpenOutput(stdout io.Writer) (io.Writer, func() error, error) {
 	if f.Output == "" || f.Output == "-" {
 		return stdout, func() error { return nil }, nil
@@ -213,9 +214,12 @@ func (f *Flags) OpenOutput(stdout io.Writer) (io.Writer, func() error, error) {
 		return nil, nil, err
 	}
 	return file, func() error {
-		if err := file.Sync(); err != nil {
-			file.Close()
-			return err
+		// fsync only what can be synced: not /dev/null, a FIFO or a tty.
+		if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
+			if err := file.Sync(); err != nil {
+				file.Close()
+				return err
+			}
 		}
 		return file.Close()
 	}, nil
