@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/crawlutils/crawlutils/internal/cdedupe"
 	"github.com/crawlutils/crawlutils/internal/cexport"
 	"github.com/crawlutils/crawlutils/internal/cextract"
 	"github.com/crawlutils/crawlutils/internal/cfetch"
@@ -24,6 +25,7 @@ func TestMain(m *testing.M) {
 		"cfetch":   cfetch.Run,
 		"cextract": cextract.Run,
 		"cexport":  cexport.Run,
+		"cdedupe":  cdedupe.Run,
 		"cqueue":   cqueue.Run,
 		"truth":    truth,
 	})

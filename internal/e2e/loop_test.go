@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -57,7 +58,7 @@ func binDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, name := range []string{"cqueue", "cfetch", "cextract", "cexport"} {
+	for _, name := range []string{"cqueue", "cfetch", "cextract", "cexport", "cdedupe"} {
 		if err := os.Symlink(exe, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
 		}
@@ -249,6 +250,12 @@ func TestCrawlLoop(t *testing.T) {
 		dups := l.checkItems()
 		extra, paths := refetches(l.site.Hits(), cleanHits)
 		t.Logf("%d kills: %d pages fetched again, %d products exported twice", kills, extra, dups)
+		// Products exported twice (written, then killed before their ack
+		// settled) are removed by cdedupe: one line per product remains.
+		out := l.run(`cat "$W"/items-*.jsonl | cdedupe -q --db "$W/dedupe.db" --key .url | wc -l`)
+		if n, _ := strconv.Atoi(strings.TrimSpace(out)); n != len(l.site.Truth()) {
+			t.Errorf("after cdedupe --key .url: %d items, want %d", n, len(l.site.Truth()))
+		}
 		if extra > kills*window {
 			t.Errorf("%d pages fetched again after %d kills, more than %d (the in-flight window each time): %v", extra, kills, kills*window, paths)
 		}

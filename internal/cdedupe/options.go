@@ -1,0 +1,111 @@
+package cdedupe
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+)
+
+// Options are cdedupe's settings.
+type Options struct {
+	DB, Redis   string
+	Key         string
+	Namespace   string
+	TTL         time.Duration
+	Scrapy      bool
+	ImportSeen  string
+	ExportSeen  string
+	Batch       int
+	BusyTimeout time.Duration
+
+	flags *cli.Flags
+}
+
+var help = cli.Help{
+	Usage:   "cdedupe [flags] [FILE...]",
+	Summary: "pass each record only the first time its key is seen (Scrapy's dupefilter, persistent)",
+	Description: `Reads records (stdin, or the FILEs) and writes each one the first time its key is seen
+in the seen-set, an SQLite file (--db, or $CRAWLUTILS_DB) or Redis (--redis, or
+$CRAWLUTILS_REDIS) that every process naming it shares, across runs. Later ones are dropped
+and counted as "duplicate".
+
+Keys: a request's fingerprint (method, canonical URL and body, as the frontier computes it;
+--scrapy-fingerprints for Scrapy's SHA-1), an item's data, or the value of the jq expression
+--key for any record. Keys live in a namespace: --namespace, else the record's crawlid, else
+"default". Requests with dont_filter, records of other kinds, and records for which --key
+gives nothing (or null) pass through unchecked.
+
+A Scrapy JOBDIR's requests.seen can be read in (--import-seen) and written out
+(--export-seen) with --scrapy-fingerprints.`,
+	Examples: `  # drop the items a killed-and-resumed crawl exported twice
+  cdedupe --db seen.db --key .data.upc < items.jsonl > unique.jsonl
+
+  # a persistent dupefilter in front of the fetcher, shared by every machine
+  cdedupe --redis redis://10.0.0.5:6379/0 < requests.jsonl | cfetch | …
+
+  # carry a Scrapy crawl's seen requests over
+  cdedupe --db seen.db --scrapy-fingerprints --namespace shop --import-seen jobdir/requests.seen < urls.txt`,
+}
+
+func parseFlags(tool *cli.Tool, args []string, stdout interface{ Write([]byte) (int, error) }) (*Options, []string, int, bool) {
+	o := &Options{}
+	f := tool.NewFlags(help)
+	o.flags = f
+	f.StringVar(&o.DB, "db", "", "the seen-set's SQLite `FILE` (default $CRAWLUTILS_DB)")
+	f.StringVar(&o.Redis, "redis", "", "the seen-set's Redis `URL`, redis://host:port/db (default $CRAWLUTILS_REDIS)")
+	f.StringVar(&o.Key, "key", "", "dedupe by the value of the jq `EXPR` (e.g. .data.upc) instead of the default keys")
+	f.StringVar(&o.Namespace, "namespace", "", "put every key in namespace `NS` (default: the record's crawlid, else \"default\")")
+	f.DurationVar(&o.TTL, "ttl", 0, "forget a namespace idle this long (Scrapy Cluster's DUPEFILTER_TIMEOUT; 0: never)")
+	f.BoolVar(&o.Scrapy, "scrapy-fingerprints", false, "key requests by Scrapy's SHA-1 request fingerprint (needed for requests.seen)")
+	f.StringVar(&o.ImportSeen, "import-seen", "", "first mark the fingerprints of a Scrapy requests.seen `FILE` as seen (with --scrapy-fingerprints)")
+	f.StringVar(&o.ExportSeen, "export-seen", "", "at the end, write the namespace's Scrapy fingerprints to `FILE` as requests.seen")
+	f.IntVar(&o.Batch, "batch", 500, "check up to `N` records per round trip to the store (also when input stalls)")
+	f.DurationVar(&o.BusyTimeout, "busy-timeout", 0, "wait this long for another process's write lock on the SQLite file (default 5s)")
+	files, code, done := f.Parse(args, stdout)
+	if done {
+		return nil, nil, code, true
+	}
+	if err := o.Validate(); err != nil {
+		return nil, nil, tool.Usage("%v", err), true
+	}
+	return o, files, cli.ExitOK, false
+}
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	if o.Batch < 1 {
+		return fmt.Errorf("--batch %d: must be at least 1", o.Batch)
+	}
+	if (o.ImportSeen != "" || o.ExportSeen != "") && !o.Scrapy {
+		return fmt.Errorf("--import-seen and --export-seen hold Scrapy fingerprints: add --scrapy-fingerprints")
+	}
+	if (o.ImportSeen != "" || o.ExportSeen != "") && o.Namespace == "" {
+		return fmt.Errorf("--import-seen and --export-seen need --namespace (the crawl the file belongs to)")
+	}
+	if o.TTL < 0 {
+		return fmt.Errorf("--ttl %v: must not be negative", o.TTL)
+	}
+	_, err := o.dsn()
+	return err
+}
+
+// dsn picks the store: --redis, --db, then the environment.
+func (o *Options) dsn() (string, error) {
+	switch {
+	case o.Redis != "" && o.DB != "":
+		return "", fmt.Errorf("--db and --redis: give one")
+	case o.Redis != "":
+		return o.Redis, nil
+	case o.DB != "":
+		return o.DB, nil
+	}
+	if v := os.Getenv("CRAWLUTILS_REDIS"); v != "" {
+		return v, nil
+	}
+	if v := os.Getenv("CRAWLUTILS_DB"); v != "" {
+		return v, nil
+	}
+	return "", fmt.Errorf("no seen-set: give --db FILE or --redis URL (or set CRAWLUTILS_DB)")
+}
