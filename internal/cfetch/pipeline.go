@@ -274,9 +274,13 @@ func (p *pipeline) work(j *job) {
 // emitter writes, in order, the records that need no fetch.
 func (p *pipeline) emitter() {
 	for it := range p.emit {
-		if it.a != nil {
+		switch {
+		case it.a != nil && it.a.release:
+			p.tool.Stats.Count("interrupted", "released", 1)
+			p.out <- it.a.j.raw
+		case it.a != nil:
 			p.writeResponse(it.a.j, p.fetch.record(it.a.j, it.a.out))
-		} else {
+		default:
 			p.out <- it.line
 		}
 		p.report(&finish{kind: finEmitted}, false)

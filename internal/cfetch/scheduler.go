@@ -82,6 +82,13 @@ type finish struct {
 type answer struct {
 	j   *job
 	out *outcome
+	// release: write the request back as it was read instead of a
+	// response. An interrupt does this for a leased request it stops
+	// before its last exchange (never started, or between a retry or
+	// redirect): the crawl loop's cqueue push then hands it out again at
+	// once. Answering it with its last exchange (a 503, a redirect) would
+	// settle its lease, and the page would never be fetched.
+	release bool
 }
 
 // scheduler decides when each job starts: per-host queues (by priority,
@@ -218,6 +225,9 @@ func (s *scheduler) deny(j *job, why string) answer {
 // cut makes the answer of a job that an interrupt stopped between two
 // exchanges: its last one, with a warning.
 func (s *scheduler) cut(j *job) answer {
+	if j.req.Lease != "" {
+		return answer{j: j, release: true}
+	}
 	out := j.last
 	if out == nil {
 		out = &outcome{url: j.url.String(), err: fetchErr(ErrNetwork, "interrupted before the request was sent")}
@@ -624,7 +634,8 @@ func (s *scheduler) filter(h *host, keep func(*job) bool) {
 }
 
 // interrupt stops the run: jobs never started are dropped (returned in
-// dropped); jobs between two exchanges are answered with their last one;
+// dropped) unless leased, then released (see answer); jobs between two
+// exchanges are answered with their last one, or released when leased;
 // queued robots.txt fetches are forgotten. Running exchanges go on.
 func (s *scheduler) interrupt() (dropped []*job) {
 	s.interrupted = true
@@ -635,6 +646,8 @@ func (s *scheduler) interrupt() (dropped []*job) {
 			switch {
 			case j.robotsFor != "":
 				h.robotsPending = false
+			case j.started.IsZero() && j.req.Lease != "":
+				s.answers = append(s.answers, answer{j: j, release: true})
 			case j.started.IsZero():
 				s.held--
 				dropped = append(dropped, j)
