@@ -32,18 +32,7 @@ CASES=${CASES:-"1 2 3 4 5"}
 CONC=16
 export LC_ALL=C
 
-work=$(mktemp -d)
-BIN=${BIN:-$work/bin}
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-say() { printf 'bench: %s\n' "$*" >&2; }
-has_case() { [[ " $CASES " == *" $1 "* ]]; }
-has_scrapy() { /usr/bin/python3 -c 'import scrapy' >/dev/null 2>&1; }
+. scripts/bench/lib.sh
 
 install_missing() {
 	local missing=()

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# The crawl loop's benchmarks (docs/performance.md, section "Frontier and the
+# crawl loop"). Prints figures; asserts nothing but the loop's item count.
+# Every case runs RUNS times (default 3), interleaved, and the medians are
+# printed:
+#
+#   1. the whole loop (scripts/crawl.sh: cqueue pop --follow | cfetch |
+#      cextract -r testdata/rules/demo.yml | cexport -o CSV | cqueue push)
+#      over the demo site (3000 products), concurrency 16, 16 per host,
+#      robots.txt obeyed, a fresh SQLite db each run: wall seconds, pages/s
+#      (cfetch's --stats "in"), CPU seconds of all the pipeline's processes,
+#      peak RSS of the largest process; the CSV must hold 2919 products;
+#   2. Scrapy (Debian's python3-scrapy) running a CrawlSpider with the same
+#      rules and selectors (scripts/bench/scrapy/demo_crawlspider.py) on the
+#      same site: the same figures (pages = downloader/response_count), and
+#      the ratios loop / Scrapy;
+#   3. cfetch | cextract alone over the URLs the loop fetched (collected
+#      once from a loop run that also warms the site): if it is much faster
+#      than the loop, the frontier is the bottleneck;
+#   4. the SQLite frontier's Go micro-benchmarks (BenchmarkSQLitePush,
+#      BenchmarkSQLitePop), if they finish within MICRO_TIMEOUT (120 s).
+#
+#   scripts/bench/frontier.sh              everything
+#   RUNS=5 scripts/bench/frontier.sh       more runs per case
+#   CASES="1 3" scripts/bench/frontier.sh  some cases only
+#
+# Missing tools (python3-scrapy, GNU time) are installed with apt-get on the
+# first run, except under CI (CI set), where Scrapy's case is skipped.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+RUNS=${RUNS:-3}
+CASES=${CASES:-"1 2 3 4"}
+CONC=16
+ITEMS=2919
+MICRO_TIMEOUT=${MICRO_TIMEOUT:-120}
+export LC_ALL=C
+
+. scripts/bench/lib.sh
+
+install_missing() {
+	local missing=()
+	[ -x /usr/bin/time ] || missing+=(time)
+	if has_case 2 && ! has_scrapy; then missing+=(python3-scrapy); fi
+	[ ${#missing[@]} -eq 0 ] && return
+	if [ -n "${CI:-}" ]; then
+		say "missing ${missing[*]}; not installed under CI, their cases are skipped"
+		return
+	fi
+	say "installing ${missing[*]}"
+	local sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get install -y "${missing[@]}" >&2 || say "could not install ${missing[*]}; their cases are skipped"
+}
+
+# timed FILE CMD...: runs CMD under GNU time; writes "wall_s cpu_s rss_kb"
+# to FILE. CPU includes every waited-for child; RSS is the largest process's.
+timed() {
+	local out=$1
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "$@" >/dev/null
+	tail -n1 "$work/time.txt" | awk '{ printf "%.3f %.3f %d\n", $1, $2 + $3, $4 }' >"$out"
+}
+
+# median: the median of the numbers on stdin.
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# figures NAME: medians over $work/res.NAME.* ("wall cpu rss pages" lines):
+# prints "wall_s pages pages/s cpu_ms_per_page rss_mb cpu_s".
+figures() {
+	local wall pages rate cpu rss cpus
+	wall=$(cat "$work/res.$1".* | awk '{ print $1 }' | median)
+	pages=$(cat "$work/res.$1".* | awk '{ print $4 }' | median)
+	rate=$(cat "$work/res.$1".* | awk '{ print $4 / $1 }' | median)
+	cpu=$(cat "$work/res.$1".* | awk '{ print $2 / $4 * 1000 }' | median)
+	cpus=$(cat "$work/res.$1".* | awk '{ print $2 }' | median)
+	rss=$(cat "$work/res.$1".* | awk '{ print $3 / 1024 }' | median)
+	printf '%.2f %.0f %.0f %.3f %.1f %.2f\n' "$wall" "$pages" "$rate" "$cpu" "$rss" "$cpus"
+}
+
+row() { printf '  %-46s %s\n' "$1" "$2"; }
+
+install_missing
+[ -x /usr/bin/time ] || { say "GNU time (/usr/bin/time) is needed"; exit 1; }
+mkdir -p "$BIN"
+say "building the tools and the demo site into $BIN"
+go build -o "$BIN/" ./cmd/... ./internal/cmd/demosite
+PATH="$(cd "$BIN" && pwd):$PATH"
+
+cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
+printf 'crawl loop benchmarks: %s cores (%s), %s; medians of %s runs\n' \
+	"$(nproc)" "$cpu_model" "$(go version | cut -d' ' -f3)" "$RUNS"
+
+if has_case 1 || has_case 2 || has_case 3; then
+	demosite -listen 127.0.0.1:0 -ready "$work/site" 2>>"$work/site.log" &
+	pids+=($!)
+	for _ in $(seq 100); do [ -s "$work/site" ] && break; sleep 0.1; done
+	[ -s "$work/site" ] || { say "the demo site did not start"; cat "$work/site.log" >&2; exit 1; }
+	SITE=$(cat "$work/site")
+
+	# One loop run, by hand, with cfetch's output teed: it warms the site
+	# (each page is rendered on its first request) and lists the URLs the
+	# loop fetches, for case 3.
+	say "warm-up loop on $SITE, collecting the fetched URLs"
+	echo "$SITE/" | cqueue push -q --db "$work/warm.db" --crawlid demo --appid demo
+	cqueue pop -q --db "$work/warm.db" --follow |
+		cfetch -q --concurrency $CONC --per-host $CONC |
+		tee "$work/responses.jsonl" |
+		cextract -q -r testdata/rules/demo.yml |
+		cexport -q -o "$work/warm.csv" | cqueue push -q --db "$work/warm.db"
+	jq -r '.request.url // empty' "$work/responses.jsonl" >"$work/urls.txt"
+	rm -f "$work/responses.jsonl"
+	nurls=$(wc -l <"$work/urls.txt")
+	say "the loop fetched $nurls URLs"
+fi
+
+run_scrapy=
+if has_case 2; then
+	if [ -n "${CI:-}" ]; then
+		say "CI is set: Scrapy's case is skipped"
+	elif has_scrapy; then
+		run_scrapy=1
+	else
+		say "python3-scrapy is not installed: Scrapy's case is skipped"
+	fi
+fi
+
+for r in $(seq "$RUNS"); do
+	if has_case 1; then
+		say "run $r: the crawl loop"
+		rm -f "$work/loop.db" "$work/loop.csv" "$work/fetch.json"
+		echo "$SITE/" >"$work/seeds.txt"
+		CFETCH_CONCURRENCY=$CONC CFETCH_PER_HOST=$CONC CFETCH_STATS="$work/fetch.json" \
+			timed "$work/t.txt" bash scripts/crawl.sh "$work/seeds.txt" testdata/rules/demo.yml "$work/loop.csv" \
+			--db "$work/loop.db" --crawlid demo --appid demo
+		pages=$(sed -n 's/.*"in": *\([0-9]*\).*/\1/p' "$work/fetch.json" | head -n1)
+		rows=$(($(wc -l <"$work/loop.csv") - 1))
+		[ "$rows" -eq $ITEMS ] || { say "the loop exported $rows products, not $ITEMS"; exit 1; }
+		echo "$(cat "$work/t.txt") $pages" >"$work/res.loop.$r"
+	fi
+	if [ -n "$run_scrapy" ]; then
+		say "run $r: Scrapy"
+		rm -f "$work/scrapy.csv" "$work/scrapy-stats.json"
+		timed "$work/t.txt" /usr/bin/python3 -m scrapy runspider scripts/bench/scrapy/demo_crawlspider.py \
+			-a start="$SITE/" -a stats="$work/scrapy-stats.json" -O "$work/scrapy.csv" 2>>"$work/scrapy.log"
+		spages=$(jq '."downloader/response_count"' "$work/scrapy-stats.json")
+		sitems=$(($(wc -l <"$work/scrapy.csv") - 1))
+		[ "$sitems" -eq $ITEMS ] || say "Scrapy exported $sitems products, not $ITEMS (see $work/scrapy.log)"
+		echo "$(cat "$work/t.txt") $spages" >"$work/res.scrapy.$r"
+	fi
+	if has_case 3; then
+		say "run $r: cfetch | cextract"
+		timed "$work/t.txt" bash -c "cfetch -q --concurrency $CONC --per-host $CONC <'$work/urls.txt' | cextract -q -r testdata/rules/demo.yml >/dev/null"
+		echo "$(cat "$work/t.txt") $nurls" >"$work/res.pipe.$r"
+	fi
+done
+
+if has_case 1 || has_case 2 || has_case 3; then
+	echo
+	echo "demo site ($SITE), 3000 products, concurrency $CONC, $CONC per host, robots.txt obeyed"
+fi
+if has_case 1; then
+	read -r wall pages rate cpu rss cpus < <(figures loop)
+	row "1. loop (scripts/crawl.sh), $ITEMS products" "$wall s, $pages pages, $rate pages/s, $cpus CPU s ($cpu CPU ms/page), $rss MB peak RSS (largest process)"
+fi
+if has_case 2; then
+	if [ -n "$run_scrapy" ]; then
+		read -r swall spages srate scpu srss scpus < <(figures scrapy)
+		row "2. scrapy $(/usr/bin/python3 -m scrapy version 2>/dev/null) CrawlSpider, $sitems products" "$swall s, $spages responses, $srate pages/s, $scpus CPU s ($scpu CPU ms/page), $srss MB peak RSS"
+		if has_case 1; then
+			row "   loop / scrapy" "$(awk -v a="$rate" -v b="$srate" -v c="$cpu" -v d="$scpu" -v e="$rss" -v f="$srss" \
+				'BEGIN { printf "%.1fx the pages/s, %.1fx less CPU per page, %.1fx less peak RSS", a / b, d / c, f / e }')"
+		fi
+	else
+		row "2. scrapy" "skipped"
+	fi
+fi
+if has_case 3; then
+	read -r pwall ppages prate pcpu prss pcpus < <(figures pipe)
+	row "3. cfetch | cextract, the loop's $ppages URLs" "$pwall s, $prate pages/s, $pcpus CPU s ($pcpu CPU ms/page), $prss MB peak RSS"
+	if has_case 1; then
+		row "   loop / (cfetch | cextract)" "$(awk -v a="$rate" -v b="$prate" 'BEGIN { printf "%.0f%% of the pages/s", 100 * a / b }')"
+	fi
+fi
+
+if has_case 4; then
+	echo
+	echo "4. SQLite frontier micro-benchmarks (internal/frontier/bench_test.go: a frontier of FRONTIER_BENCH_N, default 1,000,000, queued URLs)"
+	if timeout "$MICRO_TIMEOUT" go test ./internal/frontier -run '^$' -bench 'BenchmarkSQLite(Push|Pop)$' -benchtime 1x >"$work/micro.txt" 2>&1; then
+		grep '^Benchmark' "$work/micro.txt" | sed 's/^/  /'
+	else
+		row "skipped" "did not finish within ${MICRO_TIMEOUT}s (go test ./internal/frontier -run '^\$' -bench 'BenchmarkSQLite' -benchtime 20x)"
+	fi
+fi
