@@ -261,6 +261,41 @@ func TestCrawlLoop(t *testing.T) {
 		}
 	})
 
+	t.Run("items_on_stdout", func(t *testing.T) {
+		// For users who want the items on stdout instead of in a file: the
+		// loop ends with cqueue push, which consumes requests and acks and
+		// passes the items through; or, with a named FIFO, cexport writes
+		// the items to the pipeline's stdout (fd 3) and sends requests and
+		// acks back to push through the FIFO (docs/frontier.md).
+		wd, _ := os.Getwd()
+		rules := filepath.Join(wd, "../../testdata/rules/demo.yml")
+		for name, script := range map[string]string{
+			"through push": `cqueue pop -q $DB --follow | cfetch -q | cextract -q -r ` + rules + ` | cqueue push -q $DB`,
+			"through a fifo": `mkfifo "$W/back"
+cqueue push -q $DB < "$W/back" &
+cqueue pop -q $DB --follow | cfetch -q | cextract -q -r ` + rules + ` | cexport -q -f jsonl -o /dev/fd/3 3>&1 >"$W/back"
+wait`,
+		} {
+			l := newLoopSite(t, bin, loopSite)
+			out := l.run("set -o pipefail\n" + script)
+			urls := map[string]bool{}
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				// An item record (through push) and a data object (cexport's
+				// jsonl) both carry the product's url at the top.
+				var it struct {
+					URL string `json:"url"`
+				}
+				if err := json.Unmarshal([]byte(line), &it); err != nil || it.URL == "" {
+					t.Fatalf("%s: stdout line %q is not an item (%v)", name, line, err)
+				}
+				urls[it.URL] = true
+			}
+			if len(urls) != len(l.site.Truth()) {
+				t.Errorf("%s: %d distinct items on stdout, want %d", name, len(urls), len(l.site.Truth()))
+			}
+		}
+	})
+
 	t.Run("ctrl_c_then_rerun_fetches_nothing_twice", func(t *testing.T) {
 		// Slow pages, so the signal lands mid-crawl on any machine.
 		slowSite := loopSite
