@@ -1,0 +1,16 @@
+package cqueue
+
+import (
+	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/scripttest"
+)
+
+func TestMain(m *testing.M) {
+	scripttest.Main(m, map[string]cli.RunFunc{"cqueue": Run})
+}
+
+func TestCases(t *testing.T) {
+	scripttest.Run(t, "../../testdata/cases/cqueue", nil)
+}
