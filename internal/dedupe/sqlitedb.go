@@ -65,7 +65,7 @@ func OpenDB(ctx context.Context, path string, busyTimeout time.Duration) (*DB, e
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "cache_size(-65536)")
+	q.Add("_pragma", "cache_size(-16384)")
 	q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", restartPages))
 	q.Add("_pragma", "journal_size_limit(67108864)")
 	q.Add("_txlock", "immediate")
