@@ -103,7 +103,7 @@ func appendObject(dst []byte, fields []record.Field) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, f.Key)
+		dst = record.AppendString(dst, f.Key)
 		dst = append(dst, ':')
 		dst = appendCompact(dst, f.Value)
 	}
@@ -130,36 +130,6 @@ func appendCompact(dst []byte, v json.RawMessage) []byte {
 		dst = append(dst[:start], fixed...)
 	}
 	return dst
-}
-
-// appendJSONString appends s (valid UTF-8, as record.Fields decodes keys)
-// as a JSON string, HTML characters unescaped.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // jsonString decodes the JSON string v, taking the fast path when it has

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/crawlutils/crawlutils/internal/record"
 )
@@ -31,62 +30,6 @@ func decodeResponse(raw []byte, fields []record.Field) (*record.Response, *recor
 	return &resp, &req, nil
 }
 
-// appendJSONString appends s as a JSON string as encoding/json writes it
-// with SetEscapeHTML(false).
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-const hexDigits = "0123456789abcdef"
-
 func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
 
 // appendItem appends an item record (with its newline) exactly as
@@ -96,14 +39,14 @@ func appendItem(b []byte, typ string, data []byte, url, crawlID, appID string, a
 	b = append(b, `{"kind":"item"`...)
 	if typ != "" {
 		b = append(b, `,"type":`...)
-		b = appendJSONString(b, typ)
+		b = record.AppendString(b, typ)
 	}
 	b = append(b, `,"data":`...)
 	b = append(b, data...)
 	for _, f := range [...]struct{ key, val string }{{`,"url":`, url}, {`,"crawlid":`, crawlID}, {`,"appid":`, appID}} {
 		if f.val != "" {
 			b = append(b, f.key...)
-			b = appendJSONString(b, f.val)
+			b = record.AppendString(b, f.val)
 		}
 	}
 	if len(attrs) > 0 {
@@ -118,7 +61,7 @@ func appendItem(b []byte, typ string, data []byte, url, crawlID, appID string, a
 	}
 	if fetchedAt != "" {
 		b = append(b, `,"fetched_at":`...)
-		b = appendJSONString(b, fetchedAt)
+		b = record.AppendString(b, fetchedAt)
 	}
 	return append(b, '}', '\n')
 }

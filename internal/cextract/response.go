@@ -335,7 +335,7 @@ func (e *requestEncoder) start(parent *record.Request, url string) {
 	})
 	const head = `{"kind":"request","url":""`
 	e.inherited = append(e.inherited[:0], b[len(head):len(b)-2]...)
-	e.referer = appendJSONString(e.referer[:0], url)
+	e.referer = record.AppendString(e.referer[:0], url)
 }
 
 // encode returns one request record (with its newline); reason, when not
@@ -343,7 +343,7 @@ func (e *requestEncoder) start(parent *record.Request, url string) {
 func (e *requestEncoder) encode(url string, priority, depth int, reason string) []byte {
 	b := make([]byte, 0, 64+len(url)+len(e.referer)+len(e.inherited))
 	b = append(b, `{"kind":"request","url":`...)
-	b = appendJSONString(b, url)
+	b = record.AppendString(b, url)
 	if priority != 0 {
 		b = append(b, `,"priority":`...)
 		b = appendInt(b, priority)
@@ -359,7 +359,7 @@ func (e *requestEncoder) encode(url string, priority, depth int, reason string) 
 	b = append(b, e.inherited...)
 	if reason != "" {
 		b = append(b, `,"reason":`...)
-		b = appendJSONString(b, reason)
+		b = record.AppendString(b, reason)
 	}
 	return append(b, '}', '\n')
 }

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -75,6 +76,24 @@ func FuzzFields(f *testing.F) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("Fields(%s) = %v, encoding/json says %v", raw, got, want)
+		}
+	})
+}
+
+// FuzzAppendString: AppendString writes what encoding/json
+// (SetEscapeHTML(false)) writes, byte for byte.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "a", "é", "\xff", "\u2028", "<&>", "\x00\x1f\"\\\b\f", "😀"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(s)
+		want := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+		if got := AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 	})
 }
