@@ -9,21 +9,8 @@ import (
 
 // purgeCrawlTx deletes the queued requests of crawl (a frontier_crawls id).
 func (f *SQLite) purgeCrawlTx(ctx context.Context, tx *sql.Tx, crawl int64, qs queues) (int, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM frontier_queues WHERE crawl = ? AND queued > 0`, crawl)
+	ids, err := queryIDs(ctx, tx, `SELECT id FROM frontier_queues WHERE crawl = ? AND queued > 0`, crawl)
 	if err != nil {
-		return 0, err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, err
 	}
 	n := 0
@@ -46,21 +33,8 @@ func (f *SQLite) purgeCrawlTx(ctx context.Context, tx *sql.Tx, crawl int64, qs q
 // purgeExpiredTx purges the active crawls whose expires has passed at now
 // and marks them expired (to be reported by Expire).
 func (f *SQLite) purgeExpiredTx(ctx context.Context, tx *sql.Tx, now time.Time, qs queues, stats map[string]int64) (int, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM frontier_crawls WHERE state = 0 AND expires != 0 AND expires <= ?`, now.Unix())
+	ids, err := queryIDs(ctx, tx, `SELECT id FROM frontier_crawls WHERE state = 0 AND expires != 0 AND expires <= ?`, now.Unix())
 	if err != nil {
-		return 0, err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, err
 	}
 	for _, id := range ids {
@@ -256,4 +230,22 @@ func crawlStateName(s int) string {
 		return StateExpired
 	}
 	return StateActive
+}
+
+// queryIDs runs a query of one integer column and returns its values.
+func queryIDs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
