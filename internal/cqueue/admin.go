@@ -58,14 +58,16 @@ func runReclaim(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader,
 	var all bool
 	return admin(ctx, tool, args, stdout, cli.Help{
 		Usage:   "cqueue reclaim [--all] [flags]",
-		Summary: "return requests whose lease expired to the queue",
-		Description: `Pop reclaims expired leases by itself; reclaim does it now and reports
-{"kind":"reclaim","requeued":N,"dead_lettered":N,"dropped":N,"released":N}: an
-expired lease counts against the request (after enough it is dead-lettered, so a
-page that kills its worker is not retried forever). With --all, every request still
-in flight is then released: handed back to the queue at once, not counted against
-it, since you say its worker died, not the request. Use it after a crash, when no
-pipeline is running, to resume at once instead of waiting out the leases.`,
+		Summary: "return requests whose lease expired, or whose consumer died, to the queue",
+		Description: `Pop does this by itself; reclaim does it now and reports
+{"kind":"reclaim","requeued":N,"abandoned":N,"dead_lettered":N,"dropped":N,"released":N}.
+An expired lease (of a one-off pop) counts against the request: after three it is
+dead-lettered, so a page that kills its worker is not retried forever. The
+requests of a dead 'pop --follow' (its process gone from this machine, or no
+heartbeat for 30s) are abandoned: back to the queue, no retry counted. With --all,
+every request still in flight is then released too: handed back at once, not
+counted against it. Use it when no pipeline is running and a dead consumer on
+another machine has not been detected yet.`,
 		Examples: `  cqueue reclaim --db crawl.db --all`,
 	}, func(f *cli.Flags) {
 		f.BoolVar(&all, "all", false, "reclaim every in-flight request, expired or not (no pipeline may be running)")
@@ -95,7 +97,7 @@ pipeline is running, to resume at once instead of waiting out the leases.`,
 				released = br.Released
 			}
 		}
-		return writeJSON(w, map[string]any{"kind": "reclaim", "requeued": r.Requeued, "dead_lettered": r.DeadLettered, "dropped": r.Dropped, "released": released})
+		return writeJSON(w, map[string]any{"kind": "reclaim", "requeued": r.Requeued, "abandoned": r.Abandoned, "dead_lettered": r.DeadLettered, "dropped": r.Dropped, "released": released})
 	})
 }
 
@@ -168,10 +170,7 @@ expired since the last call: {"kind":"expired","crawlid":…,"appid":…,"expire
 			return err
 		}
 		for _, e := range es {
-			if err := writeJSON(w, struct {
-				Kind string `json:"kind"`
-				frontier.Expired
-			}{"expired", e}); err != nil {
+			if err := writeJSON(w, expiredRecord{"expired", e}); err != nil {
 				return err
 			}
 		}

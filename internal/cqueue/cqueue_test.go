@@ -3,10 +3,14 @@ package cqueue
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/frontier"
 )
 
 func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
@@ -84,5 +88,51 @@ func writeFile(t *testing.T, name, s string) {
 	t.Helper()
 	if err := os.WriteFile(name, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A crawl past its expires is purged, and pop --follow says so with an
+// "expired" record before it finds the crawl over.
+func TestPopFollowReportsExpired(t *testing.T) {
+	db := "--db=" + filepath.Join(t.TempDir(), "q.db")
+	exp := time.Now().Unix() + 1
+	in := fmt.Sprintf(`{"kind":"request","url":"https://a.example/","crawlid":"c","appid":"app","expires":%d}`+"\n", exp)
+	if _, errs, code := run(t, in, "push", db); code != 0 {
+		t.Fatalf("push: %d %s", code, errs)
+	}
+	time.Sleep(time.Until(time.Unix(exp+1, 0)))
+	out, errs, code := run(t, "", "pop", db, "--follow", "-q")
+	want := fmt.Sprintf(`{"kind":"expired","crawlid":"c","appid":"app","expires":%d,"purged":1}`+"\n", exp)
+	if code != 0 || out != want {
+		t.Fatalf("pop --follow: exit %d, stdout %q, want %q; stderr %s", code, out, want, errs)
+	}
+}
+
+// The requests a dead pop --follow held go back to the queue at the next
+// pop, without waiting out their leases: its process is gone.
+func TestPopAfterDeadConsumer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "q.db")
+	if frontier.ThisMachine().Boot == "" {
+		t.Skip("no boot id here")
+	}
+	run(t, "https://a.example/1\nhttps://a.example/2\n", "push", "--db", path)
+	ctx := context.Background()
+	fr, err := frontier.OpenSQLite(ctx, path, frontier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := frontier.ThisMachine()
+	gone.PID = 1<<31 - 2
+	c, err := fr.Join(ctx, gone, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := fr.Pop(ctx, frontier.PopOptions{Max: 2, Lease: time.Hour, Consumer: c}, time.Now()); err != nil || len(r.Leased) != 2 {
+		t.Fatalf("pop as the doomed consumer: %+v, %v", r, err)
+	}
+	fr.Close()
+	out, errs, code := run(t, "", "pop", "--db", path, "-q")
+	if code != 0 || strings.Count(out, `"lease":"`) != 2 || strings.Contains(out, "retries") {
+		t.Fatalf("pop after the consumer died: exit %d, %q, %s", code, out, errs)
 	}
 }

@@ -2,12 +2,10 @@ package cqueue
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/frontier"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 )
 
@@ -30,14 +28,27 @@ func runPop(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, std
 		Description: `Writes queued requests to stdout as request records, highest priority first,
 FIFO within a priority, taking turns across hosts. Each carries a "lease": the
 request is in flight until an ack record with that lease reaches 'cqueue push'.
-A lease that expires (the worker died) returns the request to the queue with
-retries+1; after three expiries it is dead-lettered (see 'cqueue dump').
+Without --follow, pop writes what is queued (at most --max) and exits; a lease
+that expires (the worker died) returns the request to the queue with retries+1,
+and after three expiries it is dead-lettered (see 'cqueue dump').
 
-Without --follow, pop writes what is queued (at most --max) and exits. With
---follow it keeps feeding while anything is queued or in flight, never more than
---window requests in flight at once, and exits 0 when the crawl is over: nothing
-queued, nothing in flight. On SIGINT it stops handing out and exits 130; the rest
-of the pipeline finishes and acks what it already has.`,
+With --follow, pop is a consumer: it keeps feeding while anything is queued or in
+flight, never holding more than --window requests in flight, and exits 0 when the
+crawl is over: nothing queued, nothing in flight. While it runs it beats every 5s,
+which renews its leases, so a request waiting out a politeness delay never
+expires. If it dies (kill -9, a crash, a reboot), its requests go back to the
+queue as soon as another pop sees it is gone: at once on the same machine, after
+30s without a beat elsewhere; no retry is counted (after ten such deaths the
+request is dead-lettered). So after a crash, running the same pipeline again
+resumes the crawl.
+
+On SIGINT or SIGTERM it stops handing out and closes its output; the rest of the
+pipeline finishes and acks what it has, while pop waits for those acks (until
+none has come for 2s), gives what it still holds back to the queue (a late ack
+of it still counts) and exits 130.
+
+It also writes one {"kind":"expired",...} record per crawl it finds past its
+expires (as 'cqueue expire' does); the tools downstream pass it through.`,
 		Examples: `  cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml | cexport -o items.csv | cqueue push --db crawl.db
   cqueue pop --db crawl.db --max 1000 > batch.jsonl      # a cron batch
   cqueue pop --db crawl.db --follow --window 256 --lease 10m`,
@@ -46,7 +57,7 @@ of the pipeline finishes and acks what it already has.`,
 	f.IntVarP(&o.max, "max", "n", 0, "hand out at most `N` requests, then exit (0: no limit)")
 	f.BoolVarP(&o.follow, "follow", "f", false, "keep feeding until nothing is queued or in flight, then exit 0")
 	f.DurationVar(&o.lease, "lease", o.lease, "how long a handed-out request may stay unacked before it is handed out again")
-	f.IntVar(&o.window, "window", o.window, "with --follow, hand out no more while `N` requests are in flight in the frontier (bounds refetches after a crash)")
+	f.IntVar(&o.window, "window", o.window, "with --follow, hand out no more while this pop holds `N` requests in flight (bounds refetches after a crash)")
 	f.IntVar(&o.batch, "batch", o.batch, "pop at most `N` requests per transaction")
 	f.DurationVar(&o.poll, "poll", o.poll, "with --follow, the longest wait between looks at the frontier when nothing can be handed out")
 	if _, code, done := parse(tool, f, args, stdout, false); done {
@@ -70,68 +81,9 @@ of the pipeline finishes and acks what it already has.`,
 	}
 	defer fr.Close()
 	tool.StartProgress(time.Second, nil)
-	if err := pop(ctx, fr, o, ndjson.NewWriter(stdout), tool.Stats, time.Now); err != nil {
+	p := &popper{fr: fr, o: o, out: stdout, w: ndjson.NewWriter(stdout), tool: tool, now: time.Now}
+	if err := p.run(ctx); err != nil {
 		tool.Fail(err)
 	}
 	return tool.Finish(ctx)
-}
-
-// pop hands out requests until max, the end of the queue (without
-// follow), the end of the crawl (with follow) or ctx is done.
-func pop(ctx context.Context, fr frontier.Frontier, o popOptions, w *ndjson.Writer, st *cli.Stats, now func() time.Time) error {
-	bg := context.WithoutCancel(ctx) // a transaction is never cut in half
-	handed := 0
-	wait := time.Millisecond
-	for ctx.Err() == nil {
-		n := o.batch
-		if o.max > 0 {
-			n = min(n, o.max-handed)
-			if n == 0 {
-				return nil
-			}
-		}
-		if o.follow {
-			c, err := fr.Counts(bg)
-			if err != nil {
-				return err
-			}
-			n = min(n, o.window-int(c.InFlight))
-		}
-		if n > 0 {
-			leased, err := fr.Pop(bg, n, o.lease, now())
-			if err != nil {
-				return err
-			}
-			for _, l := range leased {
-				if err := w.WriteLine(l.Raw); err != nil {
-					return fmt.Errorf("write stdout: %w", err)
-				}
-			}
-			if err := w.Flush(); err != nil {
-				return fmt.Errorf("write stdout: %w", err)
-			}
-			handed += len(leased)
-			st.Out.Add(int64(len(leased)))
-			if len(leased) > 0 {
-				wait = time.Millisecond
-				continue
-			}
-			if !o.follow {
-				return nil
-			}
-		}
-		done, err := fr.Done(bg)
-		if err != nil {
-			return err
-		}
-		if done {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, o.poll)
-	}
-	return nil
 }

@@ -157,6 +157,8 @@ type pusher struct {
 	batch   frontier.Batch
 	raws    [][]byte // the input record of each batch entry, for --rejects
 	records int      // records in the batch
+	first   string   // position of the batch's first record
+	last    string   // position of the last record read
 	err     error
 }
 
@@ -164,6 +166,10 @@ func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
 	for line, env := range p.tool.Records(ctx, r, p.flush) {
 		if p.err != nil {
 			break
+		}
+		p.last = line.Pos()
+		if p.records == 0 {
+			p.first = p.last
 		}
 		switch env.Kind {
 		case record.KindRequest:
@@ -283,6 +289,12 @@ func (p *pusher) apply() {
 	res, err := p.f.Apply(context.Background(), p.batch, p.now())
 	if err != nil {
 		p.fail(err)
+		// Accounted for: the batch is dropped as not_stored, and the
+		// user is told where to resume.
+		for range p.records {
+			p.tool.Stats.Drop("not_stored")
+		}
+		p.tool.Printf("not stored: the %d requests and acks read from %s to %s (nothing was read after them); push them again", p.records, p.first, p.last)
 		return
 	}
 	st := p.tool.Stats

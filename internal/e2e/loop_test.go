@@ -241,12 +241,14 @@ func TestCrawlLoop(t *testing.T) {
 			time.Sleep(time.Duration(50+rand.IntN(400)) * time.Millisecond)
 			syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 			c.Wait()
-			// No pipeline runs now: hand the leases of the dead one out again
-			// at once instead of waiting them out.
-			out := l.run("cqueue reclaim $DB --all")
-			t.Logf("kill %d: %s", k+1, strings.TrimSpace(out))
+			// Nothing to do between the runs: the next cqueue pop sees the
+			// dead one's process is gone and hands its requests out again.
+			t.Logf("kill %d: %s", k+1, strings.TrimSpace(l.run("cqueue info $DB | jq -c '{queued, in_flight, dead}'")))
 		}
 		l.crawl(1)
+		if out := l.run("cqueue stats $DB"); !strings.Contains(out, `"abandoned":`) {
+			t.Errorf("after %d kills, no request was abandoned by a dead consumer: %s", kills, out)
+		}
 		dups := l.checkItems()
 		extra, paths := refetches(l.site.Hits(), cleanHits)
 		t.Logf("%d kills: %d pages fetched again, %d products exported twice", kills, extra, dups)
@@ -319,7 +321,9 @@ wait`,
 				t.Errorf("process %d of the pipeline exited %s after SIGINT", i, s)
 			}
 		}
-		l.run("cqueue reclaim $DB --all")
+		if out := l.run("cqueue info $DB"); !strings.Contains(out, `"in_flight":0,`) {
+			t.Errorf("after Ctrl-C, requests are still in flight: %s", out)
+		}
 		l.crawl(1)
 		// Every product exported, and none twice: cfetch releases the leased
 		// requests an interrupt stopped before their last exchange (a retry

@@ -4,19 +4,24 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/record"
 )
 
 // TestBackendsAgree drives both backends through the same random sequence
-// of pushes, pops, acks, lease expiries, stops and expiries, and checks that
-// they answer exactly alike at every step: the two are independent
-// implementations of one deterministic algorithm (priority, FIFO, the
-// rotation among queues, ids and turns), so any difference is a bug in one.
+// of pushes, pops (one-off, or by consumers with windows), acks, releases,
+// lease expiries, stops, expiries, and consumers joining, beating, leaving
+// and going silent past the consumer timeout, and checks that they answer
+// exactly alike at every step: the two are independent implementations of
+// one deterministic algorithm (priority, FIFO, the rotation among queues,
+// ids and turns, leases, abandons), so any difference is a bug in one.
 func TestBackendsAgree(t *testing.T) {
 	for seed := range uint64(agreeSeeds) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			o := Options{MaxLeaseExpiries: 2}
+			o := Options{MaxLeaseExpiries: 2, MaxAbandons: 2 + int(seed/2%2), ConsumerTimeout: agreeConsumerTimeout}
 			if seed%2 == 1 {
 				o.Order, o.DepthPriority = LIFO, 1
 			}
@@ -27,15 +32,22 @@ func TestBackendsAgree(t *testing.T) {
 	}
 }
 
+// agreeConsumerTimeout is the consumer timeout of TestBackendsAgree: a
+// few steps of silence (each moves the clock 0-19s) kill a consumer.
+const agreeConsumerTimeout = 45 * time.Second
+
 func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 	now := t0
 	inflight := []map[string]string{{}, {}} // url → lease, per backend
 	var urlsSeen []string
+	// The consumers joined, the same index in both backends (their ids
+	// differ); on another machine, so only heartbeats tell they live.
+	var cons [2][]Consumer
 	for step := range agreeSteps {
 		now = now.Add(time.Duration(rnd.IntN(20)) * time.Second)
 		var what string
 		var got [2]string
-		switch op := rnd.IntN(10); {
+		switch op := rnd.IntN(13); {
 		case op < 4:
 			n := 1 + rnd.IntN(8)
 			var es []Entry
@@ -67,9 +79,18 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 		case op < 7:
 			n := 1 + rnd.IntN(7)
 			lease := time.Duration(10+rnd.IntN(60)) * time.Second
-			what = fmt.Sprintf("pop %d", n)
+			k, window := -1, 0
+			if len(cons[0]) > 0 && rnd.IntN(3) > 0 {
+				k, window = rnd.IntN(len(cons[0])), rnd.IntN(6)
+			}
+			what = fmt.Sprintf("pop %d as consumer %d, window %d", n, k, window)
 			for i, f := range fs {
-				ls, err := f.Pop(ctx, n, lease, now)
+				o := PopOptions{Max: n, Lease: lease}
+				if k >= 0 {
+					o.Consumer, o.Window = cons[i][k], window
+				}
+				res, err := f.Pop(ctx, o, now)
+				ls := res.Leased
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -77,7 +98,7 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 				for j, u := range us {
 					inflight[i][u] = ls[j].Lease
 				}
-				got[i] = fmt.Sprint(us, priorities(ls))
+				got[i] = fmt.Sprint(us, priorities(ls), " held ", res.Held, " done ", res.Done)
 			}
 		case op < 9 && rnd.IntN(4) == 0:
 			// Release a random subset of what is in flight.
@@ -123,6 +144,40 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 				}
 				got[i] = fmt.Sprint(r)
 			}
+		case (op == 10 || op == 11) && (len(cons[0]) == 0 || op == 10 && len(cons[0]) < 4):
+			what = fmt.Sprintf("join %d", len(cons[0]))
+			for i, f := range fs {
+				c, err := f.Join(ctx, Consumer{Host: "elsewhere.test", PID: 100 + len(cons[i]), Boot: "b"}, now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cons[i] = append(cons[i], c)
+			}
+		case op == 10 || op == 11:
+			k := rnd.IntN(len(cons[0]))
+			lease := time.Duration(10+rnd.IntN(60)) * time.Second
+			what = fmt.Sprintf("beat %d, lease %v", k, lease)
+			for i, f := range fs {
+				held, err := f.Beat(ctx, cons[i][k], lease, now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[i] = fmt.Sprint(held)
+			}
+		case op == 12 && len(cons[0]) > 0 && rnd.IntN(2) == 0:
+			k := rnd.IntN(len(cons[0]))
+			what = fmt.Sprintf("leave %d", k)
+			for i, f := range fs {
+				if err := f.Leave(ctx, cons[i][k], now); err != nil {
+					t.Fatal(err)
+				}
+				cons[i] = slices.Delete(cons[i], k, k+1)
+			}
+		case op == 12:
+			// Every consumer falls silent past the timeout; the next pop
+			// or reclaim finds them dead (or they come back by beating).
+			now = now.Add(agreeConsumerTimeout + time.Duration(rnd.IntN(3_000_000))*time.Microsecond)
+			what = "time jump past the consumer timeout"
 		default:
 			switch rnd.IntN(3) {
 			case 0:
@@ -160,6 +215,10 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 		if t.Failed() {
 			t.Fatalf("step %d (%s): SQLite bookkeeping is off", step, what)
 		}
+		redisInvariants(t, fs[1].(*Redis))
+		if t.Failed() {
+			t.Fatalf("step %d (%s): Redis bookkeeping is off", step, what)
+		}
 		if got[0] != got[1] {
 			t.Fatalf("step %d (%s): sqlite %s, redis %s", step, what, got[0], got[1])
 		}
@@ -174,11 +233,115 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 				t.Fatal(err)
 			}
 			st, _ := f.Stats(ctx)
-			state[i] = fmt.Sprint(c, jsonOf(info), st)
+			state[i] = fmt.Sprint(c, jsonOf(info), st, "\nheld ", heldBy(t, f, cons[i]), "\n", dumpState(t, f))
 		}
 		if state[0] != state[1] {
 			t.Fatalf("step %d (%s): state differs:\nsqlite %s\nredis  %s", step, what, state[0], state[1])
 		}
+	}
+}
+
+// dumpState is every request f holds, as Dump reports it but for the
+// lease nonces (random), one line each, sorted.
+func dumpState(t *testing.T, f Frontier) string {
+	t.Helper()
+	var lines []string
+	err := f.Dump(ctx, func(d DumpEntry) error {
+		var r record.Request
+		if err := record.Decode(d.Raw, &r); err != nil {
+			return err
+		}
+		var deadline int64
+		if !d.Deadline.IsZero() {
+			deadline = d.Deadline.Sub(t0).Milliseconds()
+		}
+		lines = append(lines, fmt.Sprintf("%s %s %s/%s prio %d retries %d expiries %d abandons %d reason %q deadline %d leased %v",
+			r.URL, d.State, d.CrawlID, d.Host, d.Priority, r.Retries, d.Expiries, d.Abandons, d.Reason, deadline, d.Lease != ""))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// heldBy is how many requests each consumer holds in flight.
+func heldBy(t *testing.T, f Frontier, cons []Consumer) []int64 {
+	t.Helper()
+	out := make([]int64, len(cons))
+	for k, c := range cons {
+		var err error
+		switch f := f.(type) {
+		case *SQLite:
+			err = f.db.QueryRow(`SELECT count(*) FROM frontier_entries WHERE state = 1 AND consumer = ?`, c.ID).Scan(&out[k])
+		case *Redis:
+			out[k], err = f.client.SCard(ctx, f.prefix+"f:held:"+c.ID).Result()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// redisInvariants checks that the Redis frontier's bookkeeping of
+// consumers matches its entries: F owner and the F held:CID sets mirror
+// each other and name only requests in flight, F consumers and F beats
+// name the same consumers, F abandons only requests that exist, and F
+// counts the sizes of F inflight and F dead.
+func redisInvariants(t *testing.T, r *Redis) {
+	t.Helper()
+	F := r.prefix + "f:"
+	owner, err := r.client.HGetAll(ctx, F+"owner").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, cid := range owner {
+		if ok, _ := r.client.SIsMember(ctx, F+"held:"+cid, id).Result(); !ok {
+			t.Errorf("entry %s: owner %s, not in its held set", id, cid)
+		}
+		if err := r.client.ZScore(ctx, F+"inflight", id).Err(); err != nil {
+			t.Errorf("entry %s: owner %s, not in flight (%v)", id, cid, err)
+		}
+	}
+	held, err := r.client.Keys(ctx, F+"held:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, k := range held {
+		cid := strings.TrimPrefix(k, F+"held:")
+		ids, _ := r.client.SMembers(ctx, k).Result()
+		for _, id := range ids {
+			if owner[id] != cid {
+				t.Errorf("entry %s: in the held set of %s, owner %q", id, cid, owner[id])
+			}
+		}
+		n += len(ids)
+	}
+	if n != len(owner) {
+		t.Errorf("%d owners, %d held", len(owner), n)
+	}
+	nc, _ := r.client.HLen(ctx, F+"consumers").Result()
+	nb, _ := r.client.ZCard(ctx, F+"beats").Result()
+	if nc != nb {
+		t.Errorf("%d consumers, %d beats", nc, nb)
+	}
+	ab, _ := r.client.HKeys(ctx, F+"abandons").Result()
+	for _, id := range ab {
+		if ok, _ := r.client.HExists(ctx, F+"meta", id).Result(); !ok {
+			t.Errorf("abandons of entry %s, which is gone", id)
+		}
+	}
+	c, err := r.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ni, _ := r.client.ZCard(ctx, F+"inflight").Result()
+	nd, _ := r.client.ZCard(ctx, F+"dead").Result()
+	if c.InFlight != ni || c.Dead != nd {
+		t.Errorf("counts %+v, %d in flight, %d dead", c, ni, nd)
 	}
 }
 

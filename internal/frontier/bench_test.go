@@ -183,7 +183,8 @@ func BenchmarkSQLitePop(b *testing.B) {
 
 func benchPop(b *testing.B, f Frontier, batch int) {
 	for b.Loop() {
-		ls, err := f.Pop(ctx, batch, time.Hour, t0)
+		res, err := f.Pop(ctx, PopOptions{Max: batch, Lease: time.Hour}, t0)
+		ls := res.Leased
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -201,7 +202,8 @@ func BenchmarkSQLitePopAck1000(b *testing.B) {
 func benchPopAck(b *testing.B, f Frontier, batch int) {
 	now := t0
 	for b.Loop() {
-		ls, err := f.Pop(ctx, batch, time.Minute, now)
+		res, err := f.Pop(ctx, PopOptions{Max: batch, Lease: time.Minute}, now)
+		ls := res.Leased
 		if err != nil {
 			b.Fatal(err)
 		}

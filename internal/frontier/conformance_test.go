@@ -105,11 +105,11 @@ func push(t *testing.T, f Frontier, now time.Time, es ...Entry) []PushResult {
 
 func pop(t *testing.T, f Frontier, max int, now time.Time) []Leased {
 	t.Helper()
-	ls, err := f.Pop(ctx, max, time.Minute, now)
+	res, err := f.Pop(ctx, PopOptions{Max: max, Lease: time.Minute}, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ls
+	return res.Leased
 }
 
 // urls returns the "url" of each leased request, checking each has its lease.
@@ -691,7 +691,8 @@ func TestConcurrentPoppers(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for {
-					ls, err := f.Pop(ctx, 7, time.Hour, t0)
+					res, err := f.Pop(ctx, PopOptions{Max: 7, Lease: time.Hour}, t0)
+					ls := res.Leased
 					if err != nil {
 						t.Error(err)
 						return

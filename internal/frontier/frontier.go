@@ -31,21 +31,39 @@ type Frontier interface {
 	// once, unfetched: no retry is counted and the lease is void (a
 	// graceful shutdown gives back what it will not fetch).
 	Apply(ctx context.Context, b Batch, now time.Time) (BatchResult, error)
-	// Pop hands out up to max requests, each leased until now+lease:
+	// Pop hands out up to o.Max requests, each leased until now+o.Lease:
 	// highest priority first, FIFO (or LIFO, Options.Order) within a
 	// priority, round-robin across the (crawl, host) queues whose head has
 	// the top priority, so a host with many queued requests cannot starve
-	// one with few. Before popping it reclaims expired leases (see
-	// Reclaim) and purges crawls past their expiry (see Expire). It
-	// returns fewer than max, or none, when fewer are queued.
-	Pop(ctx context.Context, max int, lease time.Duration, now time.Time) ([]Leased, error)
+	// one with few. Before popping it reclaims expired leases and the
+	// leases of dead consumers (see Reclaim) and purges crawls past their
+	// expiry (see Expire). It returns fewer than o.Max, or none, when fewer
+	// are queued or o.Consumer holds o.Window; with none it says whether
+	// the crawl is over.
+	Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult, error)
+	// Join registers a consumer: a process that pops with PopOptions.Consumer
+	// and calls Beat while it runs (cqueue pop --follow). c.Host, c.PID and
+	// c.Boot say where it runs; Join returns c with a new ID.
+	Join(ctx context.Context, c Consumer, now time.Time) (Consumer, error)
+	// Beat says consumer c is alive at now and renews every lease it holds
+	// until now+lease, so requests waiting in a slow pipeline (politeness
+	// delays) never expire while their consumer lives. It returns how
+	// many requests c holds in flight. A consumer declared dead (its
+	// leases abandoned) is registered again.
+	Beat(ctx context.Context, c Consumer, lease time.Duration, now time.Time) (held int, err error)
+	// Leave unregisters consumer c; the leases it still holds are
+	// abandoned at once, as if it had died.
+	Leave(ctx context.Context, c Consumer, now time.Time) error
 	// Reclaim returns requests whose lease expired by now to their queue
 	// with retries+1; a request whose lease has expired
 	// Options.MaxLeaseExpiries times is dead-lettered instead (kept, with
 	// reason "lease_expired", never handed out again); one whose crawl was
-	// stopped or expired is dropped. To return every in-flight request at
-	// once (when no consumer is left to ack them), pass a time past every
-	// deadline.
+	// stopped or expired is dropped. It also abandons the leases of dead
+	// consumers (see Consumer): they return to their queue at once, with
+	// no retry counted, and a request abandoned Options.MaxAbandons times
+	// is dead-lettered (reason "consumer_died"). To return every in-flight
+	// request at once (when no consumer is left to ack them), pass a time
+	// past every deadline.
 	Reclaim(ctx context.Context, now time.Time) (ReclaimResult, error)
 	// Stop purges the queued requests of crawl crawlID and refuses its
 	// later pushes (ReasonStopped), returning how many it purged. Its
@@ -100,6 +118,16 @@ type Options struct {
 	// BusyTimeout (SQLite) is how long to wait for another process's
 	// write lock; 0 means dedupe.DefaultBusyTimeout (5s).
 	BusyTimeout time.Duration
+	// MaxAbandons is how many times a request may be abandoned by a dead
+	// consumer before it is dead-lettered: 0 means 10, negative never. It
+	// is higher than MaxLeaseExpiries because a consumer is mostly killed
+	// by its user (kill -9, a reboot), not by the request it held.
+	MaxAbandons int
+	// ConsumerTimeout is how long a consumer may go without a Beat before
+	// it is declared dead and its leases abandoned; 0 means 30s. A
+	// consumer on this machine (same host name and boot) whose process is
+	// gone is declared dead at once.
+	ConsumerTimeout time.Duration
 	// Prefix (Redis) is prepended to every key; "" means
 	// dedupe.DefaultPrefix ("crawlutils:").
 	Prefix string
@@ -121,6 +149,23 @@ func (o Options) maxExpiries() int {
 	}
 	return o.MaxLeaseExpiries
 }
+
+func (o Options) maxAbandons() int {
+	if o.MaxAbandons == 0 {
+		return 10
+	}
+	return o.MaxAbandons
+}
+
+func (o Options) consumerTimeout() time.Duration {
+	if o.ConsumerTimeout <= 0 {
+		return DefaultConsumerTimeout
+	}
+	return o.ConsumerTimeout
+}
+
+// DefaultConsumerTimeout is Options.ConsumerTimeout's default.
+const DefaultConsumerTimeout = 30 * time.Second
 
 func (o Options) prefix() string {
 	if o.Prefix == "" {
@@ -179,6 +224,47 @@ type AckResult struct {
 	Unknown int
 }
 
+// PopOptions are Pop's arguments.
+type PopOptions struct {
+	// Max is how many requests to hand out at most.
+	Max int
+	// Lease is how long each stays leased (renewed by Beat when Consumer
+	// is set).
+	Lease time.Duration
+	// Consumer (from Join) holds the leases: Beat renews them, and they
+	// are abandoned when it dies. Pop counts as a beat (and registers it
+	// again if it was declared dead). The zero Consumer (no ID) is for a
+	// one-off pop (a cron batch), whose leases simply expire.
+	Consumer Consumer
+	// Window, with Consumer, caps how many requests the consumer holds in
+	// flight: Pop hands out at most Window minus those. 0: no cap.
+	Window int
+}
+
+// PopResult is what Pop did.
+type PopResult struct {
+	Leased []Leased
+	// Held is how many requests PopOptions.Consumer holds in flight after
+	// this pop (0 without a consumer).
+	Held int
+	// Done, set only when Leased is empty, says nothing is queued and
+	// nothing is in flight: the crawl is over.
+	Done bool
+}
+
+// Consumer is a process popping requests with heartbeats (see Join).
+type Consumer struct {
+	// ID is assigned by Join.
+	ID string `json:"id"`
+	// Host is the machine's host name, PID the process's id and Boot the
+	// machine's boot id (Linux: /proc/sys/kernel/random/boot_id; "" when
+	// unknown): a consumer on this machine and boot whose PID is gone is
+	// dead without waiting for Options.ConsumerTimeout.
+	Host string `json:"host"`
+	PID  int    `json:"pid"`
+	Boot string `json:"boot,omitempty"`
+}
+
 // Leased is a request handed out by Pop.
 type Leased struct {
 	// Lease identifies this hand-out; an ack record carries it back.
@@ -198,6 +284,9 @@ type Leased struct {
 type ReclaimResult struct {
 	Requeued     int
 	DeadLettered int
+	// Abandoned requests were held by dead consumers and went back to
+	// their queue (those dead-lettered count in DeadLettered).
+	Abandoned int
 	// Dropped requests belonged to stopped or expired crawls.
 	Dropped int
 }
@@ -281,7 +370,8 @@ type DumpEntry struct {
 	Lease    string
 	Deadline time.Time // in flight only
 	Expiries int
-	Reason   string // dead only: "lease_expired"
+	Abandons int
+	Reason   string // dead only: "lease_expired" or "consumer_died"
 }
 
 // Names of the counters Stats returns (absent when zero).
@@ -292,10 +382,13 @@ const (
 	StatAckUnknown   = "ack_unknown"    // acks matching nothing
 	StatReleased     = "released"       // returned unfetched by a release
 	StatRequeued     = "requeued"       // returned to the queue after a lease expired
-	StatDeadLettered = "dead_lettered"  // dead-lettered after MaxLeaseExpiries
+	StatDeadLettered = "dead_lettered"  // dead-lettered after MaxLeaseExpiries or MaxAbandons
+	StatAbandoned    = "abandoned"      // returned to the queue when its consumer died
+	StatConsumerDied = "consumers_died" // consumers declared dead
 	StatDropped      = "dropped"        // in flight when its crawl stopped or expired, then expired
 	StatPurgedStop   = "purged_stopped" // purged by Stop
 	StatPurgedExpiry = "purged_expired" // purged when their crawl expired
 	StatRefused      = "refused_"       // prefix: "refused_duplicate", …
 	reasonDeadLetter = "lease_expired"
+	reasonAbandoned  = "consumer_died"
 )

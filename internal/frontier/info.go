@@ -9,6 +9,9 @@ import (
 
 // summarize fills a crawl's totals from its hosts.
 func summarize(c *CrawlInfo) {
+	if c.Hosts == nil {
+		c.Hosts = []HostInfo{} // "domains": [], not null, for jq
+	}
 	first := true
 	for _, h := range c.Hosts {
 		c.Pending += h.Pending
@@ -40,7 +43,7 @@ func (e errCallback) Unwrap() error { return e.err }
 
 // Record returns the entry as one JSON line (with newline) for a dump: the
 // request as Pop would hand it out, plus a "frontier" object with its
-// state, priority, expiries and, while in flight, lease deadline (RFC
+// state, priority, expiries, abandons and, while in flight, lease deadline (RFC
 // 3339), or, when dead, the reason. Pushing a dump's requests into another
 // frontier restores its queue (the "frontier" field is kept as an unknown
 // field, and the lease is dropped).
@@ -49,9 +52,10 @@ func (d DumpEntry) Record() []byte {
 		State    string `json:"state"`
 		Priority int    `json:"priority"`
 		Expiries int    `json:"expiries,omitempty"`
+		Abandons int    `json:"abandons,omitempty"`
 		Deadline string `json:"deadline,omitempty"`
 		Reason   string `json:"reason,omitempty"`
-	}{State: d.State, Priority: d.Priority, Expiries: d.Expiries, Reason: d.Reason}
+	}{State: d.State, Priority: d.Priority, Expiries: d.Expiries, Abandons: d.Abandons, Reason: d.Reason}
 	if !d.Deadline.IsZero() {
 		meta.Deadline = d.Deadline.UTC().Format(time.RFC3339Nano)
 	}

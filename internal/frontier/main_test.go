@@ -45,7 +45,8 @@ func child(role, path string) int {
 		w := bufio.NewWriter(os.Stdout)
 		defer w.Flush()
 		for {
-			ls, err := f.Pop(ctx, 5, time.Hour, t0)
+			res, err := f.Pop(ctx, PopOptions{Max: 5, Lease: time.Hour}, t0)
+			ls := res.Leased
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -27,6 +28,9 @@ type Redis struct {
 	opts   Options
 	prefix string
 	url    string
+
+	checkMu sync.Mutex
+	checked time.Time // the now of the last look for gone processes (see goneConsumers)
 }
 
 // OpenRedis connects to the Redis server at url (redis://[user:pass@]host:port/db,
@@ -132,55 +136,85 @@ func checkEntry(e *Entry) error {
 }
 
 // Pop implements Frontier.
-func (r *Redis) Pop(ctx context.Context, max int, lease time.Duration, now time.Time) ([]Leased, error) {
-	if max <= 0 {
-		return nil, nil
+func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult, error) {
+	if o.Max <= 0 {
+		return PopResult{}, nil
 	}
-	if lease <= 0 {
-		return nil, fmt.Errorf("frontier: pop: lease duration must be positive, got %v", lease)
+	if o.Lease <= 0 {
+		return PopResult{}, fmt.Errorf("frontier: pop: lease duration must be positive, got %v", o.Lease)
 	}
-	deadline := now.Add(lease)
-	args := make([]any, 0, 6+max)
-	args = append(args, r.prefix, now.UnixMilli(), now.Unix(), deadline.UnixMilli(), max, r.opts.maxExpiries())
-	for range max {
+	c := o.Consumer
+	info, window := "", 0
+	if c.ID != "" {
+		info = consumerJSON(c)
+		window = max(o.Window, 0)
+	}
+	gone, err := r.goneConsumers(ctx, c.ID, now, false)
+	if err != nil {
+		return PopResult{}, r.fail("pop", err)
+	}
+	deadline := now.Add(o.Lease)
+	args := make([]any, 0, 12+len(gone)+o.Max)
+	args = append(args, r.prefix, now.UnixMilli(), now.Unix(), deadline.UnixMilli(), o.Max, r.opts.maxExpiries(),
+		r.opts.maxAbandons(), r.beatCutoff(now), c.ID, info, window, len(gone))
+	for _, id := range gone {
+		args = append(args, id)
+	}
+	for range o.Max {
 		args = append(args, fmt.Sprintf("%016x", newNonce()))
 	}
 	v, err := popScript.Run(ctx, r.client, nil, args...).Slice()
 	if err != nil {
-		return nil, r.fail("pop", err)
+		return PopResult{}, r.fail("pop", err)
 	}
-	out := make([]Leased, 0, len(v))
-	for _, row := range v {
+	if len(v) != 3 {
+		return PopResult{}, r.fail("pop", fmt.Errorf("unexpected script answer %v", v))
+	}
+	rows, _ := v[0].([]any)
+	res := PopResult{Held: int(asInt(v[1])), Done: asInt(v[2]) == 1}
+	if len(rows) > 0 {
+		res.Leased = make([]Leased, 0, len(rows))
+	}
+	for _, row := range rows {
 		f, _ := row.([]any)
 		if len(f) != 7 {
-			return nil, r.fail("pop", fmt.Errorf("unexpected script answer %v", row))
+			return PopResult{}, r.fail("pop", fmt.Errorf("unexpected script answer %v", row))
 		}
 		id := asInt(f[0])
 		nonce, err := strconv.ParseUint(asString(f[1]), 16, 64)
 		if err != nil {
-			return nil, r.fail("pop", fmt.Errorf("bad nonce %v", f[1]))
+			return PopResult{}, r.fail("pop", fmt.Errorf("bad nonce %v", f[1]))
 		}
 		l := formatLease(id, nonce)
 		raw, err := handout([]byte(asString(f[2])), l, int(asInt(f[3])))
 		if err != nil {
-			return nil, r.fail("pop", fmt.Errorf("request %d: %v", id, err))
+			return PopResult{}, r.fail("pop", fmt.Errorf("request %d: %v", id, err))
 		}
-		out = append(out, Leased{Lease: l, Raw: raw, Deadline: time.UnixMilli(deadline.UnixMilli()),
+		res.Leased = append(res.Leased, Leased{Lease: l, Raw: raw, Deadline: time.UnixMilli(deadline.UnixMilli()),
 			CrawlID: asString(f[4]), Host: asString(f[5]), Priority: int(asInt(f[6]))})
 	}
-	return out, nil
+	return res, nil
 }
 
 // Reclaim implements Frontier.
 func (r *Redis) Reclaim(ctx context.Context, now time.Time) (ReclaimResult, error) {
-	v, err := reclaimScript.Run(ctx, r.client, nil, r.prefix, now.UnixMilli(), r.opts.maxExpiries()).Int64Slice()
+	gone, err := r.goneConsumers(ctx, "", now, true)
 	if err != nil {
 		return ReclaimResult{}, r.fail("reclaim", err)
 	}
-	if len(v) != 3 {
+	args := make([]any, 0, 5+len(gone))
+	args = append(args, r.prefix, now.UnixMilli(), r.opts.maxExpiries(), r.opts.maxAbandons(), r.beatCutoff(now))
+	for _, id := range gone {
+		args = append(args, id)
+	}
+	v, err := reclaimScript.Run(ctx, r.client, nil, args...).Int64Slice()
+	if err != nil {
+		return ReclaimResult{}, r.fail("reclaim", err)
+	}
+	if len(v) != 4 {
 		return ReclaimResult{}, r.fail("reclaim", fmt.Errorf("unexpected script answer %v", v))
 	}
-	return ReclaimResult{Requeued: int(v[0]), DeadLettered: int(v[1]), Dropped: int(v[2])}, nil
+	return ReclaimResult{Requeued: int(v[0]), DeadLettered: int(v[1]), Dropped: int(v[2]), Abandoned: int(v[3])}, nil
 }
 
 // Stop implements Frontier.
@@ -313,10 +347,11 @@ func (r *Redis) dumpPage(ctx context.Context, ids []string, raws map[string]stri
 	leases := pipe.HMGet(ctx, F+"lease", ids...)
 	inflight := pipe.ZMScore(ctx, F+"inflight", ids...)
 	dead := pipe.ZMScore(ctx, F+"dead", ids...)
+	abandons := pipe.HMGet(ctx, F+"abandons", ids...)
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return r.fail("dump", err)
 	}
-	mv, lv, iv, dv := metas.Val(), leases.Val(), inflight.Val(), dead.Val()
+	mv, lv, iv, dv, av := metas.Val(), leases.Val(), inflight.Val(), dead.Val(), abandons.Val()
 	for i, id := range ids {
 		meta := asString(mv[i])
 		parts := strings.SplitN(meta, ":", 4)
@@ -335,14 +370,14 @@ func (r *Redis) dumpPage(ctx context.Context, ids []string, raws map[string]stri
 		}
 		prio, _ := strconv.Atoi(parts[1])
 		expiries, _ := strconv.Atoi(parts[3])
-		d := DumpEntry{State: Queued, CrawlID: w[0], Host: w[1], Priority: prio, Expiries: expiries}
+		d := DumpEntry{State: Queued, CrawlID: w[0], Host: w[1], Priority: prio, Expiries: expiries, Abandons: int(asInt(av[i]))}
 		switch {
 		case iv[i] != 0:
 			n, _ := strconv.ParseInt(id, 10, 64)
 			nonce, _ := strconv.ParseUint(asString(lv[i]), 16, 64)
 			d.State, d.Lease, d.Deadline = InFlight, formatLease(n, nonce), time.UnixMilli(int64(iv[i]))
 		case dv[i] != 0:
-			d.State, d.Reason = Dead, reasonDeadLetter
+			d.State, d.Reason = Dead, r.opts.deadReason(d.Abandons)
 		}
 		raw, err := handout([]byte(raws[id]), d.Lease, expiries)
 		if err != nil {

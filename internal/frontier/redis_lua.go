@@ -22,6 +22,13 @@ import "github.com/redis/go-redis/v9"
 //	          queue's turn, then 16 of its QID; score = -(head priority), so
 //	          the first member is the next queue to serve: highest priority,
 //	          lowest turn, lowest QID, exactly as SQLite orders them
+//	F abandons HASH id → times a dead consumer held it (absent when 0)
+//	F owner   HASH id → id of the consumer holding it, only while it is in
+//	          flight and was popped by a consumer
+//	F held:CID SET of the ids consumer CID holds (its F owner entries)
+//	F consumers HASH consumer id → JSON {host, pid, boot}
+//	F beats   ZSET consumer id, score = its last heartbeat (Unix ms); the
+//	          same members as F consumers
 //	F counts  HASH queued, inflight, dead
 //	F stats   HASH the Stat counters
 //	F crawls  SET of crawlids
@@ -31,8 +38,11 @@ import "github.com/redis/go-redis/v9"
 //	F expired SET of crawls expired and not yet reported by Expire
 //
 // and the duplicate filter's sets, P + "seen:" + crawlid (see package
-// dedupe). A script that fails midway is not rolled back by Redis, so the
-// Go side validates everything a script could choke on first.
+// dedupe). Every step that takes an entry out of flight (ack, release,
+// reclaim, abandon) clears its F owner and F held:CID membership; only
+// queued entries are purged (stop, expiry). A script that fails midway is
+// not rolled back by Redis, so the Go side validates everything a script
+// could choke on first.
 const luaLib = `
 local P = ARGV[1]
 local F = P .. 'f:'
@@ -89,10 +99,29 @@ local function refresh_touched()
 	touched = {}
 end
 
+-- disown: entry id is no longer held by a consumer.
+local function disown(id)
+	local c = redis.call('HGET', F .. 'owner', id)
+	if c then
+		redis.call('HDEL', F .. 'owner', id)
+		redis.call('SREM', F .. 'held:' .. c, id)
+	end
+end
+
+-- forget deletes entry id.
 local function forget(id)
+	disown(id)
 	redis.call('HDEL', F .. 'raw', id)
 	redis.call('HDEL', F .. 'meta', id)
 	redis.call('HDEL', F .. 'lease', id)
+	redis.call('HDEL', F .. 'abandons', id)
+end
+
+-- forget_queued deletes the queued entries ids (held by no consumer).
+local function forget_queued(ids)
+	for _, h in ipairs({'raw', 'meta', 'lease', 'abandons'}) do
+		redis.call('HDEL', F .. h, unpack(ids))
+	end
 end
 
 -- purge_crawl deletes the queued entries of a crawl; returns how many.
@@ -103,7 +132,9 @@ local function purge_crawl(crawl)
 		while true do
 			local ms = redis.call('ZRANGE', qkey, 0, 999)
 			if #ms == 0 then break end
-			for _, m in ipairs(ms) do forget(id_of(m)) end
+			local ids = {}
+			for i, m in ipairs(ms) do ids[i] = id_of(m) end
+			forget_queued(ids)
 			redis.call('ZREMRANGEBYRANK', qkey, 0, #ms - 1)
 			n = n + #ms
 		end
@@ -144,11 +175,13 @@ local function reclaim(nowms, maxexp)
 				forget(id)
 				dropped = dropped + 1
 			elseif maxexp > 0 and exp >= maxexp then
+				disown(id)
 				redis.call('ZADD', F .. 'dead', nowms, id)
 				redis.call('HINCRBY', qi, 'dead', 1)
 				redis.call('HSET', F .. 'meta', id, qid .. ':' .. prio .. ':' .. m .. ':' .. exp)
 				dead = dead + 1
 			else
+				disown(id)
 				redis.call('ZADD', F .. 'q:' .. qid, -prio, m)
 				redis.call('HSET', F .. 'meta', id, qid .. ':' .. prio .. ':' .. m .. ':' .. exp)
 				touched[qid] = true
@@ -164,6 +197,81 @@ local function reclaim(nowms, maxexp)
 	stat('dropped', dropped)
 	refresh_touched()
 	return {req, dead, dropped}
+end
+
+-- abandon returns the entries consumer cid holds to their queue with
+-- abandons + 1 and no retry counted, keeping the lease nonce (a late ack
+-- is honoured until the entry is handed out again); one abandoned maxab
+-- times is dead-lettered, one of a stopped or expired crawl dropped.
+-- Returns abandoned, dead-lettered, dropped.
+local function abandon(cid, nowms, maxab)
+	local ab, dead, dropped = 0, 0, 0
+	local hk = F .. 'held:' .. cid
+	for _, id in ipairs(redis.call('SMEMBERS', hk)) do
+		redis.call('HDEL', F .. 'owner', id)
+		if redis.call('ZREM', F .. 'inflight', id) == 1 then
+			local qid, prio, m = parse_meta(redis.call('HGET', F .. 'meta', id))
+			local qi = F .. 'qi:' .. qid
+			redis.call('HINCRBY', qi, 'inflight', -1)
+			if num(redis.call('HGET', F .. 'c:' .. redis.call('HGET', qi, 'crawl'), 'state')) ~= 0 then
+				forget(id)
+				dropped = dropped + 1
+			else
+				local n = redis.call('HINCRBY', F .. 'abandons', id, 1)
+				if maxab > 0 and n >= maxab then
+					redis.call('ZADD', F .. 'dead', nowms, id)
+					redis.call('HINCRBY', qi, 'dead', 1)
+					dead = dead + 1
+				else
+					redis.call('ZADD', F .. 'q:' .. qid, -prio, m)
+					touched[qid] = true
+					ab = ab + 1
+				end
+			end
+		end
+	end
+	redis.call('DEL', hk)
+	count('inflight', -(ab + dead + dropped))
+	count('queued', ab)
+	count('dead', dead)
+	stat('abandoned', ab)
+	stat('dead_lettered', dead)
+	stat('dropped', dropped)
+	refresh_touched()
+	return ab, dead, dropped
+end
+
+-- abandon_dead declares dead the consumers whose last beat is before
+-- cutoff (Unix ms, a string) and those in gone (whose process Go found
+-- gone), never self; abandons their leases and unregisters them. Returns
+-- abandoned, dead-lettered, dropped.
+local function abandon_dead(cutoff, gone, self, nowms, maxab)
+	local list, seen = {}, {}
+	local function add(cid)
+		if cid ~= self and not seen[cid] then
+			seen[cid] = true
+			list[#list + 1] = cid
+		end
+	end
+	for _, cid in ipairs(redis.call('ZRANGEBYSCORE', F .. 'beats', '-inf', '(' .. cutoff)) do add(cid) end
+	for _, cid in ipairs(gone) do
+		if redis.call('ZSCORE', F .. 'beats', cid) then add(cid) end
+	end
+	local ab, dead, dropped = 0, 0, 0
+	for _, cid in ipairs(list) do
+		local a, d, x = abandon(cid, nowms, maxab)
+		ab, dead, dropped = ab + a, dead + d, dropped + x
+		redis.call('HDEL', F .. 'consumers', cid)
+		redis.call('ZREM', F .. 'beats', cid)
+	end
+	stat('consumers_died', #list)
+	return ab, dead, dropped
+end
+
+-- beat registers consumer cid (info: its JSON) or records its heartbeat.
+local function beat(cid, info, nowms)
+	redis.call('HSETNX', F .. 'consumers', cid, info)
+	redis.call('ZADD', F .. 'beats', nowms, cid)
 end
 `
 
@@ -269,6 +377,7 @@ local released, runknown = 0, 0
 for j = 1, nr do
 	local id, nonce = string.match(ARGV[base + n * 8 + na + j], '^(%d+)%.(%x+)$')
 	if id and redis.call('HGET', F .. 'lease', id) == nonce and redis.call('ZREM', F .. 'inflight', id) == 1 then
+		disown(id)
 		local qid, prio, m = parse_meta(redis.call('HGET', F .. 'meta', id))
 		local qi = F .. 'qi:' .. qid
 		redis.call('HINCRBY', qi, 'inflight', -1)
@@ -293,14 +402,32 @@ flush_stats()
 return {results, acked, unknown, released, runknown}
 `)
 
-// popScript purges expired crawls, reclaims expired leases, then pops.
-// ARGV: P, now ms, now s, lease deadline ms, max, max expiries, then max
-// nonces. Returns one {id, nonce, raw, expiries, crawlid, host, priority}
-// per request.
+// popScript purges expired crawls, abandons the leases of dead consumers,
+// reclaims expired leases, records the consumer's heartbeat, then pops up
+// to max, or fewer to keep the consumer within its window.
+// ARGV: P, now ms, now s, lease deadline ms, max, max expiries, max
+// abandons, beat cutoff ms (a consumer whose last beat is before it is
+// dead), consumer id ("" none), consumer JSON, window (0 none), number of
+// gone consumers; then the ids of the consumers Go found gone; then max
+// nonces. Returns {{{id, nonce, raw, expiries, crawlid, host, priority}...},
+// held, done (0/1)}.
 var popScript = redis.NewScript(luaLib + `
 local nowms, nows, deadline, max, maxexp = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local maxab, cutoff, cid, cinfo = tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10]
+local window, ngone = tonumber(ARGV[11]), tonumber(ARGV[12])
+local gone = {}
+for i = 1, ngone do gone[i] = ARGV[12 + i] end
+local nonces = 12 + ngone
 purge_expired(nows)
+-- Dead consumers first: their leases are abandoned, not expired.
+abandon_dead(cutoff, gone, cid, nowms, maxab)
 reclaim(nowms, maxexp)
+local held = 0
+if cid ~= '' then
+	beat(cid, cinfo, nowms)
+	held = redis.call('SCARD', F .. 'held:' .. cid)
+	if window > 0 then max = math.min(max, window - held) end
+end
 local out = {}
 -- serve hands out the head of the queue whose ready member is rm.
 local function serve(rm)
@@ -311,9 +438,13 @@ local function serve(rm)
 	redis.call('HDEL', qi, 'rm')
 	if #h == 0 then return end -- cannot happen (refresh_ready keeps ready exact); never loop on it
 	local id = id_of(h[1])
-	local nonce = ARGV[6 + #out + 1]
+	local nonce = ARGV[nonces + #out + 1]
 	redis.call('HSET', F .. 'lease', id, nonce)
 	redis.call('ZADD', F .. 'inflight', deadline, id)
+	if cid ~= '' then
+		redis.call('HSET', F .. 'owner', id, cid)
+		redis.call('SADD', F .. 'held:' .. cid, id)
+	end
 	redis.call('HINCRBY', qi, 'inflight', 1)
 	redis.call('HSET', qi, 'turn', redis.call('INCR', F .. 'turn'))
 	refresh_ready(qid)
@@ -326,18 +457,62 @@ while #out < max do
 	if #r == 0 then break end
 	serve(r[1])
 end
+if cid ~= '' then held = held + #out end
+local done = 0
+if #out == 0 then
+	local c = redis.call('HMGET', F .. 'counts', 'queued', 'inflight')
+	if num(c[1]) == 0 and num(c[2]) == 0 then done = 1 end
+end
 count('queued', -#out)
 count('inflight', #out)
 stat('popped', #out)
 flush_stats()
-return out
+return {out, held, done}
 `)
 
-// reclaimScript: ARGV P, now ms, max expiries. Returns {requeued, dead, dropped}.
+// reclaimScript abandons the leases of dead consumers, then reclaims
+// expired leases. ARGV: P, now ms, max expiries, max abandons, beat cutoff
+// ms; then the ids of the consumers Go found gone. Returns {requeued,
+// dead-lettered, dropped, abandoned}.
 var reclaimScript = redis.NewScript(luaLib + `
-local r = reclaim(tonumber(ARGV[2]), tonumber(ARGV[3]))
+local nowms, maxexp, maxab, cutoff = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local gone = {}
+for i = 6, #ARGV do gone[#gone + 1] = ARGV[i] end
+local ab, dead, dropped = abandon_dead(cutoff, gone, '', nowms, maxab)
+local r = reclaim(nowms, maxexp)
 flush_stats()
-return r
+return {r[1], r[2] + dead, r[3] + dropped, ab}
+`)
+
+// joinScript registers a consumer. ARGV: P, now ms, consumer id, consumer
+// JSON.
+var joinScript = redis.NewScript(luaLib + `
+redis.call('HSET', F .. 'consumers', ARGV[3], ARGV[4])
+redis.call('ZADD', F .. 'beats', tonumber(ARGV[2]), ARGV[3])
+return 0
+`)
+
+// beatScript records a consumer's heartbeat (registering it again if it
+// was declared dead) and moves the deadlines of the leases it holds.
+// ARGV: P, now ms, consumer id, consumer JSON, lease deadline ms. Returns
+// how many requests it holds.
+var beatScript = redis.NewScript(luaLib + `
+local cid = ARGV[3]
+beat(cid, ARGV[4], tonumber(ARGV[2]))
+local ids = redis.call('SMEMBERS', F .. 'held:' .. cid)
+for _, id in ipairs(ids) do redis.call('ZADD', F .. 'inflight', 'XX', ARGV[5], id) end
+return #ids
+`)
+
+// leaveScript abandons the leases of a consumer and unregisters it. ARGV:
+// P, now ms, consumer id, max abandons.
+var leaveScript = redis.NewScript(luaLib + `
+local cid = ARGV[3]
+abandon(cid, tonumber(ARGV[2]), tonumber(ARGV[4]))
+redis.call('HDEL', F .. 'consumers', cid)
+redis.call('ZREM', F .. 'beats', cid)
+flush_stats()
+return 0
 `)
 
 // expireScript: ARGV P, now s. Returns {crawlid, appid, expires, purged}

@@ -20,9 +20,11 @@ import (
 // partial index frontier_queues_ready orders the non-empty queues by
 // (top DESC, turn), so the next queue to serve is its first row.
 // frontier_entries holds every request; frontier_entries_pop orders a
-// queue's queued requests by (prio DESC, ord) and frontier_entries_lease
-// the in-flight ones by lease deadline, both partial, so each holds only the
-// rows it serves and pop, ack and reclaim are O(log n) at any size.
+// queue's queued requests by (prio DESC, ord), frontier_entries_lease
+// the in-flight ones by lease deadline and frontier_entries_consumer by
+// the consumer holding them, all partial, so each holds only the rows it
+// serves and pop, ack and reclaim are O(log n) at any size.
+// frontier_consumers holds the registered consumers and their heartbeats.
 const sqliteSchema = `
 CREATE TABLE IF NOT EXISTS frontier_meta (
 	name TEXT PRIMARY KEY,
@@ -63,10 +65,31 @@ CREATE TABLE IF NOT EXISTS frontier_entries (
 	lease    INTEGER NOT NULL DEFAULT 0, -- nonce of the current or last lease; 0 = never leased
 	deadline INTEGER NOT NULL DEFAULT 0, -- lease deadline, Unix ms, while in flight
 	expiries INTEGER NOT NULL DEFAULT 0, -- leases that expired
-	raw      BLOB NOT NULL               -- the request JSON, without lease
+	raw      BLOB NOT NULL,              -- the request JSON, without lease
+	consumer TEXT NOT NULL DEFAULT '',   -- the consumer holding it in flight ('' none)
+	abandons INTEGER NOT NULL DEFAULT 0  -- times its consumer died holding it
 );
+CREATE TABLE IF NOT EXISTS frontier_consumers (
+	id   TEXT PRIMARY KEY,
+	host TEXT NOT NULL,
+	pid  INTEGER NOT NULL,
+	boot TEXT NOT NULL,
+	beat INTEGER NOT NULL -- last heartbeat, Unix ms
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS frontier_entries_pop ON frontier_entries (queue, prio DESC, ord) WHERE state = 0;
 CREATE INDEX IF NOT EXISTS frontier_entries_lease ON frontier_entries (deadline) WHERE state = 1;
+`
+
+// sqliteIndexesV2 are the indexes on columns schema version 2 added (run
+// after the migration).
+const sqliteIndexesV2 = `
+CREATE INDEX IF NOT EXISTS frontier_entries_consumer ON frontier_entries (consumer) WHERE state = 1 AND consumer != '';
+`
+
+// sqliteMigrateV1 brings a version 1 file to version 2 (consumers).
+const sqliteMigrateV1 = `
+ALTER TABLE frontier_entries ADD COLUMN consumer TEXT NOT NULL DEFAULT '';
+ALTER TABLE frontier_entries ADD COLUMN abandons INTEGER NOT NULL DEFAULT 0;
 `
 
 // Entry states in frontier_entries.state, crawl states in
@@ -75,7 +98,7 @@ const (
 	stQueued, stInFlight, stDead      = 0, 1, 2
 	crActive, crStopped, crExpired    = 0, 1, 2
 	metaSeq, metaTurn, metaSchemaName = "seq", "turn", "schema"
-	schemaVersion                     = 1
+	schemaVersion                     = 2
 )
 
 // SQLite is a Frontier in an SQLite file: see OpenSQLite.
@@ -119,6 +142,19 @@ func OpenSQLite(ctx context.Context, path string, o Options) (*SQLite, error) {
 }
 
 func (f *SQLite) init(ctx context.Context) error {
+	var v int64
+	if err := f.db.QueryRowContext(ctx, `SELECT n FROM frontier_meta WHERE name = ?`, metaSchemaName).Scan(&v); err == nil && v == schemaVersion {
+		// In place: no write lock taken, so readers (info, dump) open
+		// the file while a writer holds it.
+		return f.initStores(ctx)
+	}
+	if err := f.initSchema(ctx); err != nil {
+		return err
+	}
+	return f.initStores(ctx)
+}
+
+func (f *SQLite) initSchema(ctx context.Context) error {
 	f.writeMu.Lock()
 	defer f.writeMu.Unlock()
 	tx, err := f.db.BeginTx(ctx, nil)
@@ -139,12 +175,24 @@ func (f *SQLite) init(ctx context.Context) error {
 		}
 	case err != nil:
 		return err
+	case v == 1:
+		if _, err := tx.ExecContext(ctx, sqliteMigrateV1); err != nil {
+			return err
+		}
+		if err := f.setMetaTx(ctx, tx, metaSchemaName, schemaVersion); err != nil {
+			return err
+		}
 	case v != schemaVersion:
 		return fmt.Errorf("frontier schema version %d, this program knows %d", v, schemaVersion)
 	}
-	if err := tx.Commit(); err != nil {
+	if _, err := tx.ExecContext(ctx, sqliteIndexesV2); err != nil {
 		return err
 	}
+	return tx.Commit()
+}
+
+func (f *SQLite) initStores(ctx context.Context) error {
+	var err error
 	f.seen, err = dedupe.NewSQLite(ctx, f.db, dedupe.Options{TTL: f.opts.DedupeTTL, BusyTimeout: f.busy})
 	if err != nil {
 		return err
@@ -225,7 +273,7 @@ func (s *sqliteStmts) prepare(ctx context.Context, db *sql.DB) error {
 		sql string
 	}{
 		{&s.addStat, `INSERT INTO frontier_stats (name, n) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET n = n + excluded.n`},
-		{&s.popHead, `UPDATE frontier_entries SET state = 1, lease = ?, deadline = ?
+		{&s.popHead, `UPDATE frontier_entries SET state = 1, lease = ?, deadline = ?, consumer = ?
 			WHERE id = (SELECT id FROM frontier_entries WHERE queue = ? AND state = 0 ORDER BY prio DESC, ord LIMIT 1)
 			RETURNING id, prio, expiries, raw`},
 		{&s.nextTop, `SELECT prio FROM frontier_entries WHERE queue = ? AND state = 0 ORDER BY prio DESC, ord LIMIT 1`},
@@ -241,7 +289,7 @@ func (s *sqliteStmts) prepare(ctx context.Context, db *sql.DB) error {
 			top = CASE WHEN ? THEN coalesce((SELECT prio FROM frontier_entries WHERE queue = ? AND state = 0 ORDER BY prio DESC, ord LIMIT 1), 0) ELSE top END
 			WHERE id = ?`},
 		{&s.getMeta, `SELECT n FROM frontier_meta WHERE name = ?`},
-		{&s.releaseEntry, `UPDATE frontier_entries SET state = 0, deadline = 0, lease = 0
+		{&s.releaseEntry, `UPDATE frontier_entries SET state = 0, deadline = 0, lease = 0, consumer = ''
 			WHERE id = ? AND lease = ? AND lease != 0 AND state = 1 RETURNING queue, prio`},
 		{&s.setMeta, `UPDATE frontier_meta SET n = ? WHERE name = ?`},
 		{&s.crawlByName, `SELECT id, appid, expires, state FROM frontier_crawls WHERE crawlid = ?`},
@@ -333,6 +381,12 @@ func (f *SQLite) getMeta(ctx context.Context, tx *sql.Tx, name string) (int64, e
 	var n int64
 	err := tx.StmtContext(ctx, f.st.getMeta).QueryRowContext(ctx, name).Scan(&n)
 	return n, err
+}
+
+// setMetaTx sets a meta value without the prepared statements (init).
+func (f *SQLite) setMetaTx(ctx context.Context, tx *sql.Tx, name string, n int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE frontier_meta SET n = ? WHERE name = ?`, n, name)
+	return err
 }
 
 func (f *SQLite) setMeta(ctx context.Context, tx *sql.Tx, name string, n int64) error {

@@ -187,7 +187,7 @@ func (f *SQLite) crawlHostsTx(ctx context.Context, tx *sql.Tx, crawl int64, c *C
 // Dump implements Frontier. It reads one snapshot while writers go on.
 func (f *SQLite) Dump(ctx context.Context, fn func(DumpEntry) error) error {
 	return f.read(ctx, "dump", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT e.id, e.state, e.prio, e.lease, e.deadline, e.expiries, e.raw, q.host, c.crawlid
+		rows, err := tx.QueryContext(ctx, `SELECT e.id, e.state, e.prio, e.lease, e.deadline, e.expiries, e.abandons, e.raw, q.host, c.crawlid
 			FROM frontier_entries e JOIN frontier_queues q ON q.id = e.queue JOIN frontier_crawls c ON c.id = q.crawl
 			ORDER BY e.id`)
 		if err != nil {
@@ -196,18 +196,18 @@ func (f *SQLite) Dump(ctx context.Context, fn func(DumpEntry) error) error {
 		defer rows.Close()
 		for rows.Next() {
 			var id, prio, nonce, deadline int64
-			var state, expiries int
+			var state, expiries, abandons int
 			var raw []byte
 			var d DumpEntry
-			if err := rows.Scan(&id, &state, &prio, &nonce, &deadline, &expiries, &raw, &d.Host, &d.CrawlID); err != nil {
+			if err := rows.Scan(&id, &state, &prio, &nonce, &deadline, &expiries, &abandons, &raw, &d.Host, &d.CrawlID); err != nil {
 				return err
 			}
-			d.Priority, d.Expiries = int(prio), expiries
+			d.Priority, d.Expiries, d.Abandons = int(prio), expiries, abandons
 			switch state {
 			case stInFlight:
 				d.State, d.Lease, d.Deadline = InFlight, formatLease(id, uint64(nonce)), time.UnixMilli(deadline)
 			case stDead:
-				d.State, d.Reason = Dead, reasonDeadLetter
+				d.State, d.Reason = Dead, f.opts.deadReason(abandons)
 			default:
 				d.State = Queued
 			}

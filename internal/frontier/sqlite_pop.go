@@ -11,24 +11,29 @@ import (
 
 // Pop implements Frontier.
 //
-// One transaction: purge expired crawls, reclaim expired leases, then serve
-// the ready queues. The next queue is always the one with the highest head
-// priority and, among those, the lowest turn; serving a queue gives it the
-// next turn, the back of the line. Since that can only move a queue back,
-// the first max ready queues (one indexed query) are the only ones a
-// batch of max pops can reach; a heap replays the rotation among them.
-func (f *SQLite) Pop(ctx context.Context, max int, lease time.Duration, now time.Time) ([]Leased, error) {
-	if max <= 0 {
-		return nil, nil
+// One transaction: purge expired crawls, reclaim expired leases and those
+// of dead consumers, then serve the ready queues. The next queue is always
+// the one with the highest head priority and, among those, the lowest
+// turn; serving a queue gives it the next turn, the back of the line.
+// Since that can only move a queue back, the first max ready queues (one
+// indexed query) are the only ones a batch of max pops can reach; a heap
+// replays the rotation among them.
+func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult, error) {
+	if o.Max <= 0 {
+		return PopResult{}, nil
 	}
-	if lease <= 0 {
-		return nil, fmt.Errorf("frontier: pop: lease duration must be positive, got %v", lease)
+	if o.Lease <= 0 {
+		return PopResult{}, fmt.Errorf("frontier: pop: lease duration must be positive, got %v", o.Lease)
 	}
-	var out []Leased
+	var res PopResult
 	err := f.write(ctx, "pop", func(tx *sql.Tx, stats map[string]int64) error {
-		out = out[:0]
+		res = PopResult{}
 		qs := queues{}
 		if _, err := f.purgeExpiredTx(ctx, tx, now, qs, stats); err != nil {
+			return err
+		}
+		// Dead consumers first: their leases are abandoned, not expired.
+		if _, err := f.abandonDeadTx(ctx, tx, now, o.Consumer.ID, qs, stats); err != nil {
 			return err
 		}
 		if _, err := f.reclaimTx(ctx, tx, now, qs, stats); err != nil {
@@ -37,21 +42,47 @@ func (f *SQLite) Pop(ctx context.Context, max int, lease time.Duration, now time
 		if err := qs.save(ctx, tx, f); err != nil {
 			return err
 		}
-		var err error
-		out, err = f.popTx(ctx, tx, max, now.Add(lease), qs)
-		if err != nil {
-			return err
+		max := o.Max
+		c := o.Consumer
+		if c.ID != "" {
+			if err := f.beatTx(ctx, tx, c, now); err != nil {
+				return err
+			}
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM frontier_entries WHERE state = 1 AND consumer = ? AND consumer != ''`,
+				c.ID).Scan(&res.Held); err != nil {
+				return err
+			}
+			if o.Window > 0 {
+				max = min(max, o.Window-res.Held)
+			}
 		}
-		stats[StatPopped] += int64(len(out))
+		if max > 0 {
+			var err error
+			res.Leased, err = f.popTx(ctx, tx, max, now.Add(o.Lease), c.ID, qs)
+			if err != nil {
+				return err
+			}
+		}
+		if c.ID != "" {
+			res.Held += len(res.Leased)
+		}
+		stats[StatPopped] += int64(len(res.Leased))
+		if len(res.Leased) == 0 {
+			var busy bool
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM frontier_queues WHERE queued > 0 OR in_flight > 0)`).Scan(&busy); err != nil {
+				return err
+			}
+			res.Done = !busy
+		}
 		return qs.save(ctx, tx, f)
 	})
 	if err != nil {
-		return nil, err
+		return PopResult{}, err
 	}
-	return out, nil
+	return res, nil
 }
 
-func (f *SQLite) popTx(ctx context.Context, tx *sql.Tx, max int, deadline time.Time, qs queues) ([]Leased, error) {
+func (f *SQLite) popTx(ctx context.Context, tx *sql.Tx, max int, deadline time.Time, consumer string, qs queues) ([]Leased, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, crawl, host, queued, in_flight, dead, top, turn
 		FROM frontier_queues WHERE queued > 0 ORDER BY top DESC, turn, id LIMIT ?`, max)
 	if err != nil {
@@ -107,7 +138,7 @@ func (f *SQLite) popTx(ctx context.Context, tx *sql.Tx, max int, deadline time.T
 		var id, prio int64
 		var expiries int
 		var raw []byte
-		err := pop.QueryRowContext(ctx, int64(nonce), deadlineMS, q.id).Scan(&id, &prio, &expiries, &raw)
+		err := pop.QueryRowContext(ctx, int64(nonce), deadlineMS, consumer, q.id).Scan(&id, &prio, &expiries, &raw)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("queue %d counts %d queued requests but has none (counters out of step)", q.id, q.queued)
 		}
@@ -174,10 +205,16 @@ func (f *SQLite) Reclaim(ctx context.Context, now time.Time) (ReclaimResult, err
 	var r ReclaimResult
 	err := f.write(ctx, "reclaim", func(tx *sql.Tx, stats map[string]int64) error {
 		qs := queues{}
-		var err error
+		a, err := f.abandonDeadTx(ctx, tx, now, "", qs, stats)
+		if err != nil {
+			return err
+		}
 		if r, err = f.reclaimTx(ctx, tx, now, qs, stats); err != nil {
 			return err
 		}
+		r.Abandoned = a.Abandoned
+		r.DeadLettered += a.DeadLettered
+		r.Dropped += a.Dropped
 		return qs.save(ctx, tx, f)
 	})
 	return r, err
@@ -185,57 +222,64 @@ func (f *SQLite) Reclaim(ctx context.Context, now time.Time) (ReclaimResult, err
 
 // reclaimTx handles every lease expired at now (see Frontier.Reclaim).
 func (f *SQLite) reclaimTx(ctx context.Context, tx *sql.Tx, now time.Time, qs queues, stats map[string]int64) (ReclaimResult, error) {
-	var r ReclaimResult
-	rows, err := tx.QueryContext(ctx, `SELECT e.id, e.queue, e.prio, e.expiries, c.state
+	requeued, dead, dropped, err := f.returnTx(ctx, tx, `e.deadline <= ?`, now.UnixMilli(), "expiries", f.opts.maxExpiries(), qs)
+	stats[StatRequeued] += int64(requeued)
+	stats[StatDeadLettered] += int64(dead)
+	stats[StatDropped] += int64(dropped)
+	return ReclaimResult{Requeued: requeued, DeadLettered: dead, Dropped: dropped}, err
+}
+
+// returnTx takes the in-flight entries matching where (with arg) out of
+// flight, adding one to their counter column (expiries or abandons): back
+// to their queue, or dead-lettered when the counter reaches max (> 0), or
+// dropped when their crawl was stopped or expired.
+func (f *SQLite) returnTx(ctx context.Context, tx *sql.Tx, where string, arg any, counter string, max int, qs queues) (requeued, dead, dropped int, err error) {
+	rows, err := tx.QueryContext(ctx, `SELECT e.id, e.queue, e.prio, e.`+counter+`, c.state
 		FROM frontier_entries e JOIN frontier_queues q ON q.id = e.queue JOIN frontier_crawls c ON c.id = q.crawl
-		WHERE e.state = 1 AND e.deadline <= ?`, now.UnixMilli())
+		WHERE e.state = 1 AND `+where, arg)
 	if err != nil {
-		return r, err
+		return 0, 0, 0, err
 	}
-	type expired struct {
+	type entry struct {
 		id, queue, prio int64
-		expiries, crawl int
+		n, crawl        int
 	}
-	var list []expired
+	var list []entry
 	for rows.Next() {
-		var x expired
-		if err := rows.Scan(&x.id, &x.queue, &x.prio, &x.expiries, &x.crawl); err != nil {
+		var x entry
+		if err := rows.Scan(&x.id, &x.queue, &x.prio, &x.n, &x.crawl); err != nil {
 			rows.Close()
-			return r, err
+			return 0, 0, 0, err
 		}
 		list = append(list, x)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return r, err
+		return 0, 0, 0, err
 	}
-	max := f.opts.maxExpiries()
 	for _, x := range list {
 		q, err := qs.get(ctx, tx, f, x.queue)
 		if err != nil {
-			return r, err
+			return requeued, dead, dropped, err
 		}
 		q.inFlight--
 		q.dirty = true
 		switch {
 		case x.crawl != crActive:
 			_, err = tx.ExecContext(ctx, `DELETE FROM frontier_entries WHERE id = ?`, x.id)
-			r.Dropped++
-		case max > 0 && x.expiries+1 >= max:
-			_, err = tx.ExecContext(ctx, `UPDATE frontier_entries SET state = 2, deadline = 0, expiries = expiries + 1 WHERE id = ?`, x.id)
+			dropped++
+		case max > 0 && x.n+1 >= max:
+			_, err = tx.ExecContext(ctx, `UPDATE frontier_entries SET state = 2, deadline = 0, consumer = '', `+counter+` = `+counter+` + 1 WHERE id = ?`, x.id)
 			q.dead++
-			r.DeadLettered++
+			dead++
 		default:
-			_, err = tx.ExecContext(ctx, `UPDATE frontier_entries SET state = 0, deadline = 0, expiries = expiries + 1 WHERE id = ?`, x.id)
+			_, err = tx.ExecContext(ctx, `UPDATE frontier_entries SET state = 0, deadline = 0, consumer = '', `+counter+` = `+counter+` + 1 WHERE id = ?`, x.id)
 			q.requeued(x.prio)
-			r.Requeued++
+			requeued++
 		}
 		if err != nil {
-			return r, err
+			return requeued, dead, dropped, err
 		}
 	}
-	stats[StatRequeued] += int64(r.Requeued)
-	stats[StatDeadLettered] += int64(r.DeadLettered)
-	stats[StatDropped] += int64(r.Dropped)
-	return r, nil
+	return requeued, dead, dropped, nil
 }

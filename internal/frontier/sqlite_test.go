@@ -118,7 +118,7 @@ func TestSQLiteLockedByAnotherProcess(t *testing.T) {
 	if !strings.Contains(err.Error(), want) || !errors.Is(err, dedupe.ErrLocked) || !strings.HasPrefix(err.Error(), "frontier: push ") {
 		t.Errorf("error = %q, want %q wrapping ErrLocked", err, want)
 	}
-	if _, err := f.Pop(ctx, 1, time.Minute, t0); !errors.Is(err, dedupe.ErrLocked) {
+	if _, err := f.Pop(ctx, PopOptions{Max: 1, Lease: time.Minute}, t0); !errors.Is(err, dedupe.ErrLocked) {
 		t.Errorf("Pop while locked = %v", err)
 	}
 	// Readers are not blocked by the writer (WAL).
@@ -325,5 +325,50 @@ func TestSQLiteQueryPlans(t *testing.T) {
 		if strings.Contains(p, "SCAN frontier_entries") || strings.Contains(p, "USE TEMP B-TREE") || !strings.Contains(p, want) {
 			t.Errorf("%s\n  plan: %s (want %q, no scan of frontier_entries, no temp b-tree)", q, p, want)
 		}
+	}
+}
+
+// TestMigrateV1: a file of schema version 1 (before consumers) opens, is
+// brought to version 2, and keeps its queue.
+func TestMigrateV1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.db")
+	f, err := OpenSQLite(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	push(t, f, t0, req(t, "http://a.test/1"), req(t, "http://a.test/2"))
+	ls := pop(t, f, 1, t0)
+	for _, q := range []string{
+		`DROP INDEX frontier_entries_consumer`,
+		`ALTER TABLE frontier_entries DROP COLUMN consumer`,
+		`ALTER TABLE frontier_entries DROP COLUMN abandons`,
+		`DROP TABLE frontier_consumers`,
+		`UPDATE frontier_meta SET n = 1 WHERE name = 'schema'`,
+	} {
+		if _, err := f.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	f.Close()
+	f, err = OpenSQLite(ctx, path, Options{})
+	if err != nil {
+		t.Fatalf("open a version 1 file: %v", err)
+	}
+	defer f.Close()
+	var v int
+	f.db.QueryRow(`SELECT n FROM frontier_meta WHERE name = 'schema'`).Scan(&v)
+	if v != schemaVersion {
+		t.Errorf("schema version %d after the migration", v)
+	}
+	wantCounts(t, f, 1, 1, 0)
+	if a, err := f.Ack(ctx, leases(ls), t0); err != nil || a.Acked != 1 {
+		t.Errorf("ack of a lease from before the migration: %+v, %v", a, err)
+	}
+	c, err := f.Join(ctx, elsewhere, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := popAs(t, f, c, 5, 0, t0); len(r.Leased) != 1 || r.Held != 1 {
+		t.Errorf("pop as a consumer after the migration: %+v", r)
 	}
 }

@@ -5,8 +5,21 @@
 //
 // Besides testscript's built-in commands, scripts get:
 //
-//	status N cmd args...   run cmd and require exit status N (stdout and
-//	                       stderr are kept for the next cmp/stdout/stderr)
+//	status N cmd args...      run cmd and require exit status N (stdout
+//	                          and stderr are kept for the next cmp/stdout/
+//	                          stderr)
+//	sqlite-lock [-read] FILE  take SQLite's write lock on FILE (BEGIN
+//	                          IMMEDIATE), or hold a read transaction with
+//	                          -read, in the test process: to the commands,
+//	                          another process holds it
+//	sqlite-unlock FILE        roll back and let go (else at the script's end)
+//	sqlite-check FILE         require PRAGMA integrity_check to say "ok"
+//
+// and one more program beside the commands, for exec, status or a pipe:
+//
+//	fsizelimit BYTES cmd args...  run cmd with no file allowed to grow past
+//	                              BYTES (RLIMIT_FSIZE, SIGXFSZ ignored): a
+//	                              full disk without root or a small tmpfs
 //
 // Run the tests with -update to rewrite the expected output in the scripts.
 package scripttest
@@ -28,10 +41,11 @@ var update = flag.Bool("update", false, "rewrite expected output in script tests
 // Main is the TestMain of a package with script tests: it makes the test
 // binary answer to each command's name. It does not return.
 func Main(m *testing.M, cmds map[string]cli.RunFunc) {
-	mains := make(map[string]func(), len(cmds))
+	mains := make(map[string]func(), len(cmds)+1)
 	for name, run := range cmds {
 		mains[name] = func() { os.Exit(cli.Main(run)) }
 	}
+	mains["fsizelimit"] = func() { os.Exit(fsizeLimitMain()) }
 	testscript.Main(m, mains)
 }
 
@@ -43,6 +57,9 @@ func Run(t *testing.T, dir string, setup func(env *testscript.Env) error) {
 		Setup: func(env *testscript.Env) error {
 			// Under -race every process otherwise sleeps 1 s at exit.
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			locks := &sqliteLocks{conns: map[string]*sqliteLock{}}
+			env.Values[locksKey{}] = locks
+			env.Defer(locks.releaseAll)
 			if setup != nil {
 				return setup(env)
 			}
@@ -50,7 +67,12 @@ func Run(t *testing.T, dir string, setup func(env *testscript.Env) error) {
 		},
 		UpdateScripts:       *update,
 		RequireExplicitExec: false,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"status": status},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"status":        status,
+			"sqlite-lock":   sqliteLockCmd,
+			"sqlite-unlock": sqliteUnlockCmd,
+			"sqlite-check":  sqliteCheckCmd,
+		},
 	})
 }
 

@@ -1,0 +1,195 @@
+package cqueue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/ndjson"
+)
+
+// beatEvery is how often pop --follow beats: well within the consumer
+// timeout other processes judge it by.
+const beatEvery = frontier.DefaultConsumerTimeout / 6
+
+// expireEvery is how often pop --follow looks for expired crawls.
+const expireEvery = time.Second
+
+// popper is one run of cqueue pop.
+type popper struct {
+	fr   frontier.Frontier
+	o    popOptions
+	out  io.Writer // stdout, to close when interrupted and to watch for a hang-up
+	w    *ndjson.Writer
+	tool *cli.Tool
+	now  func() time.Time
+
+	consumer   frontier.Consumer
+	handed     int
+	lastExpire time.Time
+}
+
+// run hands out requests until --max, the end of the queue (without
+// --follow), the end of the crawl (with --follow) or an interrupt.
+func (p *popper) run(ctx context.Context) error {
+	bg := context.WithoutCancel(ctx) // a transaction is never cut in half
+	if !p.o.follow {
+		if err := p.expired(bg); err != nil {
+			return err
+		}
+		_, err := p.loop(ctx, bg)
+		return err
+	}
+	c, err := p.fr.Join(bg, frontier.ThisMachine(), p.now())
+	if err != nil {
+		return err
+	}
+	p.consumer = c
+	stopBeats := p.beat(bg)
+	done, err := p.loop(ctx, bg)
+	stopBeats()
+	switch {
+	case err != nil:
+		// Leases stay with this consumer: once this process is gone the
+		// next pop gives them back (at once on this machine).
+		return err
+	case done:
+		return p.fr.Leave(bg, c, p.now())
+	}
+	return p.drain(bg)
+}
+
+// loop pops until it should stop; done says the crawl (or the batch) is
+// over rather than interrupted.
+func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
+	wait := time.Millisecond
+	for ctx.Err() == nil {
+		n := p.o.batch
+		if p.o.max > 0 {
+			n = min(n, p.o.max-p.handed)
+			if n == 0 {
+				return true, nil
+			}
+		}
+		if p.o.follow && p.now().Sub(p.lastExpire) >= expireEvery {
+			if err := p.expired(bg); err != nil {
+				return false, err
+			}
+		}
+		res, err := p.fr.Pop(bg, frontier.PopOptions{Max: n, Lease: p.o.lease, Consumer: p.consumer, Window: p.o.window}, p.now())
+		if err != nil {
+			return false, err
+		}
+		for _, l := range res.Leased {
+			if err := p.w.WriteLine(l.Raw); err != nil {
+				return false, fmt.Errorf("write stdout: %w", err)
+			}
+		}
+		if err := p.w.Flush(); err != nil {
+			return false, fmt.Errorf("write stdout: %w", err)
+		}
+		p.handed += len(res.Leased)
+		p.tool.Stats.Out.Add(int64(len(res.Leased)))
+		if len(res.Leased) > 0 {
+			wait = time.Millisecond
+			continue
+		}
+		if res.Done || !p.o.follow {
+			return true, nil
+		}
+		if hungUp(p.out) {
+			return false, fmt.Errorf("write stdout: the reader is gone (the pipeline's next command exited)")
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, p.o.poll)
+	}
+	return false, nil
+}
+
+// beat beats in the background until the returned func is called.
+func (p *popper) beat(bg context.Context) (stop func()) {
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(beatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				if _, err := p.fr.Beat(bg, p.consumer, p.o.lease, p.now()); err != nil {
+					p.tool.Printf("warning: heartbeat: %v", err)
+				}
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }
+}
+
+// drainQuiet is how long drain waits for the next ack before it gives up
+// on the rest: requests written to a pipe its reader stopped reading are
+// never acked.
+const drainQuiet = 2 * time.Second
+
+// drain, after an interrupt, closes the output so the pipeline finishes
+// what it has, and beats while acks come in (until none has for
+// drainQuiet, at most one lease), then leaves: what it still holds goes
+// back to the queue, and a late ack of it is still honoured.
+func (p *popper) drain(bg context.Context) error {
+	if err := p.w.Flush(); err != nil {
+		return fmt.Errorf("write stdout: %w", err)
+	}
+	if c, ok := p.out.(io.Closer); ok {
+		c.Close()
+	}
+	start := p.now()
+	last, lastChange := -1, start
+	for {
+		held, err := p.fr.Beat(bg, p.consumer, p.o.lease, p.now())
+		if err != nil {
+			return err
+		}
+		now := p.now()
+		if held != last {
+			last, lastChange = held, now
+		}
+		if held == 0 || now.Sub(lastChange) >= drainQuiet || now.Sub(start) >= p.o.lease {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return p.fr.Leave(bg, p.consumer, p.now())
+}
+
+// expired writes one record per crawl expired since the last look.
+func (p *popper) expired(bg context.Context) error {
+	p.lastExpire = p.now()
+	es, err := p.fr.Expire(bg, p.lastExpire)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		b, err := json.Marshal(expiredRecord{"expired", e})
+		if err != nil {
+			return err
+		}
+		if err := p.w.WriteLine(b); err != nil {
+			return fmt.Errorf("write stdout: %w", err)
+		}
+	}
+	return nil
+}
+
+// expiredRecord is the notification of an expired crawl.
+type expiredRecord struct {
+	Kind string `json:"kind"`
+	frontier.Expired
+}

@@ -1,0 +1,108 @@
+package frontier
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Consumers on Redis: F consumers and F beats register them, F owner and
+// F held:CID say who holds what (see redis_lua.go). Whether a consumer
+// missed its heartbeats is judged by the scripts, atomically with the
+// beats; whether its process is gone only Go can tell (goneConsumers).
+
+// Join implements Frontier.
+func (r *Redis) Join(ctx context.Context, c Consumer, now time.Time) (Consumer, error) {
+	c.ID = newConsumerID()
+	if err := joinScript.Run(ctx, r.client, nil, r.prefix, now.UnixMilli(), c.ID, consumerJSON(c)).Err(); err != nil {
+		return Consumer{}, r.fail("join", err)
+	}
+	return c, nil
+}
+
+// Beat implements Frontier.
+func (r *Redis) Beat(ctx context.Context, c Consumer, lease time.Duration, now time.Time) (int, error) {
+	if c.ID == "" {
+		return 0, fmt.Errorf("frontier: beat: consumer without id (not joined)")
+	}
+	n, err := beatScript.Run(ctx, r.client, nil, r.prefix, now.UnixMilli(), c.ID, consumerJSON(c), now.Add(lease).UnixMilli()).Int64()
+	if err != nil {
+		return 0, r.fail("beat", err)
+	}
+	return int(n), nil
+}
+
+// Leave implements Frontier.
+func (r *Redis) Leave(ctx context.Context, c Consumer, now time.Time) error {
+	if c.ID == "" {
+		return nil // never joined: holds nothing
+	}
+	err := leaveScript.Run(ctx, r.client, nil, r.prefix, now.UnixMilli(), c.ID, r.opts.maxAbandons()).Err()
+	return r.fail("leave", err)
+}
+
+// consumerJSON is what F consumers holds of c: where it runs.
+func consumerJSON(c Consumer) string {
+	b, _ := json.Marshal(struct {
+		Host string `json:"host"`
+		PID  int    `json:"pid"`
+		Boot string `json:"boot,omitempty"`
+	}{c.Host, c.PID, c.Boot})
+	return string(b)
+}
+
+// beatCutoff is the first heartbeat time (Unix ms) of a consumer still
+// alive at now: one whose last beat is earlier has gone Options.ConsumerTimeout
+// without beating (Options.consumerDead, to the millisecond).
+func (r *Redis) beatCutoff(now time.Time) int64 {
+	t := now.Add(-r.opts.consumerTimeout())
+	ms := t.UnixMilli()
+	if time.UnixMilli(ms).Before(t) {
+		ms++ // beat < t for a whole ms beat means beat < ceil(t)
+	}
+	return ms
+}
+
+// goneConsumersEvery is how often (in the times passed to Pop) Pop looks
+// for consumers whose process is gone: one round trip more.
+const goneConsumersEvery = time.Second
+
+// goneConsumers returns the ids of the registered consumers, except self,
+// that ran on this machine and whose process is gone (see
+// Options.consumerDead). Lua cannot see processes, so Go looks, at the
+// cost of a round trip before the script: unless force, at most once per
+// goneConsumersEvery of now. Heartbeat timeouts are left to the scripts,
+// which judge them atomically.
+func (r *Redis) goneConsumers(ctx context.Context, self string, now time.Time, force bool) ([]string, error) {
+	if machine().Boot == "" {
+		return nil, nil // no boot id: no consumer can be known to be on this machine
+	}
+	r.checkMu.Lock()
+	due := force || r.checked.IsZero() || now.Sub(r.checked) >= goneConsumersEvery || now.Before(r.checked)
+	r.checkMu.Unlock()
+	if !due {
+		return nil, nil
+	}
+	all, err := r.client.HGetAll(ctx, r.prefix+"f:consumers").Result()
+	if err != nil {
+		return nil, err
+	}
+	r.checkMu.Lock()
+	r.checked = now
+	r.checkMu.Unlock()
+	var gone []string
+	for id, info := range all {
+		var c Consumer
+		if id == self || json.Unmarshal([]byte(info), &c) != nil {
+			continue
+		}
+		// Its last beat as now: the timeout is the script's to judge.
+		if r.opts.consumerDead(c, now, now) {
+			gone = append(gone, id)
+		}
+	}
+	slices.Sort(gone)
+	return gone, nil
+}
