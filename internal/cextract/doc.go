@@ -7,8 +7,9 @@
 //
 // The pieces, in the order a response meets them:
 //
-//   - records/classify and decodeFast read a response line in one pass
-//     (encoding/json decides whenever the line is not a plain response);
+//   - records (record.ParseFields) and decodeFast read a response line in
+//     one pass (encoding/json decides whenever the line is not a plain
+//     response);
 //   - a page is parsed at most once per representation, when a rule first
 //     needs it: HTML into a *Doc (fastParse for the well-formed pages most
 //     sites serve, x/net/html for the rest: the same tree either way),

@@ -1,7 +1,6 @@
 package cextract
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/url"
 	"strings"
@@ -112,84 +111,6 @@ func FuzzParseDoc(f *testing.F) {
 			if _, err := s.Select(d); err != nil {
 				t.Fatalf("%s: %v", s, err)
 			}
-		}
-	})
-}
-
-// FuzzClassify: the fast path reads every line as record.Parse does — the
-// same verdict, kind and record — and its fields are record.Fields'.
-func FuzzClassify(f *testing.F) {
-	for _, s := range []string{
-		`{"kind":"response","url":"u","body":"a\"b\\c\u00e9\ud83d\ude00 \ud800x","status":200}`,
-		`{"kind":null}`, `{"kind":1}`, `{"kind":"x","kind":"y"}`, ` {"a":[1,{"b":null}],"c":-0.5e+3} `, `{"a":01}`,
-		`{"a":"\u0000"}`, "{\"a\":\"\x01\"}", `{"a":tru}`, `https://a/`, `[1]`, ``, `{"a":1,}`, "{\"k\":\"\xff\"}",
-		`{"":""}`, `{"a":[]}`, `{"a":{}}`, `{"\u006bind":"item"}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		env, fields, err := classify(line)
-		want, werr := record.Parse(line)
-		if (err == nil) != (werr == nil) {
-			t.Fatalf("classify(%q) error %v, record.Parse %v", line, err, werr)
-		}
-		if err != nil {
-			if err.Error() != werr.Error() {
-				t.Fatalf("classify(%q): %v, record.Parse: %v", line, err, werr)
-			}
-			return
-		}
-		if env.Kind != want.Kind || string(env.Raw) != string(want.Raw) || env.Bare != want.Bare {
-			t.Fatalf("classify(%q) = %+v, record.Parse %+v", line, env, want)
-		}
-		if fields == nil {
-			return
-		}
-		wf, err := record.Fields(line)
-		if err != nil || len(wf) > len(fields) {
-			t.Fatalf("record.Fields(%q) = %v, %v; classify %v", line, wf, err, fields)
-		}
-		// record.Fields merges duplicate keys; the last value wins in both.
-		last := map[string]string{}
-		for _, fl := range fields {
-			last[fl.Key] = string(fl.Value)
-		}
-		for _, fl := range wf {
-			if last[fl.Key] != string(fl.Value) {
-				t.Fatalf("%q: field %q = %s, record.Fields %s", line, fl.Key, last[fl.Key], fl.Value)
-			}
-		}
-	})
-}
-
-// FuzzJSONStrings: unquote decodes as encoding/json does.
-func FuzzJSONStrings(f *testing.F) {
-	for _, s := range []string{"", "a", "é", "\xff", "\u2028", "<&>", "\x00\x1f\"\\", "😀"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(s)
-		want := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-		var back string
-		if err := json.Unmarshal(want, &back); err != nil {
-			t.Fatal(err)
-		}
-		if got, ok := unquote(want); !ok || got != back {
-			t.Fatalf("unquote(%s) = %q, %v; want %q", want, got, ok, back)
-		}
-		// Raw input as a JSON string, escapes and all.
-		raw := []byte(`"` + s + `"`)
-		if scanString(raw, 0) != len(raw) {
-			return
-		}
-		if err := json.Unmarshal(raw, &back); err != nil {
-			t.Fatalf("scanString accepted %q: %v", raw, err)
-		}
-		if got, ok := unquote(raw); !ok || got != back {
-			t.Fatalf("unquote(%q) = %q, %v; want %q", raw, got, ok, back)
 		}
 	})
 }

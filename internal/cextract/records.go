@@ -10,7 +10,7 @@ import (
 )
 
 // decodeResponse decodes a response record and the request inside it;
-// fields, when not nil, are its top-level fields from classify.
+// fields, when not nil, are its top-level fields from record.ParseFields.
 func decodeResponse(raw []byte, fields []record.Field) (*record.Response, *record.Request, error) {
 	if fields != nil {
 		if resp, req, ok := decodeFast(fields); ok {

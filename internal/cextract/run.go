@@ -143,11 +143,11 @@ type classified struct {
 	fields []record.Field
 }
 
-// records is cli.Tool.Records with classify's fast path for JSON objects:
+// records is cli.Tool.Records with record.ParseFields for JSON objects:
 // it yields each record with its top-level fields when they were scanned.
 func records(ctx context.Context, t *cli.Tool, r *ndjson.Reader, flush func()) iter.Seq2[ndjson.Line, classified] {
 	return cli.RecordsFunc(ctx, t, r, flush, func(line []byte) (classified, error) {
-		env, fields, err := classify(line)
+		env, fields, err := record.ParseFields(line)
 		return classified{env, fields}, err
 	})
 }

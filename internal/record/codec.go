@@ -32,6 +32,22 @@ func Decode(raw []byte, v any) error {
 	return nil
 }
 
+// unknownFields returns the top-level members of the JSON object raw whose
+// keys are not in known, or nil when there are none. raw must be valid JSON
+// (Decode checks that first).
+func unknownFields(raw []byte, known map[string]bool) map[string]json.RawMessage {
+	var extra map[string]json.RawMessage
+	scanObject(raw, func(key, value []byte) {
+		if !known[string(key)] {
+			if extra == nil {
+				extra = map[string]json.RawMessage{}
+			}
+			extra[string(key)] = json.RawMessage(value)
+		}
+	})
+	return extra
+}
+
 var encoderPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // Encode returns v as one JSON line (with the trailing newline), HTML

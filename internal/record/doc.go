@@ -8,5 +8,9 @@
 // stay json.RawMessage, so they round-trip exactly.
 //
 // Parse classifies one input line without decoding it fully; Decode and Encode
-// turn a line into a typed record and back.
+// turn a line into a typed record and back. ScanObject reads the top-level
+// members of a JSON object in one validating pass that accepts exactly what
+// encoding/json accepts, and ParseFields is Parse that returns them too, so a
+// command can use the fields of a large record (a response is mostly its
+// body) without scanning it again; Unquote decodes one of their string values.
 package record

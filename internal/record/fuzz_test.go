@@ -7,13 +7,24 @@ import (
 	"testing"
 )
 
-// FuzzParse: Parse never panics, and what it accepts is a JSON object.
+// FuzzParse: Parse never panics, what it accepts is a JSON object, and its
+// one-pass reading of objects gives what encoding/json gives (parse): the
+// same verdict, error, kind and record.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{`{"kind":"request","url":"https://a/"}`, "https://a/b", `[1]`, `{"kind":1}`, "", "a.b", `{"a":"\u00e9"}`} {
+	for _, s := range []string{`{"kind":"request","url":"https://a/"}`, "https://a/b", `[1]`, `{"kind":1}`, "", "a.b", `{"a":"\u00e9"}`,
+		`{"Kind":"item"}`, `{"\u212aind":"item"}`, `{"kind":"x","kind":null}`, `{"kind":1,"kind":"ack"}`, `{"kind":"\ud800"}`,
+		`{"kind":"item",}`, "\v{\"kind\":\"ack\"}", `{"a":[[[]]],"kind":"response"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		env, err := Parse(line)
+		want, werr := parse(bytes.TrimSpace(line))
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Fatalf("Parse(%q) error %v, encoding/json %v", line, err, werr)
+		}
+		if !reflect.DeepEqual(env, want) {
+			t.Fatalf("Parse(%q) = %+v, encoding/json %+v", line, env, want)
+		}
 		if err != nil {
 			return
 		}

@@ -29,6 +29,76 @@ var ErrEmpty = errors.New("empty line")
 // else is an error saying what was wrong, suitable after "<source>:<line>: ".
 func Parse(line []byte) (Envelope, error) {
 	b := bytes.TrimSpace(line)
+	if len(b) > 0 && b[0] == '{' {
+		var kind []byte
+		if scanObject(b, func(key, value []byte) {
+			if isKindKey(key) {
+				kind = value
+			}
+		}) {
+			if k, ok := kindValue(kind); ok {
+				return Envelope{Kind: k, Raw: b}, nil
+			}
+		}
+	}
+	return parse(b)
+}
+
+// ParseFields is Parse that also returns the top-level fields of a JSON
+// object, as ScanObject does, in the same single pass over the line. fields
+// is nil for a bare URL and for an empty object.
+func ParseFields(line []byte) (env Envelope, fields []Field, err error) {
+	b := bytes.TrimSpace(line)
+	if len(b) > 0 && b[0] == '{' {
+		if fs, ok := ScanObject(b); ok {
+			var kind []byte
+			for _, f := range fs {
+				if isKindKey(f.Key) {
+					kind = f.Value
+				}
+			}
+			if k, ok := kindValue(kind); ok {
+				return Envelope{Kind: k, Raw: b}, fs, nil
+			}
+		}
+	}
+	env, err = parse(b)
+	return env, nil, err
+}
+
+// isKindKey reports whether encoding/json decodes a member with this key
+// into a struct field tagged "kind": it matches names case-insensitively
+// (Unicode simple folding), so "Kind" and "KIND" are the kind too.
+func isKindKey[K string | []byte](key K) bool {
+	// Four runes of at most utf8.UTFMax bytes each.
+	return len(key) >= 4 && len(key) <= 4*utf8.UTFMax && strings.EqualFold(string(key), "kind")
+}
+
+// kindValue decodes the value of "kind" (nil when there is none); ok is
+// false when it is neither a string nor null.
+func kindValue(v []byte) (kind string, ok bool) {
+	switch {
+	case len(v) == 0 || string(v) == "null":
+		return "", true
+	case v[0] == '"':
+		switch k := v[1 : len(v)-1]; string(k) { // no allocation for these
+		case KindRequest:
+			return KindRequest, true
+		case KindResponse:
+			return KindResponse, true
+		case KindItem:
+			return KindItem, true
+		case KindAck:
+			return KindAck, true
+		}
+		return Unquote(v)
+	}
+	return "", false
+}
+
+// parse is Parse with encoding/json: for what ScanObject does not take, to
+// say what is wrong with it. b is the line with its white space trimmed.
+func parse(b []byte) (Envelope, error) {
 	if len(b) == 0 {
 		return Envelope{}, ErrEmpty
 	}
@@ -118,52 +188,29 @@ type Field struct {
 
 // Fields returns the members of the JSON object raw in the order they appear
 // (encoding/json's maps lose it, and CSV columns depend on it). Values are
-// slices of raw, so numbers stay exact.
+// slices of raw, so numbers stay exact. A key that appears more than once
+// keeps its first place and takes its last value, as in encoding/json.
 func Fields(raw []byte) ([]Field, error) {
 	b := bytes.TrimSpace(raw)
-	if len(b) == 0 || b[0] != '{' {
-		if !json.Valid(b) {
-			return nil, describe(json.Unmarshal(b, new(any)))
+	fields, ok := ScanObject(b)
+	if !ok {
+		if err := json.Unmarshal(b, new(any)); err != nil {
+			return nil, describe(err)
 		}
 		return nil, errors.New("expected a JSON object")
 	}
-	if !json.Valid(b) {
-		return nil, describe(json.Unmarshal(b, new(any)))
-	}
-	var out []Field
-	i := 1
-	for {
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != '"' {
-			return out, nil
-		}
-		kStart := i
-		i = skipString(b, i)
-		key := string(b[kStart+1 : i-1])
-		if !plainKey(key) {
-			if err := json.Unmarshal(b[kStart:i], &key); err != nil {
-				return nil, describe(err)
-			}
-		}
-		i = skipSpace(b, i)
-		i = skipSpace(b, i+1) // past ':'
-		vStart := i
-		i = skipValue(b, i)
-		// A later duplicate key wins, as in encoding/json.
+	out := fields[:0]
+	for _, f := range fields {
 		dup := false
 		for j := range out {
-			if out[j].Key == key {
-				out[j].Value = json.RawMessage(b[vStart:i])
+			if out[j].Key == f.Key {
+				out[j].Value = f.Value
 				dup = true
 			}
 		}
 		if !dup {
-			out = append(out, Field{Key: key, Value: json.RawMessage(b[vStart:i])})
+			out = append(out, f)
 		}
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != ',' {
-			return out, nil
-		}
-		i++
 	}
+	return out, nil
 }

@@ -1,118 +1,259 @@
 package record
 
-import (
-	"encoding/json"
-	"unicode/utf8"
-)
+import "encoding/json"
 
-// unknownFields returns the top-level members of the JSON object raw whose
-// keys are not in known, or nil when there are none. raw must be valid JSON
-// (Decode checks that first); on anything unexpected it gives up and returns
-// what it found so far.
-func unknownFields(raw []byte, known map[string]bool) map[string]json.RawMessage {
-	var extra map[string]json.RawMessage
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return nil
+// The one-pass reader of JSON objects. A record line can be large (a
+// response is mostly its body) and encoding/json would scan it several
+// times: to classify it, decode it, collect its unknown fields, look up one
+// field. ScanObject validates a line once and returns its top-level members.
+// It accepts exactly what encoding/json accepts (the fuzz targets hold it to
+// that), so a caller can fall back to encoding/json whenever it says no and
+// report encoding/json's error.
+
+// maxDepth is encoding/json's nesting limit: arrays and objects nested
+// deeper are invalid.
+const maxDepth = 10000
+
+// ScanObject validates b as one JSON object, with JSON white space around it
+// allowed, exactly as json.Valid does, and returns its members in document
+// order: keys decoded as encoding/json decodes them, values as slices of b
+// (so numbers stay exact). Duplicate keys are all returned, in order; where
+// encoding/json reads the object into a map or struct, the last one wins.
+// fields is nil for an empty object. ok is false for anything that is not a
+// valid JSON object; encoding/json can then say what is wrong with it.
+func ScanObject(b []byte) (fields []Field, ok bool) {
+	ok = scanObject(b, func(key, value []byte) {
+		fields = append(fields, Field{Key: string(key), Value: json.RawMessage(value)})
+	})
+	if !ok {
+		return nil, false
 	}
-	i++
-	for {
-		i = skipSpace(raw, i)
-		if i >= len(raw) || raw[i] != '"' {
-			return extra
-		}
-		kStart := i
-		i = skipString(raw, i)
-		key := string(raw[kStart+1 : i-1])
-		if !plainKey(key) {
-			if json.Unmarshal(raw[kStart:i], &key) != nil {
-				return extra
-			}
-		}
-		i = skipSpace(raw, i)
-		if i >= len(raw) || raw[i] != ':' {
-			return extra
-		}
-		i = skipSpace(raw, i+1)
-		vStart := i
-		i = skipValue(raw, i)
-		if !known[key] {
-			if extra == nil {
-				extra = map[string]json.RawMessage{}
-			}
-			extra[key] = json.RawMessage(raw[vStart:i])
-		}
-		i = skipSpace(raw, i)
-		if i >= len(raw) || raw[i] != ',' {
-			return extra
-		}
-		i++
-	}
+	return fields, true
 }
 
-// plainKey reports whether key needs no JSON unescaping or UTF-8 repair.
-func plainKey(key string) bool {
-	for i := 0; i < len(key); i++ {
-		if key[i] == '\\' || key[i] >= utf8.RuneSelf {
+// scanObject validates b as ScanObject does and calls member for each
+// top-level member in order, with the key decoded (valid only during the
+// call) and the value a slice of b. On invalid input it returns false, maybe
+// after some calls to member.
+func scanObject(b []byte, member func(key, value []byte)) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	var buf []byte // for keys with escapes, reused
+	for {
+		if i >= len(b) || b[i] != '"' {
 			return false
 		}
+		ks := i
+		if i = scanString(b, i); i < 0 {
+			return false
+		}
+		key := b[ks+1 : i-1]
+		if !plainString(key) {
+			var ok bool
+			if buf, ok = appendUnquoted(buf[:0], key); !ok {
+				return false
+			}
+			key = buf
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		vs := i
+		if i = scanValue(b, i, 1); i < 0 {
+			return false
+		}
+		member(key, b[vs:i])
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			return skipSpace(b, i+1) == len(b)
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i = skipSpace(b, i+1)
 	}
-	return true
 }
 
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
 func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
 		i++
 	}
 	return i
 }
 
-// skipString returns the index just past the string starting at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
+// scanValue returns the index just past the JSON value starting at b[i],
+// or -1 when there is none. depth is the number of arrays and objects
+// around it.
+func scanValue(b []byte, i, depth int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return scanString(b, i)
+	case c == '{':
+		if depth >= maxDepth {
+			return -1
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
 			return i + 1
 		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return -1
+			}
+			if i = scanString(b, i); i < 0 {
+				return -1
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return -1
+			}
+			if i = scanValue(b, skipSpace(b, i+1), depth+1); i < 0 {
+				return -1
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			if b[i] == '}' {
+				return i + 1
+			}
+			if b[i] != ',' {
+				return -1
+			}
+			i = skipSpace(b, i+1)
+		}
+	case c == '[':
+		if depth >= maxDepth {
+			return -1
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1
+		}
+		for {
+			if i = scanValue(b, i, depth+1); i < 0 {
+				return -1
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			if b[i] == ']' {
+				return i + 1
+			}
+			if b[i] != ',' {
+				return -1
+			}
+			i = skipSpace(b, i+1)
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		return scanNumber(b, i)
+	case c == 't':
+		return scanLiteral(b, i, "true")
+	case c == 'f':
+		return scanLiteral(b, i, "false")
+	case c == 'n':
+		return scanLiteral(b, i, "null")
 	}
-	return len(b)
+	return -1
 }
 
-// skipValue returns the index just past the JSON value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
+func scanLiteral(b []byte, i int, lit string) int {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return -1
 	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
+	return i + len(lit)
+}
+
+// scanNumber returns the index just past the number starting at b[i], or -1.
+func scanNumber(b []byte, i int) int {
+	if b[i] == '-' {
 		i++
 	}
+	switch {
+	case i >= len(b):
+		return -1
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return -1
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return -1
+		}
+	}
 	return i
+}
+
+// scanString returns the index just past the string starting at b[i] == '"',
+// or -1 when it is not a valid JSON string (unterminated, a control
+// character, a bad escape). Invalid UTF-8 is valid here, as in encoding/json.
+func scanString(b []byte, i int) int {
+	i++
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			return i + 1
+		case c == '\\':
+			if i+1 >= len(b) {
+				return -1
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if _, ok := hex4(b, i+2); !ok {
+					return -1
+				}
+				i += 6
+			default:
+				return -1
+			}
+		case c < 0x20:
+			return -1
+		default:
+			i++
+		}
+	}
+	return -1
 }

@@ -1,0 +1,128 @@
+package record
+
+import (
+	"bytes"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Unquote decodes the JSON string literal s (quotes included) as
+// encoding/json decodes it: invalid UTF-8 and lone surrogates become U+FFFD.
+// s must already be known to be a valid string literal, such as a Field
+// value from ScanObject that starts with '"': Unquote checks its quotes and
+// escapes but not the rest of the grammar (control characters, an inner
+// unescaped quote). ok is false when s is not a quoted string or has a bad
+// escape.
+func Unquote(s []byte) (string, bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return "", false
+	}
+	s = s[1 : len(s)-1]
+	if plainString(s) {
+		return string(s), true
+	}
+	b, ok := appendUnquoted(make([]byte, 0, len(s)), s)
+	if !ok {
+		return "", false
+	}
+	return string(b), true
+}
+
+// plainString reports whether the content of a string literal decodes to
+// itself: no escapes, valid UTF-8.
+func plainString(s []byte) bool {
+	return bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s)
+}
+
+// appendUnquoted appends the decoded content s of a string literal (without
+// its quotes) to b.
+func appendUnquoted(b, s []byte) ([]byte, bool) {
+	for len(s) > 0 {
+		// The run up to the next escape, in one go when it is valid UTF-8.
+		k := bytes.IndexByte(s, '\\')
+		if k < 0 {
+			k = len(s)
+		}
+		if run := s[:k]; utf8.Valid(run) {
+			b = append(b, run...)
+		} else {
+			for len(run) > 0 {
+				r, size := utf8.DecodeRune(run)
+				if r == utf8.RuneError && size == 1 {
+					b = utf8.AppendRune(b, utf8.RuneError)
+				} else {
+					b = append(b, run[:size]...)
+				}
+				run = run[size:]
+			}
+		}
+		s = s[k:]
+		if len(s) == 0 {
+			break
+		}
+		// An escape.
+		if len(s) < 2 {
+			return b, false
+		}
+		switch s[1] {
+		case '"', '\\', '/':
+			b = append(b, s[1])
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, ok := hex4(s, 2)
+			if !ok {
+				return b, false
+			}
+			s = s[6:]
+			if utf16.IsSurrogate(r) {
+				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
+					if r2, ok2 := hex4(s, 2); ok2 {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							b = utf8.AppendRune(b, dec)
+							s = s[6:]
+							continue
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			b = utf8.AppendRune(b, r)
+			continue
+		default:
+			return b, false
+		}
+		s = s[2:]
+	}
+	return b, true
+}
+
+// hex4 decodes the four hex digits of a \u escape at s[i:].
+func hex4(s []byte, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
