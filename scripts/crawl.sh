@@ -42,9 +42,13 @@ append=()
 if [ "$seeds" = - ]; then seeds=/dev/stdin; fi
 cqueue push -q --db "$db" --crawlid "$crawlid" --appid "$appid" <"$seeds"
 
+# cqueue and cexport do their work on one goroutine: on one thread each
+# (GOMAXPROCS=1) they leave the cores to cfetch and cextract instead of
+# waking idle threads on every record (docs/performance.md).
+one=(env GOMAXPROCS=1)
 if [ "$out" = - ]; then
-	cqueue pop -q --db "$db" --follow | cfetch -q | cextract -q -r "$rules" | cqueue push -q --db "$db"
+	"${one[@]}" cqueue pop -q --db "$db" --follow | cfetch -q | cextract -q -r "$rules" | "${one[@]}" cqueue push -q --db "$db"
 else
-	cqueue pop -q --db "$db" --follow | cfetch -q | cextract -q -r "$rules" |
-		cexport -q -o "$out" "${append[@]}" | cqueue push -q --db "$db"
+	"${one[@]}" cqueue pop -q --db "$db" --follow | cfetch -q | cextract -q -r "$rules" |
+		"${one[@]}" cexport -q -o "$out" "${append[@]}" | "${one[@]}" cqueue push -q --db "$db"
 fi

@@ -95,7 +95,7 @@ func writeFile(t *testing.T, name, s string) {
 // "expired" record before it finds the crawl over.
 func TestPopFollowReportsExpired(t *testing.T) {
 	db := "--db=" + filepath.Join(t.TempDir(), "q.db")
-	exp := time.Now().Unix() + 1
+	exp := time.Now().Unix() + 2 // push refuses what expires within the second it runs in
 	in := fmt.Sprintf(`{"kind":"request","url":"https://a.example/","crawlid":"c","appid":"app","expires":%d}`+"\n", exp)
 	if _, errs, code := run(t, in, "push", db); code != 0 {
 		t.Fatalf("push: %d %s", code, errs)

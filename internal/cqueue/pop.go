@@ -21,7 +21,7 @@ type popOptions struct {
 
 func runPop(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
 	var s store
-	o := popOptions{lease: 5 * time.Minute, window: 64, batch: 32, poll: 50 * time.Millisecond}
+	o := popOptions{lease: 5 * time.Minute, window: 256, batch: 128, poll: 50 * time.Millisecond}
 	f := tool.NewFlags(cli.Help{
 		Usage:   "cqueue pop [flags]",
 		Summary: "hand out queued requests, each leased until its ack comes back",
