@@ -2,6 +2,8 @@ package cqueue
 
 import (
 	"io"
+	"os/signal"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,3 +19,7 @@ func hungUp(w io.Writer) bool {
 	n, err := unix.Poll(fds, 0)
 	return err == nil && n > 0 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0
 }
+
+// ignoreSIGPIPE makes a write to a closed pipe fail with EPIPE instead of
+// killing the process.
+func ignoreSIGPIPE() { signal.Ignore(syscall.SIGPIPE) }

@@ -49,10 +49,16 @@ func (p *popper) run(ctx context.Context) error {
 		return err
 	}
 	p.consumer = c
+	// A reader that exits makes writes fail with EPIPE instead of killing
+	// pop, so an interrupted pop still leaves cleanly.
+	ignoreSIGPIPE()
 	stopBeats := p.beat(bg)
 	done, err := p.loop(ctx, bg)
 	stopBeats()
 	switch {
+	case err != nil && ctx.Err() != nil:
+		// Interrupted while writing to a pipeline that stopped reading.
+		return p.drain(bg)
 	case err != nil:
 		// Leases stay with this consumer: once this process is gone the
 		// next pop gives them back (at once on this machine).
@@ -144,9 +150,7 @@ const drainQuiet = 2 * time.Second
 // drainQuiet, at most one lease), then leaves: what it still holds goes
 // back to the queue, and a late ack of it is still honoured.
 func (p *popper) drain(bg context.Context) error {
-	if err := p.w.Flush(); err != nil {
-		return fmt.Errorf("write stdout: %w", err)
-	}
+	p.w.Flush() // its reader may be gone already: nothing more to give it
 	if c, ok := p.out.(io.Closer); ok {
 		c.Close()
 	}
