@@ -37,6 +37,9 @@ func NewStats() *Stats {
 // Drop counts one record dropped for reason.
 func (s *Stats) Drop(reason string) { s.add(s.dropped, reason, 1) }
 
+// DropN counts n records dropped for reason.
+func (s *Stats) DropN(reason string, n int64) { s.add(s.dropped, reason, n) }
+
 // Error counts one record that failed with kind (it was still written).
 func (s *Stats) Error(kind string) { s.add(s.errors, kind, 1) }
 

@@ -291,9 +291,7 @@ func (p *pusher) apply() {
 		p.fail(err)
 		// Accounted for: the batch is dropped as not_stored, and the
 		// user is told where to resume.
-		for range p.records {
-			p.tool.Stats.Drop("not_stored")
-		}
+		p.tool.Stats.DropN("not_stored", int64(p.records))
 		p.tool.Printf("not stored: the %d requests and acks read from %s to %s (nothing was read after them); push them again", p.records, p.first, p.last)
 		return
 	}

@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -24,19 +25,45 @@ var machine = sync.OnceValue(func() Consumer {
 	return Consumer{Host: host, Boot: strings.TrimSpace(string(boot))}
 })
 
-// consumerDead reports whether consumer c, last seen beating at beat, is
-// dead at now.
-func (o Options) consumerDead(c Consumer, beat, now time.Time) bool {
-	if now.Sub(beat) > o.consumerTimeout() {
-		return true
-	}
+// timedOut reports whether a consumer last seen beating at beat is dead
+// at now for want of heartbeats.
+func (o Options) timedOut(beat, now time.Time) bool {
+	return now.Sub(beat) > o.consumerTimeout()
+}
+
+// processGone reports whether consumer c ran on this machine and boot and
+// its process is gone (or a zombie).
+func processGone(c Consumer) bool {
 	m := machine()
 	return c.Boot != "" && c.Host == m.Host && c.Boot == m.Boot && c.PID > 0 && !processAlive(c.PID)
 }
 
+// processCheckEvery is how often, in the times passed to Pop, Pop looks
+// at the processes of this machine's consumers (a kill(2) and a /proc
+// read each): not on every turn of a pop loop.
+const processCheckEvery = time.Second
+
+// processCheck throttles those looks, per open frontier.
+type processCheck struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+// due reports whether to look at now (always when force), and if so
+// notes it.
+func (p *processCheck) due(now time.Time, force bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !force && !p.last.IsZero() && !now.Before(p.last) && now.Sub(p.last) < processCheckEvery {
+		return false
+	}
+	p.last = now
+	return true
+}
+
 // newConsumerID draws a consumer id: 16 hex digits.
 func newConsumerID() string {
-	return formatLease(1, newNonce())[2:]
+	return fmt.Sprintf("%016x", newNonce())
 }
 
 // deadReason is why a dead-lettered request died: its consumers died

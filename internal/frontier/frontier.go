@@ -126,7 +126,8 @@ type Options struct {
 	// ConsumerTimeout is how long a consumer may go without a Beat before
 	// it is declared dead and its leases abandoned; 0 means 30s. A
 	// consumer on this machine (same host name and boot) whose process is
-	// gone is declared dead at once.
+	// gone is declared dead at once (Pop looks at processes at most once a
+	// second).
 	ConsumerTimeout time.Duration
 	// Prefix (Redis) is prepended to every key; "" means
 	// dedupe.DefaultPrefix ("crawlutils:").

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -29,8 +28,7 @@ type Redis struct {
 	prefix string
 	url    string
 
-	checkMu sync.Mutex
-	checked time.Time // the now of the last look for gone processes (see goneConsumers)
+	procs processCheck // the looks for gone processes (see goneConsumers)
 }
 
 // OpenRedis connects to the Redis server at url (redis://[user:pass@]host:port/db,

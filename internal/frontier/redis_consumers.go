@@ -55,7 +55,7 @@ func consumerJSON(c Consumer) string {
 
 // beatCutoff is the first heartbeat time (Unix ms) of a consumer still
 // alive at now: one whose last beat is earlier has gone Options.ConsumerTimeout
-// without beating (Options.consumerDead, to the millisecond).
+// without beating (Options.timedOut, to the millisecond).
 func (r *Redis) beatCutoff(now time.Time) int64 {
 	t := now.Add(-r.opts.consumerTimeout())
 	ms := t.UnixMilli()
@@ -65,41 +65,29 @@ func (r *Redis) beatCutoff(now time.Time) int64 {
 	return ms
 }
 
-// goneConsumersEvery is how often (in the times passed to Pop) Pop looks
-// for consumers whose process is gone: one round trip more.
-const goneConsumersEvery = time.Second
-
 // goneConsumers returns the ids of the registered consumers, except self,
-// that ran on this machine and whose process is gone (see
-// Options.consumerDead). Lua cannot see processes, so Go looks, at the
-// cost of a round trip before the script: unless force, at most once per
-// goneConsumersEvery of now. Heartbeat timeouts are left to the scripts,
-// which judge them atomically.
+// that ran on this machine and whose process is gone (processGone). Lua
+// cannot see processes, so Go looks, at the cost of a round trip before
+// the script: unless force, at most once per processCheckEvery of now.
+// Heartbeat timeouts are left to the scripts, which judge them atomically.
 func (r *Redis) goneConsumers(ctx context.Context, self string, now time.Time, force bool) ([]string, error) {
 	if machine().Boot == "" {
 		return nil, nil // no boot id: no consumer can be known to be on this machine
 	}
-	r.checkMu.Lock()
-	due := force || r.checked.IsZero() || now.Sub(r.checked) >= goneConsumersEvery || now.Before(r.checked)
-	r.checkMu.Unlock()
-	if !due {
+	if !r.procs.due(now, force) {
 		return nil, nil
 	}
 	all, err := r.client.HGetAll(ctx, r.prefix+"f:consumers").Result()
 	if err != nil {
 		return nil, err
 	}
-	r.checkMu.Lock()
-	r.checked = now
-	r.checkMu.Unlock()
 	var gone []string
 	for id, info := range all {
 		var c Consumer
 		if id == self || json.Unmarshal([]byte(info), &c) != nil {
 			continue
 		}
-		// Its last beat as now: the timeout is the script's to judge.
-		if r.opts.consumerDead(c, now, now) {
+		if processGone(c) {
 			gone = append(gone, id)
 		}
 	}

@@ -109,7 +109,8 @@ type SQLite struct {
 	opts    Options
 	busy    time.Duration
 	path    string
-	writeMu sync.Mutex // this process's writers take turns here, not in SQLite's busy loop
+	writeMu sync.Mutex   // this process's writers take turns here, not in SQLite's busy loop
+	procs   processCheck // the looks for consumers' gone processes
 	st      sqliteStmts
 }
 

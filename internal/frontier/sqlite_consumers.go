@@ -64,9 +64,10 @@ func (f *SQLite) Leave(ctx context.Context, c Consumer, now time.Time) error {
 }
 
 // abandonDeadTx declares dead the consumers that are (see
-// Options.ConsumerTimeout), but not self (the one popping), abandons their
-// leases and unregisters them.
-func (f *SQLite) abandonDeadTx(ctx context.Context, tx *sql.Tx, now time.Time, self string, qs queues, stats map[string]int64) (ReclaimResult, error) {
+// Options.ConsumerTimeout; with procs, also those whose process is gone),
+// but not self (the one popping), abandons their leases and unregisters
+// them.
+func (f *SQLite) abandonDeadTx(ctx context.Context, tx *sql.Tx, now time.Time, self string, procs bool, qs queues, stats map[string]int64) (ReclaimResult, error) {
 	var r ReclaimResult
 	rows, err := tx.QueryContext(ctx, `SELECT id, host, pid, boot, beat FROM frontier_consumers`)
 	if err != nil {
@@ -80,7 +81,7 @@ func (f *SQLite) abandonDeadTx(ctx context.Context, tx *sql.Tx, now time.Time, s
 			rows.Close()
 			return r, err
 		}
-		if c.ID != self && f.opts.consumerDead(c, time.UnixMilli(beat), now) {
+		if c.ID != self && (f.opts.timedOut(time.UnixMilli(beat), now) || procs && processGone(c)) {
 			dead = append(dead, c.ID)
 		}
 	}

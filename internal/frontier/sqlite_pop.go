@@ -33,7 +33,7 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 			return err
 		}
 		// Dead consumers first: their leases are abandoned, not expired.
-		if _, err := f.abandonDeadTx(ctx, tx, now, o.Consumer.ID, qs, stats); err != nil {
+		if _, err := f.abandonDeadTx(ctx, tx, now, o.Consumer.ID, f.procs.due(now, false), qs, stats); err != nil {
 			return err
 		}
 		if _, err := f.reclaimTx(ctx, tx, now, qs, stats); err != nil {
@@ -205,7 +205,7 @@ func (f *SQLite) Reclaim(ctx context.Context, now time.Time) (ReclaimResult, err
 	var r ReclaimResult
 	err := f.write(ctx, "reclaim", func(tx *sql.Tx, stats map[string]int64) error {
 		qs := queues{}
-		a, err := f.abandonDeadTx(ctx, tx, now, "", qs, stats)
+		a, err := f.abandonDeadTx(ctx, tx, now, "", f.procs.due(now, true), qs, stats)
 		if err != nil {
 			return err
 		}
