@@ -36,7 +36,8 @@ type RunFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, s
 // status. The first SIGINT or SIGTERM cancels the context with ErrInterrupted
 // (the command stops taking new work, finishes what is in flight and
 // flushes); a second one exits at once with status 130. SIGPIPE is left
-// alone, so a closed stdout (`| head`) ends the process quietly.
+// alone, so a closed stdout (`| head`) ends the process quietly. With
+// CRAWLUTILS_CPUPROFILE=FILE set, the run's CPU profile is written to FILE.
 func Main(run RunFunc) int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -48,6 +49,8 @@ func Main(run RunFunc) int {
 		<-sig
 		os.Exit(ExitInterrupted)
 	}()
+	stop := startProfile()
+	defer stop()
 	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 

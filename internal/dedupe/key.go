@@ -11,11 +11,24 @@ import (
 
 // Key is one seen thing. Hash is the storage key; when Scrapy is true,
 // SHA1 is Scrapy's request fingerprint and Hash its first 8 bytes.
+//
+// Group is a locality hint: the SQLite store keeps the keys of one group
+// next to each other, so a batch of keys from few groups (the follow-ups of
+// a page are mostly on its host) touches few pages of the file instead of
+// one per key. It must be a function of what the key identifies (the same
+// request always has the same group), because SQLite tells keys apart by
+// group and hash; 0 is the group of keys that have none. RequestKey sets it
+// to the host's GroupOf for fast keys; Scrapy keys have none, so that a
+// requests.seen file (which names no hosts) can be imported.
 type Key struct {
 	Hash   uint64
 	SHA1   [20]byte
 	Scrapy bool
+	Group  uint16
 }
+
+// GroupOf is the group of the keys of a host: 16 bits of its XXH3.
+func GroupOf(host string) uint16 { return uint16(xxh3.HashString(host) >> 48) }
 
 // HashKey returns the key for a 64-bit hash (fingerprint.Key64).
 func HashKey(h uint64) Key { return Key{Hash: h} }
@@ -65,7 +78,8 @@ func keyFromMember(m string) (Key, error) {
 // RequestKey is a request's key for the duplicate filter: Scrapy's
 // fingerprint (fingerprint.Scrapy) when scrapy is true, else the fast
 // fingerprint.Key64 of the URL Scrapy canonicalizes (so the two modes treat
-// the same URLs as equal). The frontier computes the same keys.
+// the same URLs as equal), in the group of its host. The frontier computes
+// the same keys (FastRequestKey).
 func RequestKey(method, rawURL, body string, scrapy bool) (Key, error) {
 	if scrapy {
 		fp, err := fingerprint.Scrapy(method, rawURL, body)
@@ -78,5 +92,11 @@ func RequestKey(method, rawURL, body string, scrapy bool) (Key, error) {
 	if err != nil {
 		return Key{}, err
 	}
-	return HashKey(fingerprint.Key64(method, canon, body)), nil
+	return FastRequestKey(method, canon, body), nil
+}
+
+// FastRequestKey is RequestKey's fast key for a URL already canonicalized
+// (fingerprint.ScrapyCanonical).
+func FastRequestKey(method, canon, body string) Key {
+	return Key{Hash: fingerprint.Key64(method, canon, body), Group: GroupOf(fingerprint.Host(canon))}
 }

@@ -28,3 +28,18 @@ func TestRequestKey(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyGroups: a fast request key is in its host's group, whatever the
+// spelling of the URL; Scrapy and item keys have none.
+func TestKeyGroups(t *testing.T) {
+	a, _ := RequestKey("GET", "http://Shop.example.com/a", "", false)
+	b, _ := RequestKey("GET", "http://shop.example.com/b?x=1", "", false)
+	c, _ := RequestKey("GET", "http://other.example.com/a", "", false)
+	if a.Group != GroupOf("shop.example.com") || b.Group != a.Group || c.Group == a.Group {
+		t.Errorf("groups: %d %d %d, want %d %d and another", a.Group, b.Group, c.Group, GroupOf("shop.example.com"), a.Group)
+	}
+	s, _ := RequestKey("GET", "http://shop.example.com/a", "", true)
+	if s.Group != 0 || KeyOf([]byte("x")).Group != 0 {
+		t.Errorf("Scrapy key group %d, item key group %d; want 0", s.Group, KeyOf([]byte("x")).Group)
+	}
+}

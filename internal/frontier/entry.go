@@ -55,7 +55,7 @@ func NewEntry(req record.Request, mode KeyMode) (Entry, error) {
 	if host == "" {
 		return Entry{}, errors.New("url: no host")
 	}
-	key := dedupe.HashKey(fingerprint.Key64(req.Method, canon, req.Body))
+	key := dedupe.FastRequestKey(req.Method, canon, req.Body)
 	if mode == KeyScrapy {
 		if key, err = dedupe.RequestKey(req.Method, req.URL, req.Body, true); err != nil {
 			return Entry{}, fmt.Errorf("url: %v", err)

@@ -304,7 +304,7 @@ func TestSQLiteQueryPlans(t *testing.T) {
 		`SELECT id FROM frontier_entries WHERE state = 1 AND deadline <= 5`:                                                                                "frontier_entries_lease",
 		`DELETE FROM frontier_entries WHERE id = 1 AND lease = 2`:                                                                                          "INTEGER PRIMARY KEY",
 		`SELECT id FROM frontier_crawls WHERE state = 0 AND expires != 0 AND expires <= 5`:                                                                 "frontier_crawls_expiry",
-		`INSERT INTO dedupe_seen (ns, k, sha1) VALUES (1, 2, NULL) ON CONFLICT DO NOTHING`:                                                                 "",
+		`INSERT INTO dedupe_seen (ns, g, k, sha1) VALUES (1, 7, 2, NULL) ON CONFLICT DO NOTHING`:                                                           "",
 		`SELECT n FROM frontier_meta WHERE name = 'seq'`:                                                                                                   "PRIMARY KEY",
 		`SELECT crawl FROM frontier_queues WHERE id = 3`:                                                                                                   "INTEGER PRIMARY KEY",
 		`UPDATE frontier_entries SET state = 1 WHERE id = (SELECT id FROM frontier_entries WHERE queue = 1 AND state = 0 ORDER BY prio DESC, ord LIMIT 1)`: "frontier_entries_pop",
