@@ -365,3 +365,32 @@ func BenchmarkRedisPop(b *testing.B) {
 func BenchmarkRedisPopAck(b *testing.B) {
 	benchPopAck(b, openBenchRedis(b), 100)
 }
+
+// BenchmarkSQLiteLoopTurn is a turn of `cqueue pop --follow` in the crawl
+// loop: a registered consumer pops a few requests (16) and the acks of the
+// previous turn come back, so the fixed costs of a transaction dominate.
+func BenchmarkSQLiteLoopTurn(b *testing.B) {
+	f := openBenchSQLite(b)
+	c, err := f.Join(ctx, ThisMachine(), t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const batch = 16
+	var prev []Leased
+	for b.Loop() {
+		if len(prev) > 0 {
+			if _, err := f.Ack(ctx, leases(prev), t0); err != nil {
+				b.Fatal(err)
+			}
+		}
+		res, err := f.Pop(ctx, PopOptions{Max: batch, Lease: time.Minute, Consumer: c, Window: 256}, t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Leased) != batch {
+			b.Fatalf("popped %d", len(res.Leased))
+		}
+		prev = res.Leased
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pops/s")
+}

@@ -112,6 +112,7 @@ type SQLite struct {
 	writeMu sync.Mutex   // this process's writers take turns here, not in SQLite's busy loop
 	procs   processCheck // the looks for consumers' gone processes
 	st      sqliteStmts
+	stmts   stmtCache // the other statements, prepared on first use
 }
 
 // OpenSQLite opens (creating if needed) the frontier in the SQLite file at
@@ -198,12 +199,14 @@ func (f *SQLite) initStores(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	f.stmts.db = f.db
 	return f.st.prepare(ctx, f.db)
 }
 
 // Close implements Frontier.
 func (f *SQLite) Close() error {
 	f.st.close()
+	f.stmts.close()
 	f.seen.Close()
 	return f.dbh.Close()
 }
@@ -228,14 +231,16 @@ func (f *SQLite) fail(op string, err error) error {
 
 // write runs fn in one BEGIN IMMEDIATE transaction, with the stats it
 // counts added in the same transaction.
-func (f *SQLite) write(ctx context.Context, op string, fn func(tx *sql.Tx, stats map[string]int64) error) error {
+func (f *SQLite) write(ctx context.Context, op string, fn func(tx *ptx, stats map[string]int64) error) error {
 	f.writeMu.Lock()
 	defer f.writeMu.Unlock()
-	tx, err := f.db.BeginTx(ctx, nil)
+	defer f.stmts.preparePending(ctx)
+	sqlTx, err := f.db.BeginTx(ctx, nil)
 	if err != nil {
 		return f.fail(op, err)
 	}
-	defer tx.Rollback()
+	defer sqlTx.Rollback()
+	tx := newPtx(sqlTx, &f.stmts)
 	stats := map[string]int64{}
 	if err := fn(tx, stats); err != nil {
 		return f.fail(op, err)
@@ -253,13 +258,14 @@ func (f *SQLite) write(ctx context.Context, op string, fn func(tx *sql.Tx, stats
 
 // read runs fn in one read transaction: a consistent snapshot while
 // writers go on.
-func (f *SQLite) read(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
+func (f *SQLite) read(ctx context.Context, op string, fn func(tx *ptx) error) error {
+	defer f.stmts.preparePending(ctx)
 	tx, err := f.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return f.fail(op, err)
 	}
 	defer tx.Rollback()
-	return f.fail(op, fn(tx))
+	return f.fail(op, fn(newPtx(tx, &f.stmts)))
 }
 
 // sqliteStmts are the statements of the hot paths, prepared once.
@@ -329,7 +335,7 @@ type queueRow struct {
 // queues caches the queue rows a transaction touches and writes them back.
 type queues map[int64]*queueRow
 
-func (qs queues) get(ctx context.Context, tx *sql.Tx, f *SQLite, id int64) (*queueRow, error) {
+func (qs queues) get(ctx context.Context, tx *ptx, f *SQLite, id int64) (*queueRow, error) {
 	if q, ok := qs[id]; ok {
 		return q, nil
 	}
@@ -342,7 +348,7 @@ func (qs queues) get(ctx context.Context, tx *sql.Tx, f *SQLite, id int64) (*que
 	return q, nil
 }
 
-func (qs queues) save(ctx context.Context, tx *sql.Tx, f *SQLite) error {
+func (qs queues) save(ctx context.Context, tx *ptx, f *SQLite) error {
 	var upd *sql.Stmt
 	for _, q := range qs {
 		if !q.dirty {
@@ -378,7 +384,7 @@ func (q *queueRow) requeued(prio int64) {
 	q.dirty = true
 }
 
-func (f *SQLite) getMeta(ctx context.Context, tx *sql.Tx, name string) (int64, error) {
+func (f *SQLite) getMeta(ctx context.Context, tx *ptx, name string) (int64, error) {
 	var n int64
 	err := tx.StmtContext(ctx, f.st.getMeta).QueryRowContext(ctx, name).Scan(&n)
 	return n, err
@@ -390,7 +396,7 @@ func (f *SQLite) setMetaTx(ctx context.Context, tx *sql.Tx, name string, n int64
 	return err
 }
 
-func (f *SQLite) setMeta(ctx context.Context, tx *sql.Tx, name string, n int64) error {
+func (f *SQLite) setMeta(ctx context.Context, tx *ptx, name string, n int64) error {
 	_, err := tx.StmtContext(ctx, f.st.setMeta).ExecContext(ctx, n, name)
 	return err
 }
@@ -398,7 +404,7 @@ func (f *SQLite) setMeta(ctx context.Context, tx *sql.Tx, name string, n int64) 
 // Counts implements Frontier.
 func (f *SQLite) Counts(ctx context.Context) (Counts, error) {
 	var c Counts
-	err := f.read(ctx, "counts", func(tx *sql.Tx) error {
+	err := f.read(ctx, "counts", func(tx *ptx) error {
 		return tx.QueryRowContext(ctx, `SELECT coalesce(sum(queued), 0), coalesce(sum(in_flight), 0), coalesce(sum(dead), 0) FROM frontier_queues`).
 			Scan(&c.Queued, &c.InFlight, &c.Dead)
 	})
@@ -408,7 +414,7 @@ func (f *SQLite) Counts(ctx context.Context) (Counts, error) {
 // Done implements Frontier.
 func (f *SQLite) Done(ctx context.Context) (bool, error) {
 	var busy bool
-	err := f.read(ctx, "done", func(tx *sql.Tx) error {
+	err := f.read(ctx, "done", func(tx *ptx) error {
 		return tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM frontier_queues WHERE queued > 0 OR in_flight > 0)`).Scan(&busy)
 	})
 	return !busy, err
@@ -417,7 +423,7 @@ func (f *SQLite) Done(ctx context.Context) (bool, error) {
 // Stats implements Frontier.
 func (f *SQLite) Stats(ctx context.Context) (map[string]int64, error) {
 	out := map[string]int64{}
-	err := f.read(ctx, "stats", func(tx *sql.Tx) error {
+	err := f.read(ctx, "stats", func(tx *ptx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT name, n FROM frontier_stats WHERE n != 0`)
 		if err != nil {
 			return err

@@ -2,7 +2,6 @@ package frontier
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 )
@@ -10,7 +9,7 @@ import (
 // Join implements Frontier.
 func (f *SQLite) Join(ctx context.Context, c Consumer, now time.Time) (Consumer, error) {
 	c.ID = newConsumerID()
-	err := f.write(ctx, "join", func(tx *sql.Tx, _ map[string]int64) error {
+	err := f.write(ctx, "join", func(tx *ptx, _ map[string]int64) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO frontier_consumers (id, host, pid, boot, beat) VALUES (?, ?, ?, ?, ?)`,
 			c.ID, c.Host, c.PID, c.Boot, now.UnixMilli())
 		return err
@@ -27,7 +26,7 @@ func (f *SQLite) Beat(ctx context.Context, c Consumer, lease time.Duration, now 
 		return 0, fmt.Errorf("frontier: beat: consumer without id (not joined)")
 	}
 	var held int64
-	err := f.write(ctx, "beat", func(tx *sql.Tx, _ map[string]int64) error {
+	err := f.write(ctx, "beat", func(tx *ptx, _ map[string]int64) error {
 		if err := f.beatTx(ctx, tx, c, now); err != nil {
 			return err
 		}
@@ -43,7 +42,7 @@ func (f *SQLite) Beat(ctx context.Context, c Consumer, lease time.Duration, now 
 }
 
 // beatTx registers consumer c, or records its heartbeat at now.
-func (f *SQLite) beatTx(ctx context.Context, tx *sql.Tx, c Consumer, now time.Time) error {
+func (f *SQLite) beatTx(ctx context.Context, tx *ptx, c Consumer, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO frontier_consumers (id, host, pid, boot, beat) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET beat = excluded.beat`, c.ID, c.Host, c.PID, c.Boot, now.UnixMilli())
 	return err
@@ -51,7 +50,7 @@ func (f *SQLite) beatTx(ctx context.Context, tx *sql.Tx, c Consumer, now time.Ti
 
 // Leave implements Frontier.
 func (f *SQLite) Leave(ctx context.Context, c Consumer, now time.Time) error {
-	return f.write(ctx, "leave", func(tx *sql.Tx, stats map[string]int64) error {
+	return f.write(ctx, "leave", func(tx *ptx, stats map[string]int64) error {
 		qs := queues{}
 		if _, err := f.abandonTx(ctx, tx, c.ID, qs, stats); err != nil {
 			return err
@@ -67,7 +66,7 @@ func (f *SQLite) Leave(ctx context.Context, c Consumer, now time.Time) error {
 // Options.ConsumerTimeout; with procs, also those whose process is gone),
 // but not self (the one popping), abandons their leases and unregisters
 // them.
-func (f *SQLite) abandonDeadTx(ctx context.Context, tx *sql.Tx, now time.Time, self string, procs bool, qs queues, stats map[string]int64) (ReclaimResult, error) {
+func (f *SQLite) abandonDeadTx(ctx context.Context, tx *ptx, now time.Time, self string, procs bool, qs queues, stats map[string]int64) (ReclaimResult, error) {
 	var r ReclaimResult
 	rows, err := tx.QueryContext(ctx, `SELECT id, host, pid, boot, beat FROM frontier_consumers`)
 	if err != nil {
@@ -110,7 +109,7 @@ func (f *SQLite) abandonDeadTx(ctx context.Context, tx *sql.Tx, now time.Time, s
 // is still honoured until the request is handed out again); a request
 // abandoned Options.MaxAbandons times is dead-lettered, one of a stopped
 // or expired crawl dropped.
-func (f *SQLite) abandonTx(ctx context.Context, tx *sql.Tx, id string, qs queues, stats map[string]int64) (ReclaimResult, error) {
+func (f *SQLite) abandonTx(ctx context.Context, tx *ptx, id string, qs queues, stats map[string]int64) (ReclaimResult, error) {
 	if id == "" {
 		return ReclaimResult{}, nil
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // purgeCrawlTx deletes the queued requests of crawl (a frontier_crawls id).
-func (f *SQLite) purgeCrawlTx(ctx context.Context, tx *sql.Tx, crawl int64, qs queues) (int, error) {
+func (f *SQLite) purgeCrawlTx(ctx context.Context, tx *ptx, crawl int64, qs queues) (int, error) {
 	ids, err := queryIDs(ctx, tx, `SELECT id FROM frontier_queues WHERE crawl = ? AND queued > 0`, crawl)
 	if err != nil {
 		return 0, err
@@ -32,7 +32,7 @@ func (f *SQLite) purgeCrawlTx(ctx context.Context, tx *sql.Tx, crawl int64, qs q
 
 // purgeExpiredTx purges the active crawls whose expires has passed at now
 // and marks them expired (to be reported by Expire).
-func (f *SQLite) purgeExpiredTx(ctx context.Context, tx *sql.Tx, now time.Time, qs queues, stats map[string]int64) (int, error) {
+func (f *SQLite) purgeExpiredTx(ctx context.Context, tx *ptx, now time.Time, qs queues, stats map[string]int64) (int, error) {
 	ids, err := queryIDs(ctx, tx, `SELECT id FROM frontier_crawls WHERE state = 0 AND expires != 0 AND expires <= ?`, now.Unix())
 	if err != nil {
 		return 0, err
@@ -53,7 +53,7 @@ func (f *SQLite) purgeExpiredTx(ctx context.Context, tx *sql.Tx, now time.Time, 
 // Expire implements Frontier.
 func (f *SQLite) Expire(ctx context.Context, now time.Time) ([]Expired, error) {
 	var out []Expired
-	err := f.write(ctx, "expire", func(tx *sql.Tx, stats map[string]int64) error {
+	err := f.write(ctx, "expire", func(tx *ptx, stats map[string]int64) error {
 		out = out[:0]
 		qs := queues{}
 		if _, err := f.purgeExpiredTx(ctx, tx, now, qs, stats); err != nil {
@@ -63,7 +63,7 @@ func (f *SQLite) Expire(ctx context.Context, now time.Time) ([]Expired, error) {
 			return err
 		}
 		// Reclaim the space of duplicate filters idle past DedupeTTL.
-		if _, err := f.seen.ExpireTx(ctx, tx, now); err != nil {
+		if _, err := f.seen.ExpireTx(ctx, tx.Tx, now); err != nil {
 			return err
 		}
 		rows, err := tx.QueryContext(ctx, `UPDATE frontier_crawls SET notified = 1 WHERE state = 2 AND notified = 0
@@ -91,7 +91,7 @@ func (f *SQLite) Expire(ctx context.Context, now time.Time) ([]Expired, error) {
 // Stop implements Frontier.
 func (f *SQLite) Stop(ctx context.Context, crawlID string, now time.Time) (int, error) {
 	purged := 0
-	err := f.write(ctx, "stop", func(tx *sql.Tx, stats map[string]int64) error {
+	err := f.write(ctx, "stop", func(tx *ptx, stats map[string]int64) error {
 		var id int64
 		err := tx.QueryRowContext(ctx, `SELECT id FROM frontier_crawls WHERE crawlid = ?`, crawlID).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -117,7 +117,7 @@ func (f *SQLite) Stop(ctx context.Context, crawlID string, now time.Time) (int, 
 // Info implements Frontier.
 func (f *SQLite) Info(ctx context.Context, filter InfoFilter) (Info, error) {
 	var info Info
-	err := f.read(ctx, "info", func(tx *sql.Tx) error {
+	err := f.read(ctx, "info", func(tx *ptx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id, crawlid, appid, expires, state FROM frontier_crawls
 			WHERE (?1 = '' OR appid = ?1) AND (?2 = '' OR crawlid = ?2) ORDER BY crawlid`, filter.AppID, filter.CrawlID)
 		if err != nil {
@@ -150,7 +150,7 @@ func (f *SQLite) Info(ctx context.Context, filter InfoFilter) (Info, error) {
 	return info, err
 }
 
-func (f *SQLite) crawlHostsTx(ctx context.Context, tx *sql.Tx, crawl int64, c *CrawlInfo) error {
+func (f *SQLite) crawlHostsTx(ctx context.Context, tx *ptx, crawl int64, c *CrawlInfo) error {
 	rows, err := tx.QueryContext(ctx, `SELECT id, host, queued, in_flight, dead, top FROM frontier_queues
 		WHERE crawl = ? AND (queued > 0 OR in_flight > 0 OR dead > 0) ORDER BY host`, crawl)
 	if err != nil {
@@ -186,7 +186,7 @@ func (f *SQLite) crawlHostsTx(ctx context.Context, tx *sql.Tx, crawl int64, c *C
 
 // Dump implements Frontier. It reads one snapshot while writers go on.
 func (f *SQLite) Dump(ctx context.Context, fn func(DumpEntry) error) error {
-	return f.read(ctx, "dump", func(tx *sql.Tx) error {
+	return f.read(ctx, "dump", func(tx *ptx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT e.id, e.state, e.prio, e.lease, e.deadline, e.expiries, e.abandons, e.raw, q.host, c.crawlid
 			FROM frontier_entries e JOIN frontier_queues q ON q.id = e.queue JOIN frontier_crawls c ON c.id = q.crawl
 			ORDER BY e.id`)
@@ -233,7 +233,7 @@ func crawlStateName(s int) string {
 }
 
 // queryIDs runs a query of one integer column and returns its values.
-func queryIDs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]int64, error) {
+func queryIDs(ctx context.Context, tx *ptx, query string, args ...any) ([]int64, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -26,7 +26,7 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 		return PopResult{}, fmt.Errorf("frontier: pop: lease duration must be positive, got %v", o.Lease)
 	}
 	var res PopResult
-	err := f.write(ctx, "pop", func(tx *sql.Tx, stats map[string]int64) error {
+	err := f.write(ctx, "pop", func(tx *ptx, stats map[string]int64) error {
 		res = PopResult{}
 		qs := queues{}
 		if _, err := f.purgeExpiredTx(ctx, tx, now, qs, stats); err != nil {
@@ -82,7 +82,7 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 	return res, nil
 }
 
-func (f *SQLite) popTx(ctx context.Context, tx *sql.Tx, max int, deadline time.Time, consumer string, qs queues) ([]Leased, error) {
+func (f *SQLite) popTx(ctx context.Context, tx *ptx, max int, deadline time.Time, consumer string, qs queues) ([]Leased, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, crawl, host, queued, in_flight, dead, top, turn
 		FROM frontier_queues WHERE queued > 0 ORDER BY top DESC, turn, id LIMIT ?`, max)
 	if err != nil {
@@ -203,7 +203,7 @@ func (h *readyHeap) Pop() any {
 // Reclaim implements Frontier.
 func (f *SQLite) Reclaim(ctx context.Context, now time.Time) (ReclaimResult, error) {
 	var r ReclaimResult
-	err := f.write(ctx, "reclaim", func(tx *sql.Tx, stats map[string]int64) error {
+	err := f.write(ctx, "reclaim", func(tx *ptx, stats map[string]int64) error {
 		qs := queues{}
 		a, err := f.abandonDeadTx(ctx, tx, now, "", f.procs.due(now, true), qs, stats)
 		if err != nil {
@@ -221,7 +221,7 @@ func (f *SQLite) Reclaim(ctx context.Context, now time.Time) (ReclaimResult, err
 }
 
 // reclaimTx handles every lease expired at now (see Frontier.Reclaim).
-func (f *SQLite) reclaimTx(ctx context.Context, tx *sql.Tx, now time.Time, qs queues, stats map[string]int64) (ReclaimResult, error) {
+func (f *SQLite) reclaimTx(ctx context.Context, tx *ptx, now time.Time, qs queues, stats map[string]int64) (ReclaimResult, error) {
 	requeued, dead, dropped, err := f.returnTx(ctx, tx, `e.deadline <= ?`, now.UnixMilli(), "expiries", f.opts.maxExpiries(), qs)
 	stats[StatRequeued] += int64(requeued)
 	stats[StatDeadLettered] += int64(dead)
@@ -233,7 +233,7 @@ func (f *SQLite) reclaimTx(ctx context.Context, tx *sql.Tx, now time.Time, qs qu
 // flight, adding one to their counter column (expiries or abandons): back
 // to their queue, or dead-lettered when the counter reaches max (> 0), or
 // dropped when their crawl was stopped or expired.
-func (f *SQLite) returnTx(ctx context.Context, tx *sql.Tx, where string, arg any, counter string, max int, qs queues) (requeued, dead, dropped int, err error) {
+func (f *SQLite) returnTx(ctx context.Context, tx *ptx, where string, arg any, counter string, max int, qs queues) (requeued, dead, dropped int, err error) {
 	rows, err := tx.QueryContext(ctx, `SELECT e.id, e.queue, e.prio, e.`+counter+`, c.state
 		FROM frontier_entries e JOIN frontier_queues q ON q.id = e.queue JOIN frontier_crawls c ON c.id = q.crawl
 		WHERE e.state = 1 AND `+where, arg)

@@ -24,7 +24,7 @@ func (f *SQLite) Ack(ctx context.Context, leases []string, now time.Time) (AckRe
 // Apply implements Frontier: one transaction for the whole batch.
 func (f *SQLite) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult, error) {
 	var res BatchResult
-	err := f.write(ctx, "push", func(tx *sql.Tx, stats map[string]int64) error {
+	err := f.write(ctx, "push", func(tx *ptx, stats map[string]int64) error {
 		cs := crawls{}
 		qs := queues{}
 		var err error
@@ -62,7 +62,7 @@ type crawlRow struct {
 type crawls map[string]*crawlRow
 
 // get returns crawlid's row, or a new unsaved active one.
-func (cs crawls) get(ctx context.Context, tx *sql.Tx, f *SQLite, crawlid string) (*crawlRow, error) {
+func (cs crawls) get(ctx context.Context, tx *ptx, f *SQLite, crawlid string) (*crawlRow, error) {
 	if c, ok := cs[crawlid]; ok {
 		return c, nil
 	}
@@ -76,7 +76,7 @@ func (cs crawls) get(ctx context.Context, tx *sql.Tx, f *SQLite, crawlid string)
 }
 
 // ensure inserts c if it is new.
-func (c *crawlRow) ensure(ctx context.Context, tx *sql.Tx) error {
+func (c *crawlRow) ensure(ctx context.Context, tx *ptx) error {
 	if c.id != 0 {
 		return nil
 	}
@@ -84,7 +84,7 @@ func (c *crawlRow) ensure(ctx context.Context, tx *sql.Tx) error {
 		c.name, c.appid, c.expires, c.state).Scan(&c.id)
 }
 
-func (cs crawls) save(ctx context.Context, tx *sql.Tx) error {
+func (cs crawls) save(ctx context.Context, tx *ptx) error {
 	for _, c := range cs {
 		if !c.dirty || c.id == 0 {
 			continue
@@ -97,7 +97,7 @@ func (cs crawls) save(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-func (f *SQLite) pushTx(ctx context.Context, tx *sql.Tx, entries []Entry, now time.Time, cs crawls, qs queues, stats map[string]int64) ([]PushResult, error) {
+func (f *SQLite) pushTx(ctx context.Context, tx *ptx, entries []Entry, now time.Time, cs crawls, qs queues, stats map[string]int64) ([]PushResult, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -137,7 +137,7 @@ func (f *SQLite) pushTx(ctx context.Context, tx *sql.Tx, entries []Entry, now ti
 		for j, i := range idx {
 			keys[j] = entries[i].Key
 		}
-		isNew, err := f.seen.SeenTx(ctx, tx, ns, keys, now)
+		isNew, err := f.seen.SeenTx(ctx, tx.Tx, ns, keys, now)
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +214,7 @@ func (f *SQLite) pushTx(ctx context.Context, tx *sql.Tx, entries []Entry, now ti
 
 // queueFor returns the (crawl, host) queue, creating it with round-robin
 // turn turn (the back of the line) if it does not exist.
-func (f *SQLite) queueFor(ctx context.Context, tx *sql.Tx, qs queues, crawl int64, host string, turn int64) (*queueRow, error) {
+func (f *SQLite) queueFor(ctx context.Context, tx *ptx, qs queues, crawl int64, host string, turn int64) (*queueRow, error) {
 	q := &queueRow{crawl: crawl, host: host}
 	err := tx.StmtContext(ctx, f.st.queueByHost).QueryRowContext(ctx, crawl, host).Scan(&q.id, &q.queued, &q.inFlight, &q.dead, &q.top, &q.turn)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -231,7 +231,7 @@ func (f *SQLite) queueFor(ctx context.Context, tx *sql.Tx, qs queues, crawl int6
 	return q, nil
 }
 
-func (f *SQLite) ackTx(ctx context.Context, tx *sql.Tx, leases []string, qs queues, stats map[string]int64) (AckResult, error) {
+func (f *SQLite) ackTx(ctx context.Context, tx *ptx, leases []string, qs queues, stats map[string]int64) (AckResult, error) {
 	var r AckResult
 	if len(leases) == 0 {
 		return r, nil
@@ -303,7 +303,7 @@ func (f *SQLite) ackTx(ctx context.Context, tx *sql.Tx, leases []string, qs queu
 }
 
 // releaseTx returns the in-flight requests of leases to their queues.
-func (f *SQLite) releaseTx(ctx context.Context, tx *sql.Tx, leases []string, qs queues, stats map[string]int64) (released, unknown int, err error) {
+func (f *SQLite) releaseTx(ctx context.Context, tx *ptx, leases []string, qs queues, stats map[string]int64) (released, unknown int, err error) {
 	if len(leases) == 0 {
 		return 0, 0, nil
 	}
