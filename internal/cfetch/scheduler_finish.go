@@ -1,0 +1,120 @@
+package cfetch
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// finishKind says what became of a job handed to a worker or the emitter.
+type finishKind int
+
+const (
+	finDone     finishKind = iota // the worker wrote the response record
+	finRetry                      // retry the hop after a wait
+	finRedirect                   // fetch the job's next hop
+	finRobots                     // a robots.txt fetch ended
+	finEmitted                    // the emitter wrote a held record
+)
+
+// finish is a worker's report to the scheduler: what to do with the job,
+// and what the exchange says about the host.
+type finish struct {
+	kind finishKind
+	j    *job
+	key  string // the host the exchange ran on
+
+	status        int
+	latency       time.Duration
+	size          int64
+	cached        bool // answered from the HTTP cache: no network used
+	failed        bool // a failure worth a retry (network error, retry code)
+	retryAfter    time.Duration
+	hasRetryAfter bool
+	robots        robotsVerdict
+	resp          *record.Response // finDone: the record, for the worker to write
+}
+
+// finish applies a worker's report.
+func (s *scheduler) finish(f *finish, now time.Time) {
+	if f.kind == finEmitted {
+		s.held--
+		return
+	}
+	j := f.j
+	h := s.hosts[f.key]
+	h.active--
+	s.active--
+	h.idleSince = now
+	h.touch()
+	if f.cached {
+		// A cache hit does not spend the delay.
+		if h.lastStart.Equal(j.thisStart) {
+			h.lastStart = j.prevStart
+			s.setRate(h, now)
+		}
+	} else {
+		s.feedback(h, f, now)
+	}
+	switch f.kind {
+	case finDone:
+		s.held--
+	case finRobots:
+		s.robotsDone(h, j, f.robots, now)
+	case finRedirect:
+		s.add(j, now)
+	case finRetry:
+		if s.interrupted {
+			s.answers = append(s.answers, s.cut(j))
+			return
+		}
+		j.retries++
+		j.notBefore = now.Add(s.retryWait(h, f))
+		s.add(j, now)
+	}
+}
+
+// feedback updates h from one exchange: AutoThrottle, 429/503 pauses and
+// the failure streak that sets the retry backoff.
+func (s *scheduler) feedback(h *host, f *finish, now time.Time) {
+	overloaded := f.status == http.StatusTooManyRequests || f.status == http.StatusServiceUnavailable
+	switch {
+	case overloaded || f.failed:
+		h.streak++
+	case f.status > 0:
+		h.streak = 0
+	}
+	old := h.throttle
+	if overloaded {
+		pause := s.retry.delay(h.streak-1, s.rand())
+		if f.hasRetryAfter {
+			pause = min(f.retryAfter, s.opts.RetryAfterMax)
+		}
+		if until := now.Add(pause); until.After(h.pausedUntil) {
+			h.pausedUntil = until
+		}
+		if s.opts.AutoThrottle {
+			h.throttle = s.at.backoff(h.throttle, h.crawlDelay)
+		}
+	} else if s.opts.AutoThrottle && f.status > 0 && f.latency > 0 {
+		h.throttle = s.at.adjust(h.throttle, f.latency, f.status, h.crawlDelay)
+	}
+	if s.opts.AutoThrottle && f.status > 0 {
+		if h.throttle != old {
+			s.setRate(h, now)
+		}
+		if s.debug != nil {
+			s.debug(throttleDebug(h.key, h.active, old, h.throttle, f.latency, f.size, f.status))
+		}
+	}
+}
+
+// retryWait is how long a retried job waits: the Retry-After of a 429 or
+// 503 when it came with one, else the backoff of the host's failure streak.
+func (s *scheduler) retryWait(h *host, f *finish) time.Duration {
+	if f.hasRetryAfter {
+		return min(f.retryAfter, s.opts.RetryAfterMax)
+	}
+	return s.retry.delay(max(h.streak-1, 0), s.rand())
+}
