@@ -100,8 +100,14 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 		}
 		p.handed += len(res.Leased)
 		p.tool.Stats.Out.Add(int64(len(res.Leased)))
+		busy := p.o.follow && p.o.window > 0 && res.Held >= p.o.window*3/4
 		if len(res.Leased) > 0 {
 			wait = time.Millisecond
+			if busy {
+				// Plenty is in flight: let acks gather for a turn worth
+				// its transaction, rather than one turn per ack.
+				sleep(ctx, pace)
+			}
 			continue
 		}
 		if res.Done || !p.o.follow {
@@ -110,13 +116,31 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 		if hungUp(p.out) {
 			return false, fmt.Errorf("write stdout: the reader is gone (the pipeline's next command exited)")
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
+		if busy {
+			wait = max(wait, pace)
 		}
+		sleep(ctx, wait)
 		wait = min(wait*2, p.o.poll)
 	}
 	return false, nil
+}
+
+// pace is the least time between two turns of pop --follow while three
+// quarters of its window is in flight: acks then come back one at a time
+// (measured with 20 ms responses: 2,500 turns for 3,160 pages, most of them
+// finding one free slot or none), and a turn costs a transaction whatever
+// it hands out. Three quarters of the window keeps the fetcher busy for
+// far longer than this.
+const pace = 5 * time.Millisecond
+
+// sleep waits d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // beat beats in the background until the returned func is called.

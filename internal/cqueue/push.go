@@ -165,7 +165,16 @@ type pusher struct {
 	first   string   // position of the batch's first record
 	last    string   // position of the last record read
 	err     error
+
+	lastApply time.Time // when the last batch was applied
 }
+
+// applyPace is the least time between two batches applied because the
+// input stalled (a full batch is applied at once). Measured in the crawl
+// loop over a site answering in 20 ms: one transaction per page otherwise,
+// and push's CPU halves with it; the acks it delays free pop's window at
+// most this much later.
+const applyPace = 5 * time.Millisecond
 
 func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
 	for line, env := range p.tool.Records(ctx, r, p.flush) {
@@ -214,6 +223,14 @@ func (p *pusher) fail(err error) {
 }
 
 func (p *pusher) flush() {
+	if p.records > 0 && !p.lastApply.IsZero() {
+		// The input stalled soon after the last commit: in a crawl whose
+		// pages come one at a time (slow servers), wait out applyPace so a
+		// transaction carries a few pages' follow-ups and acks, not one.
+		if d := applyPace - time.Since(p.lastApply); d > 0 {
+			time.Sleep(d)
+		}
+	}
 	p.apply()
 	if err := p.out.Flush(); err != nil {
 		p.fail(fmt.Errorf("write stdout: %w", err))
@@ -291,6 +308,7 @@ func (p *pusher) apply() {
 	if p.err != nil || len(p.batch.Entries)+len(p.batch.Acks) == 0 {
 		return
 	}
+	p.lastApply = time.Now()
 	res, err := p.f.Apply(context.Background(), p.batch, p.now())
 	if err != nil {
 		p.fail(err)

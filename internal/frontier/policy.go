@@ -238,11 +238,11 @@ func hasExtension(rawURL string, exts []string) (string, bool) {
 	if u, err := url.Parse(rawURL); err == nil {
 		path = u.Path
 	}
-	path = strings.ToLower(path)
 	for _, e := range exts {
-		e = strings.ToLower(strings.TrimPrefix(e, "."))
-		if e != "" && strings.HasSuffix(path, "."+e) {
-			return e, true
+		e = strings.TrimPrefix(e, ".")
+		n := len(path) - len(e)
+		if e != "" && n > 0 && path[n-1] == '.' && strings.EqualFold(path[n:], e) {
+			return strings.ToLower(e), true
 		}
 	}
 	return "", false

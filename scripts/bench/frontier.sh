@@ -18,7 +18,8 @@
 #      once from a loop run that also warms the site): if it is much faster
 #      than the loop, the frontier is the bottleneck;
 #   4. the SQLite frontier's Go micro-benchmarks (BenchmarkSQLitePush,
-#      BenchmarkSQLitePop), if they finish within MICRO_TIMEOUT (120 s).
+#      BenchmarkSQLitePop, BenchmarkSQLitePopAck, BenchmarkSQLiteLoopTurn;
+#      200 batches each), if they finish within MICRO_TIMEOUT (120 s).
 #
 #   scripts/bench/frontier.sh              everything
 #   RUNS=5 scripts/bench/frontier.sh       more runs per case
@@ -185,9 +186,9 @@ fi
 if has_case 4; then
 	echo
 	echo "4. SQLite frontier micro-benchmarks (internal/frontier/bench_test.go: a frontier of FRONTIER_BENCH_N, default 1,000,000, queued URLs)"
-	if timeout "$MICRO_TIMEOUT" go test ./internal/frontier -run '^$' -bench 'BenchmarkSQLite(Push|Pop)$' -benchtime 1x >"$work/micro.txt" 2>&1; then
+	if timeout "$MICRO_TIMEOUT" go test ./internal/frontier -run '^$' -bench 'BenchmarkSQLite(Push|Pop|PopAck|LoopTurn)$' -benchtime 200x >"$work/micro.txt" 2>&1; then
 		grep '^Benchmark' "$work/micro.txt" | sed 's/^/  /'
 	else
-		row "skipped" "did not finish within ${MICRO_TIMEOUT}s (go test ./internal/frontier -run '^\$' -bench 'BenchmarkSQLite' -benchtime 20x)"
+		row "skipped" "did not finish within ${MICRO_TIMEOUT}s (go test ./internal/frontier -run '^\$' -bench 'BenchmarkSQLite' -benchtime 200x)"
 	fi
 fi

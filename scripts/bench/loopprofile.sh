@@ -25,8 +25,14 @@
 # it waits (on the window, on polling). "other" is the CPU the rest of the
 # machine used meanwhile (other jobs): runs with much of it are noisy.
 #
+# With LATENCY set (e.g. 20ms), the demo site delays every response by
+# that much: the crawl is then bound by latency, not by the two cores, and
+# the loop should keep up with pipe and shape if the frontier is not its
+# bottleneck.
+#
 #   scripts/bench/loopprofile.sh
 #   RUNS=7 WINDOWS="64 256 1024" scripts/bench/loopprofile.sh
+#   LATENCY=20ms WINDOWS=256 scripts/bench/loopprofile.sh
 #   CASES="pipe loop" scripts/bench/loopprofile.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,6 +40,7 @@ RUNS=${RUNS:-5}
 CASES=${CASES:-"pipe shape loop"}
 WINDOWS=${WINDOWS:-"64 256"}
 SHAPE_WINDOW=${SHAPE_WINDOW:-256}
+LATENCY=${LATENCY:-}
 CONC=16
 RULES=testdata/rules/demo.yml
 export LC_ALL=C
@@ -46,7 +53,7 @@ say "building the tools and the demo site into $BIN"
 go build -o "$BIN/" ./cmd/... ./internal/cmd/demosite
 PATH="$(cd "$BIN" && pwd):$PATH"
 
-demosite -listen 127.0.0.1:0 -ready "$work/site" 2>>"$work/site.log" &
+demosite -listen 127.0.0.1:0 -ready "$work/site" ${LATENCY:+-latency "$LATENCY"} 2>>"$work/site.log" &
 site_pid=$!
 pids+=("$site_pid")
 for _ in $(seq 100); do [ -s "$work/site" ] && break; sleep 0.1; done
@@ -176,7 +183,7 @@ done
 
 # Medians of each column; cores = median of (all CPU + site) / wall.
 echo
-echo "crawl loop profile: $(nproc) cores, demo site, $nurls pages, concurrency $CONC, $CONC per host; medians of $RUNS runs"
+echo "crawl loop profile: $(nproc) cores, demo site${LATENCY:+ (responses delayed $LATENCY)}, $nurls pages, concurrency $CONC, $CONC per host; medians of $RUNS runs"
 printf '  %-12s %7s %8s %6s  %s\n' case wall pages/s cores "CPU s: pop fetch extract export push queue site | other"
 for l in "${labels[@]}"; do
 	awk '
