@@ -15,6 +15,19 @@ import (
 // and keeps the fields v does not declare in its Extra map. Errors name the
 // field and what was wrong with it.
 func Decode(raw []byte, v any) error {
+	if r, ok := v.(*Request); ok && r != nil && zeroRequest(r) {
+		extra := r.Extra
+		if decodeRequest(raw, r) {
+			return nil
+		}
+		*r = Request{Extra: extra}
+	}
+	return decodeSlow(raw, v)
+}
+
+// decodeSlow is Decode with encoding/json, for every record the fast paths
+// do not take (and for the tests, to hold them to it).
+func decodeSlow(raw []byte, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {
 		return describe(err)
 	}
@@ -54,6 +67,17 @@ var encoderPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // characters unescaped so URLs stay readable, and the Extra fields of a
 // typed record appended in key order.
 func Encode(v any) ([]byte, error) {
+	if r, ok := v.(*Request); ok && r != nil {
+		if line, ok := encodeRequest(r); ok {
+			return line, nil
+		}
+	}
+	return encodeSlow(v)
+}
+
+// encodeSlow is Encode with encoding/json, for every record the fast paths
+// do not take (and for the tests, to hold them to it).
+func encodeSlow(v any) ([]byte, error) {
 	buf := encoderPool.Get().(*bytes.Buffer)
 	defer encoderPool.Put(buf)
 	buf.Reset()
