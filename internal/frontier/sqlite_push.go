@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/dedupe"
@@ -160,7 +162,8 @@ func (f *SQLite) pushTx(ctx context.Context, tx *ptx, entries []Entry, now time.
 		host  string
 	}
 	byHost := map[qkey]*queueRow{}
-	ins := tx.StmtContext(ctx, f.st.insertEntry)
+	// First the crawls and queues, in input order: a new queue's turn in
+	// the round robin is the order its host first appears.
 	for i := range entries {
 		if !results[i].Queued {
 			continue
@@ -197,6 +200,12 @@ func (f *SQLite) pushTx(ctx context.Context, tx *ptx, entries []Entry, now time.
 			}
 			byHost[k] = q
 		}
+	}
+	// Then the rows.
+	ins := tx.StmtContext(ctx, f.st.insertEntry)
+	for _, i := range queueOrder(entries, results) {
+		e := &entries[i]
+		q := byHost[qkey{cs[e.CrawlID].id, e.Host}]
 		seq++
 		prio := int64(f.opts.queuePriority(e))
 		ord := seq
@@ -210,6 +219,28 @@ func (f *SQLite) pushTx(ctx context.Context, tx *ptx, entries []Entry, now time.
 		stats[StatPushed]++
 	}
 	return results, f.setMeta(ctx, tx, metaSeq, seq)
+}
+
+// queueOrder returns the indexes of the entries to queue, grouped by
+// queue (crawl and host), in input order within each: they get their ids
+// in that order, so a batch's rows of one queue are neighbours in the pop
+// index as they are in their queue, and the batch writes each page of the
+// index once. The order within a queue, which pop serves, is the input's.
+func queueOrder(entries []Entry, results []PushResult) []int {
+	idx := make([]int, 0, len(entries))
+	for i := range entries {
+		if results[i].Queued {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		ea, eb := &entries[a], &entries[b]
+		if c := strings.Compare(ea.CrawlID, eb.CrawlID); c != 0 {
+			return c
+		}
+		return strings.Compare(ea.Host, eb.Host)
+	})
+	return idx
 }
 
 // queueFor returns the (crawl, host) queue, creating it with round-robin
