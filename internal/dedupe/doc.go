@@ -30,11 +30,14 @@
 // # Backends
 //
 // OpenSQLite keeps the set in an SQLite file (one WITHOUT ROWID table keyed
-// by namespace id and key), shared safely by several processes; the frontier
-// uses the same tables inside its own transactions (SQLite.SeenTx). OpenRedis
+// by namespace id, key group and key, so that the keys of one host sit
+// together and a batch of a page's follow-ups writes few pages), shared
+// safely by several processes; the frontier uses the same tables inside its
+// own transactions (SQLite.SeenTx). OpenRedis
 // keeps one Redis SET per namespace (key PREFIX+"seen:"+namespace, members
 // the 8-byte big-endian hash or the 20-byte SHA-1), updated by a Lua script,
-// expired by PEXPIREAT. Open picks one by the form of its argument.
+// expired by PEXPIREAT (groups do not matter there). Open picks one by
+// the form of its argument.
 //
 // There is no Bloom filter in front of the exact store: measured, the
 // exact store is not the bottleneck (see the package benchmarks), and a

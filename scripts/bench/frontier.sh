@@ -19,7 +19,14 @@
 #      than the loop, the frontier is the bottleneck;
 #   4. the SQLite frontier's Go micro-benchmarks (BenchmarkSQLitePush,
 #      BenchmarkSQLitePop, BenchmarkSQLitePopAck, BenchmarkSQLiteLoopTurn;
-#      200 batches each), if they finish within MICRO_TIMEOUT (120 s).
+#      500 batches each), if they finish within MICRO_TIMEOUT (120 s);
+#   5. cqueue as a command at scale: QUEUE_N (1,000,000) URLs over 1,000
+#      hosts pushed into a fresh file, then 200,000 more in runs of 50 per
+#      host (as a page's follow-ups come) and, on another copy, round-robin
+#      over the hosts (the worst case for the duplicate filter's locality);
+#      100,000 pops with leases; info; the file's size per queued URL. One
+#      run each, default flags. QUEUE_N=10000000 for the 10 million figures
+#      (about 10 minutes and 3 GB of disk).
 #
 #   scripts/bench/frontier.sh              everything
 #   RUNS=5 scripts/bench/frontier.sh       more runs per case
@@ -30,10 +37,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-3}
-CASES=${CASES:-"1 2 3 4"}
+CASES=${CASES:-"1 2 3 4 5"}
 CONC=16
 ITEMS=2919
 MICRO_TIMEOUT=${MICRO_TIMEOUT:-120}
+QUEUE_N=${QUEUE_N:-1000000}
 export LC_ALL=C
 
 . scripts/bench/lib.sh
@@ -186,9 +194,43 @@ fi
 if has_case 4; then
 	echo
 	echo "4. SQLite frontier micro-benchmarks (internal/frontier/bench_test.go: a frontier of FRONTIER_BENCH_N, default 1,000,000, queued URLs)"
-	if timeout "$MICRO_TIMEOUT" go test ./internal/frontier -run '^$' -bench 'BenchmarkSQLite(Push|Pop|PopAck|LoopTurn)$' -benchtime 200x >"$work/micro.txt" 2>&1; then
+	if timeout "$MICRO_TIMEOUT" go test ./internal/frontier -run '^$' -bench 'BenchmarkSQLite(Push|Pop|PopAck|LoopTurn)$' -benchtime 500x >"$work/micro.txt" 2>&1; then
 		grep '^Benchmark' "$work/micro.txt" | sed 's/^/  /'
 	else
-		row "skipped" "did not finish within ${MICRO_TIMEOUT}s (go test ./internal/frontier -run '^\$' -bench 'BenchmarkSQLite' -benchtime 200x)"
+		row "skipped" "did not finish within ${MICRO_TIMEOUT}s (go test ./internal/frontier -run '^\$' -bench 'BenchmarkSQLite' -benchtime 500x)"
 	fi
+fi
+
+if has_case 5; then
+	echo
+	echo "5. cqueue at $QUEUE_N queued URLs (1,000 hosts; one run each; GNU time)"
+	q=$work/queue
+	mkdir -p "$q"
+	# urls FROM TO SPREAD: URLs FROM..TO-1 over 1,000 hosts, SPREAD in a
+	# row on one host (1: round-robin).
+	urls() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { for (i = a; i < b; i++) printf "https://h%d.example/p/%d\n", int(i / s) % 1000, i }'; }
+	# qtimed LABEL N CMD...: runs CMD, prints N per second (unless N is 0),
+	# CPU and RSS.
+	qtimed() {
+		local label=$1 n=$2
+		shift 2
+		timed "$work/q.txt" "$@"
+		read -r wall cpu rss <"$work/q.txt"
+		row "$label" "$(awk -v n="$n" -v w="$wall" -v c="$cpu" -v r="$rss" 'BEGIN { printf "%.2f s", w; if (n) printf ": %.0f/s", n / w; printf ", %.2f CPU s, %.1f MB peak RSS", c, r / 1024 }')"
+	}
+	urls 0 "$QUEUE_N" 50 >"$q/urls.txt"
+	urls "$QUEUE_N" "$((QUEUE_N + 200000))" 50 >"$q/clustered.txt"
+	urls "$QUEUE_N" "$((QUEUE_N + 200000))" 1 >"$q/spread.txt"
+	push=(cqueue push -q --crawlid big --appid bench)
+	qtimed "push $QUEUE_N URLs into a new file" "$QUEUE_N" "${push[@]}" --db "$q/base.db" <"$q/urls.txt"
+	bytes=$(stat -c %s "$q/base.db")
+	row "file size" "$(awk -v b="$bytes" -v n="$QUEUE_N" 'BEGIN { printf "%.0f MB, %.0f bytes per queued URL", b / 1e6, b / n }')"
+	cp "$q/base.db" "$q/a.db"
+	qtimed "push 200,000 more, 50 per host in a row" 200000 "${push[@]}" --db "$q/a.db" <"$q/clustered.txt"
+	cp "$q/base.db" "$q/a.db"
+	qtimed "push 200,000 more, round-robin over hosts" 200000 "${push[@]}" --db "$q/a.db" <"$q/spread.txt"
+	cp "$q/base.db" "$q/a.db"
+	qtimed "pop 100,000 with leases" 100000 cqueue pop -q --db "$q/a.db" --max 100000
+	qtimed "info" 0 cqueue info -q --db "$q/a.db"
+	rm -rf "$q"
 fi
