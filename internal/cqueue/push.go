@@ -185,10 +185,10 @@ func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
 		if p.records == 0 {
 			p.first = p.last
 		}
-		switch env.Kind {
-		case record.KindRequest:
+		switch {
+		case env.Kind == record.KindRequest || env.Kind == "" && hasURL(env.Raw):
 			p.request(line, env)
-		case record.KindAck:
+		case env.Kind == record.KindAck:
 			p.ack(line, env)
 		default:
 			kind := env.Kind
@@ -213,6 +213,14 @@ func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
 			p.fail(fmt.Errorf("write rejects: %w", err))
 		}
 	}
+}
+
+// hasURL reports whether raw, an object without a kind, has a "url": it is
+// then a request, as in Scrapy Cluster's crawl requests ({"url": …,
+// "appid": …, "crawlid": …}, no kind), which cfetch takes too.
+func hasURL(raw []byte) bool {
+	var r record.Request
+	return record.Decode(raw, &r) == nil && r.URL != ""
 }
 
 func (p *pusher) fail(err error) {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
@@ -161,6 +163,22 @@ func (p Policy) Validate(req *record.Request) error {
 	if req.UserAgent != "" {
 		if err := length("useragent", req.UserAgent, 3, 1000); err != nil {
 			return err
+		}
+		if !httpguts.ValidHeaderFieldValue(req.UserAgent) {
+			return fmt.Errorf("useragent: %q has control characters", req.UserAgent)
+		}
+	}
+	// What the fetcher could not send is refused here, not handed out:
+	// a request no fetcher can send would never be settled.
+	if req.Method != "" && !httpguts.ValidHeaderFieldName(req.Method) {
+		return fmt.Errorf("method: %q is not an HTTP method (a token: letters, digits, !#$%%&'*+-.^_`|~)", req.Method)
+	}
+	for name, v := range req.Headers {
+		if !httpguts.ValidHeaderFieldName(name) {
+			return fmt.Errorf("headers: invalid header name %q", name)
+		}
+		if !httpguts.ValidHeaderFieldValue(v) {
+			return fmt.Errorf("headers: %q: invalid value %q (control characters are not allowed)", name, v)
 		}
 	}
 	for _, f := range []struct {
