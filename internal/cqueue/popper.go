@@ -31,6 +31,36 @@ type popper struct {
 	consumer   frontier.Consumer
 	handed     int
 	lastExpire time.Time
+	stall      stallWatch
+}
+
+// stallAfter is how long pop --follow waits, holding requests in flight
+// and seeing none of them acked, before it says so on stderr (and again
+// each time as long again passes).
+const stallAfter = time.Minute
+
+// stallWatch notices a loop that makes no progress: requests in flight,
+// none handed out, none acked. Whatever the cause (a filter in the pipe
+// that drops responses, a tool that died without closing its output, a
+// host that stopped answering), the user should hear of it rather than
+// watch a silent crawl that never ends.
+type stallWatch struct {
+	held  int
+	since time.Time // when progress was last seen
+	told  time.Time
+}
+
+func (w *stallWatch) observe(tool *cli.Tool, res frontier.PopResult, now time.Time) {
+	if len(res.Leased) > 0 || res.Held < w.held || res.Held == 0 || w.since.IsZero() {
+		w.held, w.since, w.told = res.Held, now, time.Time{}
+		return
+	}
+	w.held = res.Held
+	if now.Sub(w.since) >= stallAfter && now.Sub(w.told) >= stallAfter {
+		w.told = now
+		tool.Printf("warning: %d requests in flight and none acked for %s: is a command of the pipeline dropping records (a filter that drops responses never lets their acks through) or stuck? The crawl ends only once each is acked, or its lease expires when this pop is gone.",
+			res.Held, now.Sub(w.since).Round(time.Second))
+	}
 }
 
 // run hands out requests until --max, the end of the queue (without
@@ -89,6 +119,9 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 		res, err := p.fr.Pop(bg, frontier.PopOptions{Max: n, Lease: p.o.lease, Consumer: p.consumer, Window: p.o.window}, p.now())
 		if err != nil {
 			return false, err
+		}
+		if p.o.follow {
+			p.stall.observe(p.tool, res, p.now())
 		}
 		for _, l := range res.Leased {
 			if err := p.w.WriteLine(l.Raw); err != nil {
