@@ -53,11 +53,12 @@ func (w *wireReader) Read(p []byte) (int, error) {
 
 // body is a response body read and decompressed.
 type body struct {
-	data     []byte // valid until release
-	wire     int64  // bytes read from the connection
-	encoded  bool   // data is still in an unknown content coding
-	warnings []string
-	buf      *bytes.Buffer
+	data      []byte // valid until release
+	wire      int64  // bytes read from the connection
+	encoded   bool   // data is still in an unknown content coding
+	truncated bool   // cut at MaxSize (Options.keepHead)
+	warnings  []string
+	buf       *bytes.Buffer
 }
 
 // release returns the body's buffer to the pool; data is invalid after it.
@@ -73,10 +74,17 @@ func (b *body) release() {
 // codings. It does not close the body.
 func readBody(resp *http.Response, o *Options) (*body, *FetchError) {
 	head := resp.Request != nil && resp.Request.Method == http.MethodHead
-	if o.MaxSize > 0 && resp.ContentLength > o.MaxSize && !head {
+	if o.MaxSize > 0 && resp.ContentLength > o.MaxSize && !head && !o.keepHead {
 		return nil, fetchErr(ErrTooLarge, "Content-Length %d is over --max-size %s", resp.ContentLength, formatSize(o.MaxSize))
 	}
 	wire := &wireReader{r: resp.Body, max: o.MaxSize}
+	if o.keepHead {
+		// The decoded body is cut at MaxSize below; the wire needs no
+		// limit of its own (reading stops there), but a compressed body
+		// that decodes to little must still end: the wire then gets
+		// twice MaxSize.
+		wire.max = 2 * o.MaxSize
+	}
 	codings := contentCodings(resp.Header)
 	b := &body{buf: getBuffer()}
 	var r io.Reader = wire
@@ -122,7 +130,10 @@ func readBody(resp *http.Response, o *Options) (*body, *FetchError) {
 		}
 		return nil, decodeFailure(strings.Join(codings, ", "), err, wire)
 	}
-	if limit > 0 && int64(b.buf.Len()) >= limit {
+	if limit > 0 && int64(b.buf.Len()) >= limit && o.keepHead {
+		b.buf.Truncate(int(o.MaxSize))
+		b.truncated = true
+	} else if limit > 0 && int64(b.buf.Len()) >= limit {
 		b.release()
 		what := "body"
 		if len(codings) > 0 {

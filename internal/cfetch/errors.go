@@ -30,6 +30,7 @@ const (
 	ErrTooManyRedirects  = "too_many_redirects"
 	ErrUnsupportedScheme = "unsupported_scheme"
 	ErrInvalidURL        = "invalid_url"
+	ErrInvalidRequest    = "invalid_request"
 	ErrRobots            = "robots"
 	ErrCacheMiss         = "cache_miss"
 	ErrNetwork           = "network"

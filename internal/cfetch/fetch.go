@@ -66,7 +66,7 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 		f.cache = c
 	}
 	f.robotsOpts = *opts
-	f.robotsOpts.MaxSize, f.robotsOpts.WarnSize = robotsMaxSize, 0
+	f.robotsOpts.MaxSize, f.robotsOpts.WarnSize, f.robotsOpts.keepHead = robotsMaxSize, 0, true
 	f.robotsHeader, _, _ = buildHeaders(opts, nil, "")
 	f.robotsHeader.Set("Accept", "text/plain, */*;q=0.5")
 	f.authDomain = strings.ToLower(opts.AuthDomain)
@@ -200,8 +200,12 @@ func (f *Fetcher) robotsStep(ctx context.Context, j *job) *finish {
 	out := f.exchange(ctx, j, &f.robotsOpts, true)
 	fin := &finish{kind: finRobots, j: j, key: j.robotsFor, status: out.status, latency: out.latency, cached: out.cached}
 	for out.err == nil && isRedirect(out.status) && j.hops < robotsMaxRedirects {
-		next, err := j.url.Parse(strings.TrimSpace(out.header.Get("Location")))
-		if err != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Host == "" {
+		next, err := resolveLocation(j.url, out.header.Get("Location"))
+		if err != nil {
+			break
+		}
+		next, fe := checkURL(next.String())
+		if fe != nil {
 			break
 		}
 		j.hops++
@@ -241,7 +245,7 @@ func (f *Fetcher) follow(j *job, out *outcome) bool {
 		j.visited = []string{chainKey(u)}
 	}
 	j.redirects = append(j.redirects, record.Redirect{URL: u.String(), Status: out.status})
-	next, err := u.Parse(strings.TrimSpace(loc))
+	next, err := resolveLocation(u, loc)
 	if err != nil {
 		out.failRedirect(loc, fetchErr(ErrInvalidURL, "redirect to an invalid URL %q: %s", loc, strings.TrimPrefix(err.Error(), "parse ")))
 		return false
@@ -250,11 +254,13 @@ func (f *Fetcher) follow(j *job, out *outcome) bool {
 		next.Fragment = u.Fragment // RFC 9110 §10.2.2
 	}
 	target := next.String()
-	if _, fe := checkURL(target); fe != nil {
+	next, fe := checkURL(target)
+	if fe != nil {
 		fe.Detail = "redirect to " + fe.Detail
 		out.failRedirect(target, fe)
 		return false
 	}
+	target = next.String()
 	key := chainKey(next)
 	if slices.Contains(j.visited, key) {
 		out.failRedirect(target, fetchErr(ErrRedirectLoop, "redirect loop: %s was already visited in this chain", target))

@@ -117,6 +117,10 @@ type Options struct {
 
 	// Insecure skips TLS certificate verification.
 	Insecure bool
+
+	// keepHead makes a body over MaxSize keep its first MaxSize bytes
+	// (body.truncated) instead of failing with too_large: robots.txt.
+	keepHead bool
 }
 
 // MaxBackoff caps the exponential retry backoff.

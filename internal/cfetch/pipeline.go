@@ -2,6 +2,7 @@ package cfetch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -289,6 +290,7 @@ func (p *pipeline) emitter() {
 
 // writeResponse counts a response and sends it to the writer.
 func (p *pipeline) writeResponse(j *job, resp *record.Response) {
+	fitLine(resp, maxRecordLine)
 	if resp.Status != 0 {
 		p.tool.Stats.Count("status", strconv.Itoa(resp.Status), 1)
 	}
@@ -329,13 +331,12 @@ func (p *pipeline) newJob(line ndjson.Line, env record.Envelope) *job {
 		j.ready = env.Raw
 		return j
 	}
-	if err := record.Decode(env.Raw, &j.req); err != nil {
-		p.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
-		return nil
+	err := record.Decode(env.Raw, &j.req)
+	if err == nil {
+		err = checkRequest(&j.req)
 	}
-	if err := checkRequest(&j.req); err != nil {
-		p.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
-		return nil
+	if err != nil {
+		return p.invalidRequest(line, env, j, err)
 	}
 	u, fe := checkURL(j.req.URL)
 	if fe == nil {
@@ -357,6 +358,50 @@ func (p *pipeline) newJob(line ndjson.Line, env record.Envelope) *job {
 		return j
 	}
 	return j
+}
+
+// invalidRequest answers a request that cannot be fetched because one of
+// its fields is unusable: it is reported like a bad record, but a record
+// of kind request (or one with a "url" and no kind) still gets its
+// response, with "error":"invalid_request", so that a crawl loop settles
+// its lease. Other objects without a kind are dropped as invalid.
+func (p *pipeline) invalidRequest(line ndjson.Line, env record.Envelope, j *job, err error) *job {
+	u, hasURL := requestURL(env.Raw)
+	if env.Kind != record.KindRequest && !hasURL {
+		p.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
+		return nil
+	}
+	p.tool.Printf("%s: invalid record: %v", j.pos, err)
+	p.tool.MarkPartial()
+	fe := fetchErr(ErrInvalidRequest, "invalid request: %v", err)
+	b, eerr := record.Encode(p.fetch.failed(&j.req, u, env.Raw, fe))
+	if eerr != nil {
+		p.tool.Stats.Drop("invalid")
+		return nil
+	}
+	p.tool.Stats.Error(fe.Code)
+	j.ready = b
+	return j
+}
+
+// requestURL returns the "url" member of the JSON object raw, trimmed, and
+// whether it has one (of any type; "" unless it is a string).
+func requestURL(raw []byte) (string, bool) {
+	fields, _ := record.ScanObject(raw)
+	u, has := "", false
+	for _, f := range fields {
+		if !strings.EqualFold(f.Key, "url") {
+			continue
+		}
+		has = true
+		var s string
+		if json.Unmarshal(f.Value, &s) == nil {
+			u = strings.TrimSpace(s)
+		} else {
+			u = ""
+		}
+	}
+	return u, has
 }
 
 // checkRequest checks the fields net/http would refuse to send.

@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // isRedirect reports whether status is a redirect cfetch follows.
@@ -45,7 +48,75 @@ func checkURL(s string) (*url.URL, *FetchError) {
 	case u.Host == "" || u.Hostname() == "":
 		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: no host", s)
 	}
+	if err := asciiHost(u); err != nil {
+		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: host: %v", s, err)
+	}
 	return u, nil
+}
+
+// asciiHost writes an internationalized host name in its ASCII (punycode)
+// form, as it goes on the wire and as cextract writes links: bücher.test
+// becomes xn--bcher-kva.test, not b%C3%BCcher.test.
+func asciiHost(u *url.URL) error {
+	host := u.Hostname()
+	if isASCII(host) {
+		return nil
+	}
+	a, err := idna.Lookup.ToASCII(host)
+	if err != nil {
+		return err
+	}
+	if p := u.Port(); p != "" {
+		a += ":" + p
+	}
+	u.Host = a
+	return nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveLocation resolves a redirect's Location against the URL it came
+// from as browsers do (the WHATWG URL standard) where that differs from
+// RFC 3986: in an http or https URL a backslash before the query is a
+// slash (`\target` is `/target`, `\\host/` is `//host/`).
+func resolveLocation(base *url.URL, loc string) (*url.URL, error) {
+	loc = strings.TrimSpace(loc)
+	if strings.IndexByte(loc, '\\') >= 0 && specialRef(loc) {
+		end := len(loc)
+		if i := strings.IndexAny(loc, "?#"); i >= 0 {
+			end = i
+		}
+		loc = strings.ReplaceAll(loc[:end], "\\", "/") + loc[end:]
+	}
+	return base.Parse(loc)
+}
+
+// specialRef reports whether a reference resolved against an http(s) URL
+// is an http(s) URL: it has no scheme, or one of those.
+func specialRef(ref string) bool {
+	for i := 0; i < len(ref); i++ {
+		c := ref[i]
+		switch {
+		case c == ':':
+			if i == 0 {
+				return true
+			}
+			scheme := strings.ToLower(ref[:i])
+			return scheme == "http" || scheme == "https"
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return true // not a scheme: a relative reference
+		}
+	}
+	return true
 }
 
 // chainKey identifies a URL within one redirect chain (fragments are not

@@ -15,6 +15,7 @@ import (
 // returns the exit status.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	tool := cli.NewTool("cfetch", stderr)
+	defer routeStdLog(tool)()
 	opts, flags, files, code, done := parseFlags(tool, args, stdout)
 	if done {
 		return code
