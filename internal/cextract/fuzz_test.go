@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -56,6 +57,9 @@ func FuzzLinks(f *testing.F) {
 		`<a href="http://[::1]:80/">v6</a><a href="https://bücher.example:443">idn</a><a href="http://a:b@c/">u</a>`,
 		`<area href="/area"><svg><a xlink:href="/svg">s</a></svg>`,
 		`<a href="http:foo">o</a><a href="//x.example">s</a><a href="HTTPS://X.EXAMPLE/">u</a>`,
+		`<a href="https:/t">o</a><a href="https:t?q=a b">s</a><a href="https:">u</a>`,
+		`<a href="http://a.test:99999/x">p</a><a href="http://[::1]:65536/">p6</a><a href="http://[1.2.3.4]/">b4</a><a href="http://[fe80::1%25eth0]/">z</a>`,
+		`<a href="/target?q=a b">s</a><a href="/t?q=ä&amp;r=%zz">n</a><a href="/p ä|[x]{}?q='^">c</a>`,
 		strings.Repeat("<div>", 600) + `<a href="/deep">d</a>`,
 		strings.Repeat("<b><i>", 400) + `<a href="/fmt">d</a>`,
 	} {
@@ -80,6 +84,13 @@ func FuzzLinks(f *testing.F) {
 				t.Fatalf("%q twice", l)
 			}
 			seen[l] = true
+			if i := strings.IndexFunc(l, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune("\"<>\\^`{|}", r) }); i >= 0 {
+				t.Fatalf("%q is not a safe URL: %q at %d", l, l[i], i)
+			}
+			// cqueue push (frontier.NewEntry) takes every link.
+			if c, err := fingerprint.ScrapyCanonical(l); err != nil || fingerprint.Host(c) == "" {
+				t.Fatalf("%q: frontier refuses it: canonical %q, %v", l, c, err)
+			}
 		}
 	})
 }

@@ -8,9 +8,11 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
+	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/idna"
@@ -253,19 +255,35 @@ func NormalizeDomain(s string) (string, error) {
 var errNotFollowed = errors.New("not an http(s) link")
 
 // ResolveLink turns an href found on a page into the absolute URL to
-// request: white space and line breaks removed, "\" read as "/", stray "%"
-// escaped, resolved against base, fragment dropped, host lower-cased (IDN
-// hosts in punycode), default port and empty path normalized ("http://a" is
-// "http://a/"). Fragment-only and non-http(s) links give an error.
+// request: white space and line breaks removed, "\" read as "/", the
+// fragment dropped, path and query made safe as w3lib's safe_url_string
+// does (spaces, non-ASCII as UTF-8, and other bytes a URL cannot hold
+// percent-encoded; existing escapes kept; a stray "%" in the path written
+// "%25"), resolved against base ("http:/x" and "http:x" relative to an http
+// base, as browsers and urljoin read them), host lower-cased (IDN hosts in
+// punycode), default port and empty path normalized ("http://a" is
+// "http://a/"). Fragment-only and non-http(s) links give errNotFollowed;
+// a link the frontier would refuse (fingerprint.ScrapyCanonical fails or
+// finds no host: a port out of range, a bad IP literal) gives an error.
 func ResolveLink(base *url.URL, href string) (*url.URL, error) {
 	h := cleanHref(href)
 	if h == "" || h[0] == '#' {
 		return nil, errNotFollowed
 	}
-	if sch := schemeOf(h); sch != "" && sch != "http" && sch != "https" {
+	sch := schemeOf(h)
+	if sch != "" && sch != "http" && sch != "https" {
 		return nil, errNotFollowed
 	}
 	h = slashes(h)
+	if i := strings.IndexByte(h, '#'); i >= 0 {
+		h = h[:i]
+	}
+	if sch != "" && base != nil && sch == base.Scheme && !strings.HasPrefix(h[len(sch)+1:], "//") {
+		// WHATWG URL and urljoin: a special scheme without "//", the
+		// base's own, starts a relative reference.
+		h = h[len(sch)+1:]
+	}
+	h = safeHref(h)
 	ref, err := url.Parse(h)
 	if err != nil {
 		if ref, err = url.Parse(escapeStrayPercent(h)); err != nil {
@@ -292,11 +310,116 @@ func ResolveLink(base *url.URL, href string) (*url.URL, error) {
 	if u.Path == "" {
 		u.Path, u.RawPath = "/", ""
 	}
+	// A query from base is written as base had it.
+	u.RawQuery = percentEncode(u.RawQuery, querySafe)
+	s := u.String()
 	// net/url accepts some hosts it then writes in a form it refuses.
-	if _, err := url.Parse(u.String()); err != nil {
+	if _, err := url.Parse(s); err != nil {
 		return nil, err
 	}
+	// cqueue push (frontier.NewEntry) refuses what Scrapy would refuse to
+	// request (a port out of range, …) and a URL without a host. Most
+	// links have a plain host and port, which it takes: the full check
+	// (a canonicalization, ~1 us) is for the others. FuzzLinks holds the
+	// shortcut to the full check.
+	if plainHostPort(u) {
+		return u, nil
+	}
+	c, err := fingerprint.ScrapyCanonical(s)
+	if err != nil {
+		return nil, err
+	}
+	if fingerprint.Host(c) == "" {
+		return nil, errors.New("no host")
+	}
 	return u, nil
+}
+
+// plainHostPort reports whether u's host is a plain lower-case DNS name
+// (letters, digits, "-" and ".") and its port empty or 1 to 65535.
+func plainHostPort(u *url.URL) bool {
+	host, port := u.Hostname(), u.Port()
+	if host == "" || len(port) > 5 {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	if port == "" {
+		return true
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
+}
+
+// safeHref percent-encodes the path and query of a (fragment-less) href as
+// w3lib's safe_url_string does with its default UTF-8 encoding, leaving the
+// scheme and authority to net/url and normalizeHost.
+func safeHref(h string) string {
+	start := 0
+	if sch := schemeOf(h); sch != "" {
+		start = len(sch) + 1
+	}
+	if strings.HasPrefix(h[start:], "//") {
+		if i := strings.IndexAny(h[start+2:], "/?"); i >= 0 {
+			start += 2 + i
+		} else {
+			return h
+		}
+	}
+	path, query, hasQuery := strings.Cut(h[start:], "?")
+	out := h[:start] + percentEncode(path, pathSafe)
+	if hasQuery {
+		out += "?" + percentEncode(query, querySafe)
+	}
+	return out
+}
+
+// byteSet is a set of bytes that percentEncode leaves alone.
+type byteSet [256]bool
+
+func newByteSet(chars string) *byteSet {
+	var s byteSet
+	for i := 0; i < len(chars); i++ {
+		s[chars[i]] = true
+	}
+	return &s
+}
+
+// The characters w3lib's safe_url_string keeps in the path and, for http(s),
+// in the query: RFC 3986's unreserved characters, sub-delims, ":", "@", "/",
+// "?" and "%" (so existing escapes stay as they are); the query also escapes
+// "'".
+const unreservedChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+
+var (
+	pathSafe  = newByteSet(unreservedChars + "!$&'()*+,;=:@/?%")
+	querySafe = newByteSet(unreservedChars + "!$&()*+,;=:@/?%")
+)
+
+// percentEncode writes each byte of s outside safe as %XX (upper case).
+func percentEncode(s string, safe *byteSet) string {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !safe[s[i]] {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+2*n)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; safe[c] {
+			b = append(b, c)
+		} else {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return string(b)
 }
 
 func normalizeHost(u *url.URL) error {
@@ -316,6 +439,10 @@ func normalizeHost(u *url.URL) error {
 	switch {
 	case host == "":
 		return errors.New("no host")
+	case strings.ContainsFunc(host, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune("\"<>\\^`{|}", r) }):
+		// net/url lets these through; WHATWG URL refuses most of them
+		// and none makes a host name.
+		return fmt.Errorf("invalid host %q", host)
 	case strings.Contains(host, ":"):
 		if _, err := netip.ParseAddr(host); err != nil {
 			return fmt.Errorf("invalid IPv6 host %q", host)

@@ -67,7 +67,7 @@ func TestLinks(t *testing.T) {
 			name: "white space, tabs and newlines removed; backslashes; stray percent",
 			page: "<a href=\"  /a\n/b\t.html  \">1</a><a href=\"\\x\\y?q=\\z\">2</a><a href=\"/100%/x?p=5%\">3</a>",
 			url:  "https://a.example/",
-			want: []string{"https://a.example/a/b.html", "https://a.example/x/y?q=\\z", "https://a.example/100%25/x?p=5%"},
+			want: []string{"https://a.example/a/b.html", "https://a.example/x/y?q=%5Cz", "https://a.example/100%25/x?p=5%"},
 		},
 		{
 			name: "host case, default port, empty path, IDN",
@@ -87,6 +87,36 @@ func TestLinks(t *testing.T) {
 			url:  "https://a.example/",
 			want: []string{"https://a.example/ok"},
 			st:   LinkStats{Invalid: 3},
+		},
+		{
+			name: "links cqueue push refuses are invalid: port out of range",
+			page: `<a href="http://a.test:99999/x">1</a><a href="http://a.test:65535/y">2</a><a href="http://[::1]:18231/z">3</a>` +
+				`<a href="http://[::1]:99999/">4</a><a href="http://[1.2.3.4]/">5</a><a href="http://[fe80::1%25eth0]/">6</a>`,
+			url:  "http://a.test/",
+			want: []string{"http://a.test:65535/y", "http://[::1]:18231/z", "http://[fe80::1%25eth0]/"},
+			st:   LinkStats{Invalid: 3},
+		},
+		{
+			name: "hosts net/url accepts but no URL can carry are invalid",
+			page: `<a href="http://0&quot;/">1</a><a href="http://a&lt;b/">2</a><a href="http://a{b}/">3</a><a href="http://a^b/">4</a><a href="http://a_b.example/">5</a>`,
+			url:  "http://a.test/",
+			want: []string{"http://a_b.example/"},
+			st:   LinkStats{Invalid: 4},
+		},
+		{
+			name: "spaces and non-ASCII percent-encoded as UTF-8, escapes kept (w3lib safe_url_string)",
+			page: `<a href="/target?q=a b">1</a><a href="/target?q=ä">2</a><a href="/p ä/x?a=%41&amp;b=%zz">3</a>` +
+				`<a href="/it's|[x]?q=it's|{}&lt;&quot;^">4</a><a href="/é%C3%A9?é=%C3%A9#frag ment">5</a>`,
+			url: "http://a.test/",
+			want: []string{"http://a.test/target?q=a%20b", "http://a.test/target?q=%C3%A4", "http://a.test/p%20%C3%A4/x?a=%41&b=%zz",
+				"http://a.test/it's%7C%5Bx%5D?q=it%27s%7C%7B%7D%3C%22%5E", "http://a.test/%C3%A9%C3%A9?%C3%A9=%C3%A9"},
+		},
+		{
+			name: "same-scheme links without slashes are relative, as browsers and urljoin read them",
+			page: `<a href="http:/target">1</a><a href="http:target">2</a><a href="HTTP:?q=1">3</a><a href="https:/other">4</a><a href="https:x">5</a>`,
+			url:  "http://a.test/dir/page?x=1",
+			want: []string{"http://a.test/target", "http://a.test/dir/target", "http://a.test/dir/page?q=1"},
+			st:   LinkStats{Invalid: 2},
 		},
 		{
 			name: "relative links without a page URL are invalid",
@@ -167,6 +197,18 @@ func TestNormalizeDomain(t *testing.T) {
 	}
 }
 
+// TestResolveLinkPassesFrontier: every URL ResolveLink returns is one the
+// frontier accepts (fingerprint.ScrapyCanonical succeeds and finds a host),
+// so cextract never emits a request that cqueue push refuses.
+func TestResolveLinkPassesFrontier(t *testing.T) {
+	base, _ := url.Parse("http://a.test/dir/")
+	for _, href := range []string{"http://a.test:99999/x", "http://a.test:123456/", "http://[::1]:65536/", "http://[v1.x]/", "http://a b/"} {
+		if u, err := ResolveLink(base, href); err == nil {
+			t.Errorf("ResolveLink(%q) = %s, want an error", href, u)
+		}
+	}
+}
+
 func TestResolveLinkKeepsEscapes(t *testing.T) {
 	base, _ := url.Parse("https://a.example/dir/")
 	for href, want := range map[string]string{
@@ -175,6 +217,8 @@ func TestResolveLinkKeepsEscapes(t *testing.T) {
 		"é":             "https://a.example/dir/%C3%A9",
 		"?q=1":          "https://a.example/dir/?q=1",
 		"https://[::1]": "https://[::1]/",
+		"q?a b=ä":       "https://a.example/dir/q?a%20b=%C3%A4",
+		"//[::1]:8080":  "https://[::1]:8080/",
 	} {
 		u, err := ResolveLink(base, href)
 		if err != nil || u.String() != want {

@@ -196,6 +196,11 @@ var keepSlashQuestion = strings.NewReplacer("%2f", "%252F", "%2F", "%252F", "%3f
 // fragment, lowercases only the host, IDNA-encodes only the host, escapes
 // the user info, and parses the port, failing on one that is not a number
 // in 0–65535 (a leading-zero port such as ":080" becomes ":80").
+//
+// One deliberate difference from w3lib 2.1: an IPv6 (or IPvFuture) host
+// keeps its brackets ("http://[::1]:80/"), as on w3lib's main branch
+// (scrapy/w3lib#193); w3lib 2.1 writes "http://::1:80/", a URL with no
+// host, so Scrapy 2.8 fingerprints of such URLs differ from these.
 func SafeURL(rawURL string) (string, error) {
 	parts, err := urlsplit(w3libStrip(rawURL))
 	if err != nil {
@@ -215,7 +220,17 @@ func SafeURL(rawURL string) (string, error) {
 		netloc.WriteByte('@')
 	}
 	host, port := splitHostPort(hostinfo)
-	if host != "" {
+	switch {
+	case host == "":
+	case strings.HasPrefix(hostinfo, "["):
+		// An IP literal (urlsplit has checked it) keeps its brackets:
+		// w3lib 2.1 drops them (scrapy/w3lib#193), which makes
+		// "http://[::1]:80/" the host-less "http://::1:80/", the same URL
+		// as "http://[::1:80]/".
+		netloc.WriteByte('[')
+		netloc.WriteString(host)
+		netloc.WriteByte(']')
+	default:
 		if h, err := pyIDNAEncode(host); err == nil {
 			netloc.WriteString(h)
 		} else {

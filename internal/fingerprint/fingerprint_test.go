@@ -49,6 +49,9 @@ func TestHost(t *testing.T) {
 		"http://www.example.com/":          "www.example.com",
 		"http://User@Example.COM:8080/x?y": "example.com",
 		"http://[::1]:8080/":               "::1",
+		"http://[2001:DB8::1]/x":           "2001:db8::1",
+		"http://u@[::1]/":                  "::1",
+		"http://[::1]":                     "::1",
 		"https://xn--mnchen-3ya.de":        "xn--mnchen-3ya.de",
 		"http://a.b?c":                     "a.b",
 		"mailto:x@y":                       "",
@@ -56,6 +59,57 @@ func TestHost(t *testing.T) {
 	} {
 		if got := Host(in); got != want {
 			t.Errorf("Host(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestIPv6Hosts: a bracketed IPv6 literal keeps its brackets through
+// SafeURL, RequestURL and ScrapyCanonical (as w3lib's canonicalize_url
+// keeps them, and as safe_url_string does since scrapy/w3lib#193 was
+// fixed), so Host finds it and the frontier can queue it.
+func TestIPv6Hosts(t *testing.T) {
+	for _, tt := range []struct{ in, canonical, host string }{
+		{"http://[::1]:18231/", "http://[::1]:18231/", "::1"},
+		{"http://[::1]/", "http://[::1]/", "::1"},
+		{"HTTP://[2001:DB8::1]:8080/a?b=1#f", "http://[2001:db8::1]:8080/a?b=1", "2001:db8::1"},
+		{"http://u:p@[::1]:80/", "http://u:p@[::1]:80/", "::1"},
+		{"http://[::ffff:127.0.0.1]/", "http://[::ffff:127.0.0.1]/", "::ffff:127.0.0.1"},
+		{"http://[fe80::1%25eth0]/", "http://[fe80::1%25eth0]/", "fe80::1%25eth0"},
+		{"http://[::1]:/x", "http://[::1]/x", "::1"},
+		{"http://[::1]/#!frag", "http://[::1]/?_escaped_fragment_=frag", "::1"},
+	} {
+		c, err := ScrapyCanonical(tt.in)
+		if err != nil || c != tt.canonical {
+			t.Errorf("ScrapyCanonical(%q) = %q, %v; want %q", tt.in, c, err, tt.canonical)
+			continue
+		}
+		if h := Host(c); h != tt.host {
+			t.Errorf("Host(%q) = %q, want %q", c, h, tt.host)
+		}
+		if c2, err := ScrapyCanonical(c); err != nil || c2 != c {
+			t.Errorf("ScrapyCanonical(%q) = %q, %v; not stable", c, c2, err)
+		}
+	}
+	for _, bad := range []string{"http://[::1/", "http://[1.2.3.4]/", "http://[::1]:99999/", "http://[::1]x/", "http://[zz]/"} {
+		if c, err := ScrapyCanonical(bad); err == nil {
+			t.Errorf("ScrapyCanonical(%q) = %q, want an error", bad, c)
+		}
+	}
+	// Without brackets "http://[::1]:8080/" and "http://[::1:8080]/" were
+	// one URL, "http://::1:8080/".
+	fps := map[[20]byte]string{}
+	for _, u := range []string{"http://[::1]:8080/", "http://[::1:8080]/", "http://[::1]/", "http://[::2]/", "http://[::1]:8081/"} {
+		fp, err := Scrapy("GET", u, "")
+		if err != nil {
+			t.Fatalf("Scrapy(%q): %v", u, err)
+		}
+		if prev, dup := fps[fp]; dup {
+			t.Errorf("Scrapy(%q) = Scrapy(%q)", u, prev)
+		}
+		fps[fp] = u
+		c, _ := ScrapyCanonical(u)
+		if fp2, _ := Scrapy("GET", c, ""); fp2 != fp {
+			t.Errorf("Scrapy(%q) differs from Scrapy of its canonical URL %q", u, c)
 		}
 	}
 }

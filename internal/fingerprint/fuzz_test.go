@@ -16,6 +16,9 @@ func FuzzCanonicalize(f *testing.F) {
 	for _, g := range loadGolden(f) {
 		f.Add(g.URL)
 	}
+	for _, u := range []string{"http://[::1]:18231/", "HTTP://U@[2001:DB8::1]:8080/a?b#!c", "http://[::1:8080]/", "https://[fe80::1%25EtH0]/", "http://[v1.x]/"} {
+		f.Add(u)
+	}
 	f.Fuzz(func(t *testing.T, u string) {
 		c, err := Canonicalize(u)
 		if err != nil {
@@ -27,7 +30,16 @@ func FuzzCanonicalize(f *testing.F) {
 		p, _ := urlparse(w3libStrip(u))
 		_, hostinfo, _ := cutLast(p.netloc, "@")
 		host, _ := splitHostPort(hostinfo)
-		if p.scheme != "http" && p.scheme != "https" || host == "" || escapedPercent(u) || !utf8.ValidString(u) {
+		if p.scheme != "http" && p.scheme != "https" || host == "" {
+			return
+		}
+		// A URL with a host keeps it through Scrapy's request URL, so the
+		// frontier can queue it (IPv6 literals lost their brackets once).
+		// A host of spaces and controls is stripped away, as in w3lib.
+		if sc, err := ScrapyCanonical(u); err == nil && Host(sc) == "" && !strings.ContainsFunc(host, func(r rune) bool { return r <= ' ' }) {
+			t.Fatalf("ScrapyCanonical(%q) = %q, which has no host", u, sc)
+		}
+		if escapedPercent(u) || !utf8.ValidString(u) {
 			return
 		}
 		c2, err := Canonicalize(c)

@@ -2,6 +2,7 @@ package fingerprint
 
 import (
 	"bufio"
+	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -44,6 +45,9 @@ func loadGolden(t testing.TB) []golden {
 		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
 			t.Fatalf("w3lib.jsonl: %v", err)
 		}
+		if safe, ok := ipv6Fixed[g.URL]; ok {
+			g = withIPv6Fix(g, safe)
+		}
 		out = append(out, g)
 	}
 	if err := sc.Err(); err != nil {
@@ -53,6 +57,32 @@ func loadGolden(t testing.TB) []golden {
 		t.Fatalf("w3lib.jsonl has %d cases, want at least 200", len(out))
 	}
 	return out
+}
+
+// ipv6Fixed lists the golden URLs where crawlutils deliberately differs from
+// w3lib 2.1: safe_url_string drops the brackets of an IPv6 host
+// (scrapy/w3lib#193, fixed on w3lib's main branch), so Scrapy 2.8 requests
+// "http://::1:8080/", which has no host and is the same URL as
+// "http://[::1:8080]/". SafeURL keeps the brackets, as fixed w3lib does;
+// the value is that safe URL.
+var ipv6Fixed = map[string]string{
+	"http://[::1]/":            "http://[::1]/",
+	"http://[::1]:8080/":       "http://[::1]:8080/",
+	"http://[2001:DB8::1]/x":   "http://[2001:db8::1]/x",
+	"http://[fe80::1%25eth0]/": "http://[fe80::1%25eth0]/",
+}
+
+// withIPv6Fix returns g as fixed w3lib and Scrapy would answer it: the safe
+// and request URL keep the brackets, and both fingerprints hash w3lib's own
+// canonical form of the URL (canonicalize_url keeps brackets), the one
+// canonicalize_url also gives for the bracketed safe URL.
+func withIPv6Fix(g golden, safe string) golden {
+	g.Safe, g.RequestURL = safe, safe
+	fp := sha1.Sum(ScrapyJSON(g.Method, g.Canonical, g.Body))
+	g.Fingerprint = hex.EncodeToString(fp[:])
+	fp = sha1.Sum([]byte(normMethod(g.Method) + g.Canonical + g.Body))
+	g.Fingerprint26 = hex.EncodeToString(fp[:])
+	return g
 }
 
 func TestCanonicalizeMatchesW3lib(t *testing.T) {
