@@ -311,7 +311,7 @@ func ResolveLink(base *url.URL, href string) (*url.URL, error) {
 		u.Path, u.RawPath = "/", ""
 	}
 	// A query from base is written as base had it.
-	u.RawQuery = percentEncode(u.RawQuery, querySafe)
+	u.RawQuery = fingerprint.SafeQuery(u.RawQuery)
 	s := u.String()
 	// net/url accepts some hosts it then writes in a form it refuses.
 	if _, err := url.Parse(s); err != nil {
@@ -370,56 +370,11 @@ func safeHref(h string) string {
 		}
 	}
 	path, query, hasQuery := strings.Cut(h[start:], "?")
-	out := h[:start] + percentEncode(path, pathSafe)
+	out := h[:start] + fingerprint.SafePath(path)
 	if hasQuery {
-		out += "?" + percentEncode(query, querySafe)
+		out += "?" + fingerprint.SafeQuery(query)
 	}
 	return out
-}
-
-// byteSet is a set of bytes that percentEncode leaves alone.
-type byteSet [256]bool
-
-func newByteSet(chars string) *byteSet {
-	var s byteSet
-	for i := 0; i < len(chars); i++ {
-		s[chars[i]] = true
-	}
-	return &s
-}
-
-// The characters w3lib's safe_url_string keeps in the path and, for http(s),
-// in the query: RFC 3986's unreserved characters, sub-delims, ":", "@", "/",
-// "?" and "%" (so existing escapes stay as they are); the query also escapes
-// "'".
-const unreservedChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-
-var (
-	pathSafe  = newByteSet(unreservedChars + "!$&'()*+,;=:@/?%")
-	querySafe = newByteSet(unreservedChars + "!$&()*+,;=:@/?%")
-)
-
-// percentEncode writes each byte of s outside safe as %XX (upper case).
-func percentEncode(s string, safe *byteSet) string {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if !safe[s[i]] {
-			n++
-		}
-	}
-	if n == 0 {
-		return s
-	}
-	const hex = "0123456789ABCDEF"
-	b := make([]byte, 0, len(s)+2*n)
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; safe[c] {
-			b = append(b, c)
-		} else {
-			b = append(b, '%', hex[c>>4], hex[c&15])
-		}
-	}
-	return string(b)
 }
 
 func normalizeHost(u *url.URL) error {

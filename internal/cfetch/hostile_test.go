@@ -295,7 +295,7 @@ func TestBackslashInLocation(t *testing.T) {
 	for _, r := range res.resps {
 		got[strings.TrimPrefix(r.URL, srv.URL)+" "+r.Body] = true
 	}
-	for _, want := range []string{`/target?bs=\x /target?bs=\x`, `/target /target`} {
+	for _, want := range []string{`/target?bs=%5Cx /target?bs=%5Cx`, `/target /target`} {
 		if !got[want] {
 			t.Errorf("no response %q: %v", want, got)
 		}
@@ -315,6 +315,34 @@ func TestResolveLocation(t *testing.T) {
 		u, err := resolveLocation(base, loc)
 		if err != nil || u.String() != want {
 			t.Errorf("resolveLocation(%q) = %v, %v; want %s", loc, u, err, want)
+		}
+	}
+}
+
+// TestUnsafeURLsAreSentEncoded: spaces and non-ASCII in a request's query,
+// or a redirect's, go out percent-encoded as browsers and Scrapy send them
+// (w3lib's safe_url_string), and the record says what was requested.
+func TestUnsafeURLsAreSentEncoded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/r/space" {
+			w.Header().Set("Location", "/target?q=a b c")
+			w.WriteHeader(http.StatusFound)
+			return
+		}
+		w.Write([]byte(r.RequestURI))
+	}))
+	defer srv.Close()
+	res := runCfetch(t, `{"kind":"request","url":"`+srv.URL+`/t ä?q=日本&x=a b"}`+"\n"+srv.URL+"/r/space\n", append([]string{"--no-robots"}, fast...)...)
+	got := map[string]string{}
+	for _, r := range res.resps {
+		got[strings.TrimPrefix(r.URL, srv.URL)] = r.Body
+	}
+	for url, body := range map[string]string{
+		"/t%20%C3%A4?q=%E6%97%A5%E6%9C%AC&x=a%20b": "/t%20%C3%A4?q=%E6%97%A5%E6%9C%AC&x=a%20b",
+		"/target?q=a%20b%20c":                      "/target?q=a%20b%20c",
+	} {
+		if got[url] != body {
+			t.Errorf("response for %s: body %q; all: %v", url, got[url], got)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
+
+	"github.com/crawlutils/crawlutils/internal/fingerprint"
 )
 
 // isRedirect reports whether status is a redirect cfetch follows.
@@ -51,6 +53,10 @@ func checkURL(s string) (*url.URL, *FetchError) {
 	if err := asciiHost(u); err != nil {
 		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: host: %v", s, err)
 	}
+	// net/url sends the query as it is: "q=a b" would break the request
+	// line and "q=ä" go out as raw bytes. Browsers and Scrapy send them
+	// percent-encoded (the path net/url escapes itself).
+	u.RawQuery = fingerprint.SafeQuery(u.RawQuery)
 	return u, nil
 }
 
