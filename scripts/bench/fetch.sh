@@ -39,15 +39,7 @@ install_missing() {
 	command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 	has_scrapy || missing+=(python3-scrapy)
 	[ -x /usr/bin/time ] || missing+=(time)
-	[ ${#missing[@]} -eq 0 ] && return
-	if [ -n "${CI:-}" ]; then
-		say "missing ${missing[*]}; not installed under CI, their cases are skipped"
-		return
-	fi
-	say "installing ${missing[*]}"
-	local sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get install -y "${missing[@]}" >&2 || say "could not install ${missing[*]}; their cases are skipped"
+	apt_install "${missing[@]}"
 }
 
 # timed FILE CMD...: runs CMD with GNU time; writes "wall_s cpu_s rss_kb" to FILE.

@@ -50,15 +50,7 @@ install_missing() {
 	local missing=()
 	[ -x /usr/bin/time ] || missing+=(time)
 	if has_case 2 && ! has_scrapy; then missing+=(python3-scrapy); fi
-	[ ${#missing[@]} -eq 0 ] && return
-	if [ -n "${CI:-}" ]; then
-		say "missing ${missing[*]}; not installed under CI, their cases are skipped"
-		return
-	fi
-	say "installing ${missing[*]}"
-	local sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get install -y "${missing[@]}" >&2 || say "could not install ${missing[*]}; their cases are skipped"
+	apt_install "${missing[@]}"
 }
 
 # timed FILE CMD...: runs CMD under GNU time; writes "wall_s cpu_s rss_kb"

@@ -13,3 +13,17 @@ trap cleanup EXIT
 say() { printf 'bench: %s\n' "$*" >&2; }
 has_case() { [[ " $CASES " == *" $1 "* ]]; }
 has_scrapy() { /usr/bin/python3 -c 'import scrapy' >/dev/null 2>&1; }
+
+# apt_install PKG...: installs the Debian packages a benchmark lacks (never
+# under CI, where their cases are skipped); says what it could not.
+apt_install() {
+	[ $# -eq 0 ] && return
+	if [ -n "${CI:-}" ]; then
+		say "missing $*; not installed under CI, their cases are skipped"
+		return
+	fi
+	say "installing $*"
+	local sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get install -y "$@" >&2 || say "could not install $*; their cases are skipped"
+}
