@@ -28,6 +28,7 @@ const (
 	ErrDecode            = "decode"
 	ErrRedirectLoop      = "redirect_loop"
 	ErrTooManyRedirects  = "too_many_redirects"
+	ErrOffsiteRedirect   = "offsite_redirect"
 	ErrUnsupportedScheme = "unsupported_scheme"
 	ErrInvalidURL        = "invalid_url"
 	ErrInvalidRequest    = "invalid_request"

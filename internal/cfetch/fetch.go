@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -268,6 +269,12 @@ func (f *Fetcher) follow(j *job, out *outcome) bool {
 	}
 	if len(j.redirects) > f.opts.MaxRedirects {
 		out.failRedirect(target, fetchErr(ErrTooManyRedirects, "more than %d redirects (--max-redirects)", f.opts.MaxRedirects))
+		return false
+	}
+	if len(j.req.AllowedDomains) > 0 && !j.req.DontFilter && !fingerprint.OnDomain(strings.ToLower(next.Hostname()), j.req.AllowedDomains) {
+		// Scrapy's OffsiteMiddleware (a downloader middleware since 2.11)
+		// drops a redirect that leaves the crawl's domains.
+		out.failRedirect(target, fetchErr(ErrOffsiteRedirect, "redirect to %s, outside the request's allowed_domains", target))
 		return false
 	}
 	j.visited = append(j.visited, key)

@@ -16,7 +16,7 @@ var help = cli.Help{
 fetches them concurrently and politely. Writes exactly one response record per
 request, in the order they complete; a failed fetch is a response with "error"
 set (dns, refused, reset, timeout, tls, protocol, too_large, truncated, decode,
-redirect_loop, too_many_redirects, unsupported_scheme, invalid_url,
+redirect_loop, too_many_redirects, offsite_redirect, unsupported_scheme, invalid_url,
 invalid_request, robots, cache_miss, network). Records of other kinds pass through unchanged.
 
 Politeness: requests are queued per host:port; at most --per-host run at once

@@ -346,3 +346,41 @@ func TestUnsafeURLsAreSentEncoded(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsiteRedirect: a redirect out of the request's allowed_domains is
+// not followed (Scrapy's OffsiteMiddleware), unless dont_filter; one within
+// them is.
+func TestOffsiteRedirect(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/r/off":
+			w.Header().Set("Location", strings.Replace("http://"+r.Host+"/x", "127.0.0.1", "localhost", 1))
+			w.WriteHeader(http.StatusFound)
+		case "/r/on":
+			w.Header().Set("Location", "/x")
+			w.WriteHeader(http.StatusFound)
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	defer srv.Close()
+	in := `{"kind":"request","url":"` + srv.URL + `/r/off","allowed_domains":["127.0.0.1"]}
+{"kind":"request","url":"` + srv.URL + `/r/off","allowed_domains":["127.0.0.1"],"dont_filter":true,"attrs":{"n":2}}
+{"kind":"request","url":"` + srv.URL + `/r/on","allowed_domains":["127.0.0.1"]}
+`
+	res := runCfetch(t, in, append([]string{"--no-robots", "--resolve", "localhost:" + strings.TrimPrefix(srv.URL, "http://127.0.0.1:") + ":127.0.0.1"}, fast...)...)
+	var offsite, followed int
+	for _, r := range res.resps {
+		switch {
+		case r.Error == ErrOffsiteRedirect && strings.HasPrefix(r.URL, "http://localhost:"):
+			offsite++
+		case r.Error == "" && r.Status == 200:
+			followed++
+		default:
+			t.Errorf("unexpected response %+v", r)
+		}
+	}
+	if offsite != 1 || followed != 2 {
+		t.Errorf("offsite %d, followed %d; want 1 and 2", offsite, followed)
+	}
+}

@@ -96,7 +96,7 @@ func (p Policy) Explain(req *record.Request, now time.Time) (reason, detail stri
 	}
 	if len(req.AllowedDomains) > 0 {
 		host := hostOf(req.URL)
-		if !fromAnyDomain(host, req.AllowedDomains) {
+		if !fingerprint.OnDomain(host, req.AllowedDomains) {
 			return ReasonOffsite, fmt.Sprintf("host %s is not in allowed_domains", host)
 		}
 	}
@@ -230,23 +230,6 @@ func hostOf(rawURL string) string {
 		return fingerprint.Host(c)
 	}
 	return fingerprint.Host(strings.ToLower(rawURL))
-}
-
-// fromAnyDomain is Scrapy's url_is_from_any_domain on a host.
-func fromAnyDomain(host string, domains []string) bool {
-	if host == "" {
-		return false
-	}
-	for _, d := range domains {
-		d = strings.ToLower(strings.TrimSpace(d))
-		if c, err := fingerprint.ScrapyCanonical("http://" + d + "/"); err == nil {
-			d = fingerprint.Host(c) // IDNA, like the host
-		}
-		if host == d || strings.HasSuffix(host, "."+d) {
-			return true
-		}
-	}
-	return false
 }
 
 // hasExtension is Scrapy's url_has_any_extension: the lowercased path ends
