@@ -46,11 +46,20 @@ func (p retryPolicy) decide(out *outcome, used int, now time.Time) (again bool, 
 	}
 	if ra, ok := out.retryAfter(now); ok {
 		if ra > p.afterMax {
-			return false, 0, false, fmt.Sprintf("not retried: Retry-After %s is over --retry-after-max %s", ra, p.afterMax)
+			return false, 0, false, fmt.Sprintf("not retried: Retry-After %s is over --retry-after-max %s", waitText(ra), p.afterMax)
 		}
 		return true, ra, true, ""
 	}
 	return true, 0, false, ""
+}
+
+// waitText writes a wait for a message: to the second, and absurd ones (a
+// Retry-After of 10^20 seconds reads as the largest Duration) as such.
+func waitText(d time.Duration) string {
+	if d >= 100*365*24*time.Hour {
+		return "over 100 years"
+	}
+	return d.Round(time.Second).String()
 }
 
 // retryAfter is the Retry-After of a 429 or 503 response, if it has one

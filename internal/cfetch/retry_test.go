@@ -63,6 +63,7 @@ func TestRetryDecide(t *testing.T) {
 		{"429 Retry-After in the past", outcome{status: 429, header: hdr("Retry-After", "Mon, 01 Jan 2001 00:00:00 GMT")}, 0, true, 0, ""},
 		{"429 Retry-After too long", outcome{status: 429, header: hdr("Retry-After", "61")}, 0, false, -1, "not retried: Retry-After 1m1s is over --retry-after-max 1m0s"},
 		{"429 Retry-After a year", outcome{status: 429, header: hdr("Retry-After", "31536000")}, 0, false, -1, "not retried: Retry-After 8760h0m0s is over --retry-after-max 1m0s"},
+		{"429 Retry-After absurd", outcome{status: 429, header: hdr("Retry-After", "999999999999999999999")}, 0, false, -1, "not retried: Retry-After over 100 years is over --retry-after-max 1m0s"},
 		{"429 Retry-After garbage", outcome{status: 429, header: hdr("Retry-After", "soon")}, 0, true, -1, ""},
 		{"500 Retry-After ignored", outcome{status: 500, header: hdr("Retry-After", "3600")}, 0, true, -1, ""},
 		{"timeout", outcome{err: &FetchError{Code: ErrTimeout}}, 0, true, -1, ""},
