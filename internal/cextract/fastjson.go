@@ -64,6 +64,11 @@ func decodeFast(fields []record.Field) (resp *record.Response, req *record.Reque
 				break
 			}
 			ok = json.Unmarshal(v, &resp.Headers) == nil
+		case "redirect_request":
+			if len(v) > 0 && v[0] != 'n' {
+				resp.RedirectRequest = v
+			}
+			ok = true
 		case "request":
 			resp.Request = v
 			switch {

@@ -52,7 +52,11 @@ func (p *processor) handle(line ndjson.Line, env record.Envelope, fields []recor
 		return true
 	}
 	p.out = p.out[:0]
-	p.extract(line, env.Raw, fields, resp, req)
+	if len(resp.RedirectRequest) > 0 {
+		p.redirect(line, resp)
+	} else {
+		p.extract(line, env.Raw, fields, resp, req)
+	}
 	if req.Lease != "" && p.explain == nil {
 		url := req.URL
 		if url == "" {
@@ -66,6 +70,30 @@ func (p *processor) handle(line ndjson.Line, env record.Envelope, fields []recor
 		}
 	}
 	return true
+}
+
+// redirect appends the next hop of a redirect that cfetch handed back (see
+// cfetch's --redirect-mode): the page is only a pointer to another, so
+// nothing is extracted from it, as Scrapy's spiders never see a redirect.
+// The frontier queues the hop through its duplicate filter.
+func (p *processor) redirect(line ndjson.Line, resp *record.Response) {
+	st := p.tool.Stats
+	st.Count("responses", "redirect", 1)
+	var next record.Request
+	if err := record.Decode(resp.RedirectRequest, &next); err != nil || next.URL == "" {
+		if err == nil {
+			err = fmt.Errorf("no url")
+		}
+		p.tool.Printf("%s: invalid redirect_request: %v", line.Pos(), err)
+		st.Drop("invalid_redirect")
+		p.tool.MarkPartial()
+		return
+	}
+	next.Kind = record.KindRequest
+	if p.explain == nil {
+		st.Count("requests", "redirect", 1)
+	}
+	p.encode(line, &next)
 }
 
 // extract appends the items and follow-up requests of one response to

@@ -109,6 +109,7 @@ func (o *outcome) withoutBody() *outcome {
 // prepare makes a job of a checked request: method, headers, proxy.
 func (f *Fetcher) prepare(j *job, u *url.URL) *FetchError {
 	j.setURL(u)
+	j.seedChain()
 	j.method = strings.ToUpper(j.req.Method)
 	if j.method == "" {
 		j.method = http.MethodGet
@@ -156,6 +157,11 @@ func (f *Fetcher) step(ctx context.Context, j *job) *finish {
 	fin.retryAfter, fin.hasRetryAfter = out.retryAfter(now)
 	fin.failed = f.retry.retryable(&out)
 	if f.follow(j, &out) {
+		if f.handsBack(j) {
+			fin.kind = finDone
+			fin.resp = f.handBack(j, &out)
+			return fin
+		}
 		fin.kind = finRedirect
 		return fin
 	}

@@ -77,7 +77,9 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 	f.Var(sizeValue{&opts.WarnSize}, "warn-size", "warn about bodies larger than this; 0: never (Scrapy DOWNLOAD_WARNSIZE)")
 	f.IntVar(&opts.MaxRedirects, "max-redirects", opts.MaxRedirects, "redirects followed per request (Scrapy REDIRECT_MAX_TIMES)")
 	noRedirects := f.Bool("no-redirects", false, "do not follow redirects: the 3xx response is the result (Scrapy REDIRECT_ENABLED=False)")
-	f.BoolVar(&opts.MetaRefresh, "meta-refresh", false, "follow <meta http-equiv=refresh> in HTML like a redirect (Scrapy METAREFRESH_ENABLED)")
+	f.StringVar(&opts.RedirectMode, "redirect-mode", opts.RedirectMode, "who follows a redirect: follow (cfetch), handback (the frontier: the response carries the next hop as redirect_request) or auto (handback for requests with a lease)")
+	f.BoolVar(&opts.MetaRefresh, "meta-refresh", opts.MetaRefresh, "follow <meta http-equiv=refresh> in HTML like a redirect (Scrapy METAREFRESH_ENABLED); on by default")
+	noMetaRefresh := f.Bool("no-meta-refresh", false, "do not follow <meta http-equiv=refresh> (Scrapy METAREFRESH_ENABLED=False)")
 	f.DurationVar(&opts.MetaRefreshMaxWait, "meta-refresh-max-delay", opts.MetaRefreshMaxWait, "longest refresh delay followed (Scrapy METAREFRESH_MAXDELAY)")
 	f.IntVar(&opts.Retries, "retries", opts.Retries, "retries per request, counting the request's own \"retries\" (Scrapy RETRY_TIMES; 0: RETRY_ENABLED=False)")
 	f.IntSliceVar(&opts.RetryCodes, "retry-codes", opts.RetryCodes, "HTTP statuses that are retried (Scrapy RETRY_HTTP_CODES)")
@@ -96,6 +98,7 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 		return opts, f, nil, code, true
 	}
 	opts.FollowRedirects = !*noRedirects
+	opts.MetaRefresh = opts.MetaRefresh && !*noMetaRefresh
 	opts.RobotsObey = !*noRobots
 	opts.Cookies = !*noCookies
 	opts.RandomDelay = !*noRandom

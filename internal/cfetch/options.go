@@ -86,6 +86,12 @@ type Options struct {
 	// (REDIRECT_ENABLED).
 	MaxRedirects    int
 	FollowRedirects bool
+	// RedirectMode says who follows a redirect (or meta refresh):
+	// "follow", cfetch itself; "handback", the frontier, to which cfetch
+	// hands the next hop back as the response's redirect_request; "auto"
+	// (the default), the frontier for requests that came from one (they
+	// carry a lease), cfetch for the others.
+	RedirectMode string
 
 	// Retries is how many times a request is retried in all (RETRY_TIMES);
 	// a request's own "retries" field counts against it.
@@ -160,6 +166,8 @@ func DefaultOptions() Options {
 		WarnSize:           8 << 20,
 		MaxRedirects:       20,
 		FollowRedirects:    true,
+		RedirectMode:       "auto",
+		MetaRefresh:        true,
 		Retries:            2,
 		RetryCodes:         []int{500, 502, 503, 504, 522, 524, 408, 429},
 		RetryBackoff:       250 * time.Millisecond,
@@ -233,6 +241,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--warn-size must be a size such as 8MiB, or 0 for no warning (got %d)", o.WarnSize)
 	case o.MaxRedirects < 0:
 		return fmt.Errorf("--max-redirects must be 0 or more (got %d)", o.MaxRedirects)
+	case o.RedirectMode != "auto" && o.RedirectMode != "follow" && o.RedirectMode != "handback":
+		return fmt.Errorf("--redirect-mode must be auto, follow or handback (got %q)", o.RedirectMode)
 	case o.Retries < 0:
 		return fmt.Errorf("--retries must be 0 or more (got %d)", o.Retries)
 	case o.RetryBackoff < 0:

@@ -492,16 +492,17 @@ func TestSaveDir(t *testing.T) {
 	}
 }
 
-// TestMetaRefresh: followed with --meta-refresh, like a redirect.
+// TestMetaRefresh: followed by default, like a redirect, as Scrapy does;
+// not with --no-meta-refresh.
 func TestMetaRefresh(t *testing.T) {
 	s := newFaultServer()
 	defer s.Close()
-	r := runCfetch(t, s.URL+"/refresh\n", "--meta-refresh").one(t)
+	r := runCfetch(t, s.URL+"/refresh\n").one(t)
 	if r.URL != s.URL+"/ok" || len(r.Redirects) != 1 || r.Redirects[0] != (record.Redirect{URL: s.URL + "/refresh", Status: 200}) {
 		t.Errorf("url %s redirects %v", r.URL, r.Redirects)
 	}
-	if r := runCfetch(t, s.URL+"/refresh\n").one(t); r.URL != s.URL+"/refresh" || !strings.Contains(r.Body, "moved") {
-		t.Errorf("without --meta-refresh: %+v", r)
+	if r := runCfetch(t, s.URL+"/refresh\n", "--no-meta-refresh").one(t); r.URL != s.URL+"/refresh" || !strings.Contains(r.Body, "moved") {
+		t.Errorf("with --no-meta-refresh: %+v", r)
 	}
 }
 

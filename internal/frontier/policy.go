@@ -61,7 +61,9 @@ var IgnoredExtensions = []string{
 //     ReasonOffsite; allow_regex (one must match the URL): ReasonNotAllowed;
 //     deny_regex (none may match): ReasonDenied; deny_extensions, else
 //     IgnoredExtensions (the lowercased path may not end in ".ext"):
-//     ReasonExtension.
+//     ReasonExtension. The next hop of a redirect (a request with
+//     redirects) is held to allowed_domains only: the others are link
+//     rules, and judged the link that led to it.
 //
 // Regular expressions are Go's RE2 syntax, searched anywhere in the URL
 // like Python's re.search; Python-only syntax (look-around,
@@ -99,6 +101,12 @@ func (p Policy) Explain(req *record.Request, now time.Time) (reason, detail stri
 		if !fingerprint.OnDomain(host, req.AllowedDomains) {
 			return ReasonOffsite, fmt.Sprintf("host %s is not in allowed_domains", host)
 		}
+	}
+	if len(req.Redirects) > 0 {
+		// The next hop of a redirect cfetch handed back: the link rules
+		// judged the link that led here, not where the server sends it (in
+		// Scrapy too they belong to the link extractor, not to redirects).
+		return "", ""
 	}
 	if len(req.AllowRegex) > 0 {
 		matched := false

@@ -58,6 +58,12 @@ func TestPolicyCheck(t *testing.T) {
 
 		{"allow_regex matches", Policy{}, record.Request{URL: "http://a.test/item/1", Depth: 1, AllowRegex: []string{`/cat/`, `/item/\d+`}}, ""},
 		{"allow_regex misses", Policy{}, record.Request{URL: "http://a.test/about", Depth: 1, AllowRegex: []string{`/item/\d+`}}, ReasonNotAllowed},
+		{"redirect hop: link rules do not apply", Policy{}, record.Request{URL: "http://a.test/about.pdf", Depth: 1, AllowRegex: []string{`/item/\d+`}, DenyRegex: []string{`about`},
+			Redirects: []record.Redirect{{URL: "http://a.test/item/1", Status: 301}}}, ""},
+		{"redirect hop offsite", Policy{}, record.Request{URL: "http://other.test/", Depth: 1, AllowedDomains: []string{"a.test"},
+			Redirects: []record.Redirect{{URL: "http://a.test/item/1", Status: 301}}}, ReasonOffsite},
+		{"redirect hop beyond maxdepth", Policy{}, record.Request{URL: "http://a.test/", Depth: 3, MaxDepth: 2,
+			Redirects: []record.Redirect{{URL: "http://a.test/item/1", Status: 301}}}, ReasonMaxDepth},
 		{"deny_regex", Policy{}, record.Request{URL: "http://a.test/logout", Depth: 1, DenyRegex: []string{`logout|login`}}, ReasonDenied},
 		{"deny wins over allow", Policy{}, record.Request{URL: "http://a.test/item/1?logout", Depth: 1, AllowRegex: []string{`/item/`}, DenyRegex: []string{`logout`}}, ReasonDenied},
 		{"seed ignores regexes", Policy{}, record.Request{URL: "http://a.test/logout", DenyRegex: []string{`logout`}}, ""},

@@ -32,7 +32,7 @@ func zeroRequest(r *Request) bool {
 		r.CrawlID == "" && r.AppID == "" && r.SpiderID == "" &&
 		r.MaxDepth == 0 && r.AllowedDomains == nil && r.AllowRegex == nil && r.DenyRegex == nil &&
 		r.DenyExtensions == nil && r.Expires == 0 && r.UserAgent == "" && r.Attrs == nil &&
-		r.Lease == ""
+		r.Redirects == nil && r.Lease == ""
 }
 
 // decodeRequest decodes the JSON object raw into r, which must be zero but
@@ -326,6 +326,18 @@ func encodeRequest(r *Request) (line []byte, ok bool) {
 			return nil, false
 		}
 	}
+	if len(r.Redirects) > 0 {
+		b = append(b, `,"redirects":[`...)
+		for i, h := range r.Redirects {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendString(append(b, `{"url":`...), h.URL)
+			b = strconv.AppendInt(append(b, `,"status":`...), int64(h.Status), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	b = appendStringField(b, `,"lease":`, r.Lease)
 	if len(r.Extra) > 0 {
 		b = appendExtra(b, r.Extra)
@@ -353,6 +365,9 @@ func requestSize(r *Request) int {
 	}
 	if len(r.Attrs) > 0 {
 		n += 19 + len(r.Attrs)
+	}
+	for _, h := range r.Redirects {
+		n += 32 + len(h.URL)
 	}
 	if len(r.Headers) > 0 {
 		n += 19

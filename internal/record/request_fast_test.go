@@ -169,6 +169,8 @@ func setField(f reflect.Value) {
 		f.Set(reflect.ValueOf(map[string]string{"z": "1", "a&": "2", "é": "", "A": "\t"}))
 	case json.RawMessage:
 		f.Set(reflect.ValueOf(json.RawMessage(" {\"a <b>\" :\n [1, \"\\\" x\" ]} ")))
+	case []Redirect:
+		f.Set(reflect.ValueOf([]Redirect{{URL: "http://a/<b>", Status: 301}}))
 	default:
 		panic("setField: no value for " + f.Type().String())
 	}

@@ -37,6 +37,11 @@ type Request struct {
 	UserAgent      string          `json:"useragent,omitempty"`
 	Attrs          json.RawMessage `json:"attrs,omitempty"`
 
+	// Redirects is the chain that led to this request when it is the next
+	// hop of a redirect that cfetch handed back to the frontier; cfetch
+	// carries it on to the response's redirects.
+	Redirects []Redirect `json:"redirects,omitempty"`
+
 	Lease string `json:"lease,omitempty"`
 
 	// Extra holds fields this version does not know; they are written back.
@@ -70,6 +75,11 @@ type Response struct {
 	ErrorDetail string `json:"error_detail,omitempty"`
 	// Warnings lists problems that did not stop the fetch (bad charset, …).
 	Warnings []string `json:"warnings,omitempty"`
+	// RedirectRequest is the request for the next hop of a redirect (or
+	// meta refresh) that cfetch did not follow itself but handed back, so
+	// that the frontier sees the target before it is fetched: cextract
+	// passes it on as a follow-up request and acks this one.
+	RedirectRequest json.RawMessage `json:"redirect_request,omitempty"`
 
 	Extra map[string]json.RawMessage `json:"-"`
 }
