@@ -77,7 +77,7 @@ func (f *Fetcher) handBack(j *job, out *outcome) *record.Response {
 
 	out.body = nil // released by follow
 	resp := f.record(j, out)
-	resp.Redirects = j.redirects[:len(j.redirects)-1 : len(j.redirects)-1]
+	resp.Redirects = j.redirects[: len(j.redirects)-1 : len(j.redirects)-1]
 	if len(resp.Redirects) == 0 {
 		resp.Redirects = nil
 	}
