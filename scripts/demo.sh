@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: crawl the bundled demo site — a shop of 3000 products served
 # offline on 127.0.0.1 — with a pipeline of crawlutils commands, and write
-# every product to out/products.csv. Then check the CSV against the site's
-# ground truth and print a summary.
+# every product to out/products.csv. Then print a summary (with the site's
+# own count of the requests it got) and check the CSV against the site's
+# ground truth: every product, once.
 #
 #   scripts/demo.sh                 build, serve, crawl, check
 #   OUT=/tmp/x scripts/demo.sh      write elsewhere
@@ -51,13 +52,29 @@ echo "$SITE/" | CFETCH_CONCURRENCY=$CONCURRENCY CFETCH_PER_HOST=$CONCURRENCY CFE
 
 end=$(date +%s.%N)
 
-# Summary: pages fetched per level, items, time, and the check against the
-# ground truth the demo site knows.
+# Summary: pages fetched, items, time, the site's request counters, and the
+# check against the ground truth the demo site knows.
 pages=$(sed -n 's/.*"in": *\([0-9]*\).*/\1/p' "$work/fetch.json" | head -n1)
 items=$(($(wc -l <"$OUT/products.csv") - 1))
 secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
 rate=$(awk -v p="$pages" -v s="$secs" 'BEGIN { printf "%.0f", p / s }')
 echo "demo: fetched $pages pages in ${secs}s ($rate pages/s), exported $items products to $OUT/products.csv"
+
+# What the site saw (internal/demosite, "Counting requests"): its requests
+# against those of a perfect crawl. Duplicates (a page fetched again, e.g.
+# reached both directly and through a redirect) and early retries (a 503
+# retried before its Retry-After) are reported, not failed on.
+stats=$(curl -fsS "$SITE/__demosite/stats") || stats=
+sitestat() { n=$(printf '%s\n' "$stats" | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"); echo "${n:-?}"; }
+echo "demo: the site answered $(sitestat requests) requests, a perfect crawl makes $(sitestat expected): $(sitestat duplicates) duplicates, $(sitestat early_retries) early retries"
+
+# Every product once: no duplicate rows (by URL) in the export.
+dups=$(tail -n +2 "$OUT/products.csv" | cut -d, -f1 | sort | uniq -d)
+if [ -n "$dups" ]; then
+	echo "demo: $(printf '%s\n' "$dups" | wc -l) products exported more than once; first:" >&2
+	printf '%s\n' "$dups" | head -n 10 >&2
+	exit 1
+fi
 
 demosite -truth -truth-format csv -base "$SITE" >"$OUT/truth.csv"
 if diff <(tail -n +2 "$OUT/truth.csv" | sort) <(tail -n +2 "$OUT/products.csv" | sort) >"$work/diff"; then

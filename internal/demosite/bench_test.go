@@ -15,7 +15,7 @@ func BenchmarkLoopback(b *testing.B) {
 	s := New(Options{})
 	var paths []string
 	for _, it := range s.items {
-		if !it.discontinued && !it.flaky {
+		if !it.discontinued && it.failure == failNone {
 			paths = append(paths, it.URL)
 		}
 	}

@@ -17,6 +17,7 @@ const (
 	streamProducts   = 0x7072_6f64 // "prod"
 	streamPrivate    = 0x7072_6976 // "priv"
 	streamMedia      = 0x6d65_6469 // "medi"
+	streamRelated    = 0x7265_6c61 // "rela"
 )
 
 // rng is a tiny deterministic generator on top of PCG. It reduces with a
@@ -88,11 +89,12 @@ type item struct {
 	cat          *category
 	charset      charset
 	redirect     redirectKind
-	flaky        bool
+	failure      failureKind // how the page fails once, if it does
 	discontinued bool
 	private      bool
 	padH1        bool // <h1> has leading/trailing whitespace and newlines
 	lastmod      string
+	related      []relatedLink // the "You may also like" block
 }
 
 // linkPath is the path listing pages use to link to the item.
@@ -115,7 +117,19 @@ func redirectFor(id int) redirectKind {
 	}
 	return redirectNone
 }
-func isFlaky(id int) bool  { return id%50 == 7 }
+func failureFor(id int) failureKind {
+	switch {
+	case id%50 == 7:
+		return fail503RetryAfter
+	case id%100 == 23:
+		return fail503
+	case id%100 == 41:
+		return fail500
+	case id%100 == 89:
+		return failReset
+	}
+	return failNone
+}
 func hasPadH1(id int) bool { return id%9 == 2 }
 func charsetFor(id int) charset {
 	switch {
@@ -209,7 +223,7 @@ func newItem(seed int64, id int, cat *category, private bool) *item {
 		it.discontinued = isDiscontinued(id)
 		if !it.discontinued {
 			it.redirect = redirectFor(id)
-			it.flaky = isFlaky(id)
+			it.failure = failureFor(id)
 		}
 	}
 	it.padH1 = hasPadH1(id)

@@ -1,13 +1,20 @@
 // Package demosite is a deterministic, generated web shop served on the
 // loopback interface, for testing, benchmarking and demonstrating crawlers.
 // It is modelled on books.toscrape.com and has the web's usual problems:
-// legacy charsets, gzip, redirects, dead links, pages that fail once,
+// legacy charsets, gzip, redirects, a meta refresh, dead links, pages
+// reached several ways, pages that fail once (503, 500, connection reset),
 // robots.txt, sitemaps, a <base href>, and an endless crawler trap.
 //
 // The same Options always produce the same site, byte for byte, on any
-// machine: all content comes from PCG streams seeded with Options.Seed, and
-// a product's content depends only on (Seed, id), not on Options.Products.
-// Truth returns exactly the records a correct crawl must produce.
+// machine: all content comes from PCG streams seeded with Options.Seed. A
+// product's own fields (title, price, UPC, …) depend only on (Seed, id);
+// its category and its related links also on Options.Products. Truth
+// returns exactly the records a correct crawl must produce.
+//
+// The site counts what crawlers do to it (see Counting requests), and
+// PerfectCrawl says what a perfect crawl needs, so tests and benchmarks can
+// assert "exactly the requests a perfect crawl makes". Shape counts its
+// pages and realities.
 //
 // # URL layout
 //
@@ -23,11 +30,18 @@
 //	/catalogue/<slug>_<id>/            product page (canonical URL), ids 1…Products
 //	/p/<id>                            301 → /catalogue/<slug>_<id>/ or → /item/<id>
 //	/item/<id>                         301 → /catalogue/<slug>_<id>/
+//	/go/<id>                           200, a small page whose
+//	                                   <meta http-equiv="refresh" content="0; url=../catalogue/<slug>_<id>/">
+//	                                   (and one link) moves on to the product
 //	/media/<id>.jpg                    fake JPEG (starts FF D8 FF), one per product
 //	/calendar/<YYYY>/<MM>/             crawler trap: links to the previous and next month
 //	/private/, /private/page-<n>.html  disallowed listing pages (n = 2…5)
 //	/private/catalogue/<slug>_<id>/    disallowed product pages, ids 900001…900040
+//	/__demosite/stats                  GET: the request counters as JSON (Stats)
+//	/__demosite/reset                  POST: Reset, answered 204
 //
+// /p/, /item/ and /go/ answer 404 for discontinued and unknown ids.
+// Nothing links /__demosite/, and requests there are not counted.
 // Anything else answers 404 with a small HTML body. /category/<slug>,
 // /catalogue/<slug>_<id> and /private (no trailing slash) answer 301 to the
 // slashed path. All links in pages are relative ("page-2.html",
@@ -36,7 +50,13 @@
 // listed product is linked twice (image and title). The listing pages of
 // the "Kitchen" category carry <base href="/catalogue/">, and their links
 // are relative to that base ("blue-widget_17/", "../category/kitchen/page-3.html"):
-// resolving them against the page URL instead gives 404s.
+// resolving them against the page URL instead gives 404s. Every public
+// product page ends with a related block,
+//
+//	<section class="related"><h2>You may also like</h2><ul><li><a href="…">title</a></li>…</ul></section>
+//
+// of 3 or 4 links to other products (fewer on tiny sites; see Related
+// links).
 //
 // There are 16 categories, sorted by name; four tiny ones have exactly 1, 2,
 // 3 and 5 products (Antiques, Stationery, Health, Crafts) and the others
@@ -53,9 +73,19 @@
 //   - Redirected: id%66 == 4 (one hop: /p/<id> → canonical) and id%66 == 37
 //     (two hops: /p/<id> → /item/<id> → canonical). Listing pages link
 //     /p/<id> instead of the canonical URL. The truth URL is the canonical one.
-//   - Flaky: id%50 == 7. The product page answers 503 with "Retry-After: 0"
-//     the first time it is requested (any method) since New or Reset, then
-//     200. They are in the truth.
+//   - One-time failures: the product page fails the first time it is
+//     requested (any method) since New or Reset, then answers 200 (they
+//     are in the truth):
+//     id%50 == 7: 503 with a Retry-After header, Options.RetryAfter
+//     (default "Retry-After: 1"; e.g. /catalogue/ancient-radio-mk-ii_7/);
+//     id%100 == 23: 503 without Retry-After;
+//     id%100 == 41: 500;
+//     id%100 == 89: the connection is reset (hijacked and closed with
+//     SO_LINGER 0) without any response. Where the connection cannot be
+//     hijacked (HTTP/2, httptest.ResponseRecorder) the handler panics
+//     with http.ErrAbortHandler instead.
+//     The classes are disjoint, about 1% of the products each (2% for the
+//     first), and may overlap with the charsets and the redirects.
 //   - Legacy charset: the page is encoded in a legacy charset declared only
 //     in the first element of <head>; the Content-Type header is plain
 //     "text/html":
@@ -78,10 +108,51 @@
 //   - Non-ASCII in UTF-8 pages: id%10 == 6 Latin accents, id%25 == 8
 //     Japanese, id%25 == 18 Korean, id%25 == 13 curly quotes/€/dash.
 //
-// Site-wide: every HTML response (pages, 404s, 503s) is gzip-compressed
+// Site-wide: every HTML response (pages, 404s, 500s, 503s) is gzip-compressed
 // with "Content-Encoding: gzip" when the request's Accept-Encoding allows
 // gzip; Content-Length is always set. HEAD is supported; other methods get
 // 405. Options.Latency delays every response.
+//
+// # Related links
+//
+// Product pages link each other, relatively like every link of the site
+// ("../blue-widget_17/", "../../p/17", "../../go/17"), so that a crawler
+// reaches some pages two ways. A product's special link, if it has one,
+// sits in the related block of its linker: the next product, or the
+// previous one when the next is discontinued or missing.
+//
+//   - Redirected products (listed through /p/<id>) are linked by their
+//     canonical URL: reached directly and through a 301, in either order.
+//   - id%100 == 61, not redirected: linked through /p/<id> (one hop), so
+//     listed directly and reached through a 301 as well.
+//   - id%100 == 73, not redirected: linked through /go/<id>, the meta
+//     refresh page, besides the listing's direct link.
+//   - Discontinued products are linked by their canonical URL: a dead link
+//     between items (the listings link them too).
+//
+// The other links of a block, 3 or 4 links in all, go to random other
+// public products by their canonical URL. Discontinued and private pages
+// have no related block.
+//
+// # Counting requests
+//
+// The site records every request but those under /__demosite/: method,
+// path, status and arrival time (Requests keeps the first 100 000), counts
+// per path (Hits) and the counters of Stats, served as JSON by GET
+// /__demosite/stats: requests, by_status, pages, duplicates,
+// early_retries, expected and more. Reset, or POST /__demosite/reset,
+// clears them and makes every one-time failure fail again.
+//
+// PerfectCrawl (Stats' expected) is the number of requests of a perfect
+// crawl in the scope of testdata/rules/demo.yml — home page → categories →
+// listing pages → products, product pages → related links; /go/ pages are
+// not followed further: robots.txt once, every page once, every redirect
+// source (/p/, /item/) and /go/ page once, every dead link once, and one
+// retry for every one-time failure. A crawler that makes more requests has
+// them counted in duplicates: for each path, its requests beyond the first
+// (the second too, for a one-time-failure page). One that retries a 503
+// before its Retry-After has passed (less 1 ms) has it counted in
+// early_retries. With the default Options, PerfectCrawl is 3496.
 //
 // # Truth and how to extract it
 //

@@ -8,15 +8,21 @@ import (
 	"time"
 )
 
-// ServeHTTP serves the site. Every request is counted in Hits, then
-// delayed by Options.Latency (abandoned if the request's context ends
-// first), then routed.
+// ServeHTTP serves the site. Requests under /__demosite/ control the site
+// and are not counted (see Stats). Every other request is delayed by
+// Options.Latency (abandoned if the request's context ends first), routed,
+// and then counted.
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
-	s.hit(path)
+	if strings.HasPrefix(path, controlPrefix) {
+		s.serveControl(w, r, path)
+		return
+	}
+	x := &exchange{ResponseWriter: w, arrived: s.now()}
+	defer s.record(r.Method, path, x)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		send(w, r, htmlResponse(http.StatusMethodNotAllowed, renderError(http.StatusMethodNotAllowed, "Only GET and HEAD are supported.")))
+		send(x, r, htmlResponse(http.StatusMethodNotAllowed, renderError(http.StatusMethodNotAllowed, "Only GET and HEAD are supported.")))
 		return
 	}
 	if d := s.opts.Latency; d > 0 {
@@ -28,10 +34,12 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.route(w, r, path)
+	s.route(x, r, path)
 }
 
-func (s *Site) route(w http.ResponseWriter, r *http.Request, path string) {
+// route answers a request; x records the exchange for the counters.
+func (s *Site) route(x *exchange, r *http.Request, path string) {
+	w := http.ResponseWriter(x)
 	switch {
 	case path == "/":
 		send(w, r, s.cache.get(path, func() *response { return htmlResponse(http.StatusOK, s.renderHome()) }))
@@ -44,9 +52,11 @@ func (s *Site) route(w http.ResponseWriter, r *http.Request, path string) {
 	case strings.HasPrefix(path, "/category/"):
 		s.serveCategory(w, r, path)
 	case strings.HasPrefix(path, "/catalogue/"):
-		s.serveProduct(w, r, path, false)
+		s.serveProduct(x, r, path, false)
 	case strings.HasPrefix(path, "/p/"), strings.HasPrefix(path, "/item/"):
 		s.serveRedirect(w, r, path)
+	case strings.HasPrefix(path, "/go/"):
+		s.serveGo(w, r, path)
 	case strings.HasPrefix(path, "/media/"):
 		s.serveMedia(w, r, path)
 	case strings.HasPrefix(path, "/calendar/"):
@@ -54,7 +64,7 @@ func (s *Site) route(w http.ResponseWriter, r *http.Request, path string) {
 	case path == "/private":
 		redirect(w, "/private/")
 	case strings.HasPrefix(path, "/private/"):
-		s.servePrivate(w, r, path)
+		s.servePrivate(x, r, path)
 	default:
 		notFound(w, r)
 	}
@@ -70,10 +80,6 @@ var notFoundResponse = sync.OnceValue(func() *response {
 
 var discontinuedResponse = sync.OnceValue(func() *response {
 	return htmlResponse(http.StatusNotFound, renderError(http.StatusNotFound, "This product has been discontinued."))
-})
-
-var unavailableResponse = sync.OnceValue(func() *response {
-	return htmlResponse(http.StatusServiceUnavailable, renderError(http.StatusServiceUnavailable, "The server is busy. Please try again."))
 })
 
 func notFound(w http.ResponseWriter, r *http.Request) { send(w, r, notFoundResponse()) }
@@ -157,7 +163,8 @@ func (s *Site) serveCategory(w http.ResponseWriter, r *http.Request, path string
 
 // serveProduct serves public (/catalogue/) and private
 // (/private/catalogue/) product pages.
-func (s *Site) serveProduct(w http.ResponseWriter, r *http.Request, path string, private bool) {
+func (s *Site) serveProduct(x *exchange, r *http.Request, path string, private bool) {
+	w := http.ResponseWriter(x)
 	it := s.byPath[path]
 	if it == nil || it.private != private {
 		if it = s.byPath[path+"/"]; it != nil && it.private == private {
@@ -171,9 +178,9 @@ func (s *Site) serveProduct(w http.ResponseWriter, r *http.Request, path string,
 		send(w, r, discontinuedResponse())
 		return
 	}
-	if it.flaky && s.failOnce(it.id) {
-		w.Header().Set("Retry-After", "0")
-		send(w, r, unavailableResponse())
+	if it.failure != failNone && s.failOnce(it.id) {
+		x.failed = true
+		s.serveFailure(w, r, it.failure)
 		return
 	}
 	send(w, r, s.cache.get(path, func() *response {
@@ -185,22 +192,30 @@ func (s *Site) serveProduct(w http.ResponseWriter, r *http.Request, path string,
 	}))
 }
 
-// serveRedirect answers /p/<id> and /item/<id>: /p/<id> redirects to
-// /item/<id> for two-hop products and to the canonical URL otherwise;
-// /item/<id> redirects to the canonical URL.
+// serveRedirect answers /p/<id> and /item/<id> (see redirectHop).
 func (s *Site) serveRedirect(w http.ResponseWriter, r *http.Request, path string) {
+	if to, ok := s.redirectHop(path); ok {
+		redirect(w, to)
+		return
+	}
+	notFound(w, r)
+}
+
+// redirectHop returns where /p/<id> or /item/<id> redirects: /p/<id> to
+// /item/<id> for two-hop products and to the canonical URL otherwise,
+// /item/<id> to the canonical URL. It reports false for unknown and
+// discontinued ids.
+func (s *Site) redirectHop(path string) (string, bool) {
 	prefix, digits, _ := strings.Cut(path[1:], "/")
 	id, ok := parseID(digits)
 	if !ok || id > len(s.items) || s.items[id-1].discontinued {
-		notFound(w, r)
-		return
+		return "", false
 	}
 	it := s.items[id-1]
 	if prefix == "p" && it.redirect == redirectTwoHop {
-		redirect(w, "/item/"+digits)
-		return
+		return "/item/" + digits, true
 	}
-	redirect(w, it.URL)
+	return it.URL, true
 }
 
 func (s *Site) serveMedia(w http.ResponseWriter, r *http.Request, path string) {
@@ -232,9 +247,10 @@ func (s *Site) serveCalendar(w http.ResponseWriter, r *http.Request, path string
 	send(w, r, htmlResponse(http.StatusOK, s.renderCalendar(year, time.Month(month))))
 }
 
-func (s *Site) servePrivate(w http.ResponseWriter, r *http.Request, path string) {
+func (s *Site) servePrivate(x *exchange, r *http.Request, path string) {
+	w := http.ResponseWriter(x)
 	if strings.HasPrefix(path, "/private/catalogue/") {
-		s.serveProduct(w, r, path, true)
+		s.serveProduct(x, r, path, true)
 		return
 	}
 	pages := s.privatePages()

@@ -18,7 +18,17 @@ import (
 // testServer starts s on a loopback httptest server.
 func testServer(t testing.TB, opts Options) (*Site, *httptest.Server) {
 	t.Helper()
+	return testServerClock(t, opts, nil)
+}
+
+// testServerClock starts s on a loopback httptest server, with clock as
+// its clock unless it is nil.
+func testServerClock(t testing.TB, opts Options, clock *fakeClock) (*Site, *httptest.Server) {
+	t.Helper()
 	s := New(opts)
+	if clock != nil {
+		s.now = clock.Now
+	}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return s, srv
@@ -205,4 +215,17 @@ func extractProduct(t testing.TB, url string, doc *html.Node) Product {
 		}
 	}
 	return p
+}
+
+// get performs one request and ignores its outcome: for a one-time
+// failure, which may be a connection reset (an error).
+func get(c *http.Client, method, url string) {
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		panic(err)
+	}
+	if resp, err := c.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 }

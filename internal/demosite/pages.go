@@ -302,7 +302,9 @@ func (s *Site) renderProduct(it *item) string {
 product is generated from a fixed seed, so a crawler run today and a crawler run next year
 see exactly the same bytes.</p>
 </div>
-</article><!-- End of product page -->
+`)
+	p.relatedBlock(it.related)
+	p.w(`</article><!-- End of product page -->
 </div>
 </div>
 `)

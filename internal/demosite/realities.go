@@ -68,6 +68,7 @@ const (
 	ctXML   = "application/xml"
 	ctText  = "text/plain; charset=utf-8"
 	ctImage = "image/jpeg"
+	ctJSON  = "application/json"
 )
 
 // encodePage converts a page rendered in UTF-8 to cs. Characters cs cannot

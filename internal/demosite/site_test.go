@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -45,35 +46,77 @@ func firstID(t *testing.T, s *Site, ok func(*item) bool) *item {
 	return nil
 }
 
-func TestFlaky(t *testing.T) {
-	s, srv := testServer(t, Options{Products: 200})
-	it := firstID(t, s, func(it *item) bool { return it.flaky })
-	c := rawClient()
-	steps := []struct {
-		reset bool
-		want  int
+// TestOneTimeFailures checks each kind of one-time failure: the first
+// request since New or Reset fails, every later one gets the page.
+func TestOneTimeFailures(t *testing.T) {
+	for _, tc := range []struct {
+		kind       failureKind
+		retryAfter time.Duration
+		status     int    // of the failure; 0 for a reset
+		header     string // its Retry-After; "" for none
 	}{
-		{false, 503}, {false, 200}, {false, 200}, {true, 503}, {false, 200},
+		{fail503RetryAfter, 0, 503, "1"},
+		{fail503RetryAfter, 90 * time.Second, 503, "90"},
+		{fail503RetryAfter, 1500 * time.Millisecond, 503, "1"},
+		{fail503RetryAfter, RetryAfterZero, 503, "0"},
+		{fail503RetryAfter, time.Millisecond, 503, "0"},
+		{fail503RetryAfter, NoRetryAfter, 503, ""},
+		{fail503, 0, 503, ""},
+		{fail500, 0, 500, ""},
+		{failReset, 0, 0, ""},
+	} {
+		t.Run(fmt.Sprintf("%s_%v", tc.kind, tc.retryAfter), func(t *testing.T) {
+			s, srv := testServer(t, Options{Products: 200, RetryAfter: tc.retryAfter})
+			it := firstID(t, s, func(it *item) bool { return it.failure == tc.kind })
+			// A fresh connection for every request: the transport does not
+			// retry a reset of a new connection by itself.
+			c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			for i, reset := range []bool{false, false, false, true, false} {
+				if reset {
+					s.Reset()
+				}
+				resp, err := c.Get(srv.URL + it.URL)
+				fails := i == 0 || reset
+				switch {
+				case !fails && (err != nil || resp.StatusCode != 200):
+					t.Fatalf("request %d: %v %v, want 200", i+1, resp, err)
+				case fails && tc.status == 0:
+					if err == nil {
+						t.Fatalf("request %d: status %d, want a connection reset", i+1, resp.StatusCode)
+					}
+				case fails && (err != nil || resp.StatusCode != tc.status):
+					t.Fatalf("request %d: %v %v, want %d", i+1, resp, err, tc.status)
+				case fails && resp.Header.Get("Retry-After") != tc.header:
+					t.Errorf("Retry-After %q, want %q", resp.Header.Get("Retry-After"), tc.header)
+				}
+				if err == nil {
+					resp.Body.Close()
+				}
+			}
+			if got := s.Hits()[it.URL]; got != 2 {
+				t.Errorf("hits after Reset = %d, want 2", got)
+			}
+		})
 	}
-	for i, step := range steps {
-		if step.reset {
-			s.Reset()
-		}
-		r := fetch(t, c, "GET", srv.URL+it.URL, nil)
-		if r.status != step.want {
-			t.Fatalf("step %d: status %d, want %d", i, r.status, step.want)
-		}
-		if r.status == 503 && r.header.Get("Retry-After") != "0" {
-			t.Errorf("503 without Retry-After: 0 (%q)", r.header.Get("Retry-After"))
+	// The kinds are disjoint, never discontinued, about 1% each, and leave
+	// the README's pages alone (but ancient-radio-mk-ii_7).
+	s := New(Options{})
+	counts := map[failureKind]int{}
+	for _, it := range s.items {
+		counts[it.failure]++
+		if it.failure != failNone && it.discontinued {
+			t.Errorf("%s is discontinued and fails once", it.URL)
 		}
 	}
-	if got := s.Hits()[it.URL]; got != 2 {
-		t.Errorf("hits after Reset = %d, want 2", got)
+	for kind, n := range counts {
+		if kind != failNone && (n < 25 || n > 65) {
+			t.Errorf("%d products fail with %s", n, kind)
+		}
 	}
-	// Non-flaky products never fail.
-	plain := firstID(t, s, func(it *item) bool { return !it.flaky && !it.discontinued })
-	if r := fetch(t, c, "GET", srv.URL+plain.URL, nil); r.status != 200 {
-		t.Errorf("%s: status %d", plain.URL, r.status)
+	for id, want := range map[int]failureKind{7: fail503RetryAfter, 2: failNone, 4: failNone, 19: failNone, 1630: failNone, 2574: failNone} {
+		if got := s.items[id-1].failure; got != want {
+			t.Errorf("product %d fails with %s, want %s", id, got, want)
+		}
 	}
 }
 
@@ -225,6 +268,11 @@ func TestRoutes(t *testing.T) {
 		{"/sitemap-products-1.xml", 200, ctXML},
 		{"/sitemap-products-01.xml", 404, ctHTML},
 		{"/sitemap-categories.xml", 200, ctXML},
+		{"/go/1", 200, ctHTML},
+		{"/go/" + strconv.Itoa(gone.id), 404, ctHTML},
+		{"/go/0", 404, ctHTML},
+		{"/go/301", 404, ctHTML},
+		{"/go/1/", 404, ctHTML},
 	}
 	c := rawClient()
 	for _, tc := range tests {

@@ -19,6 +19,12 @@ type Options struct {
 	PerPage int
 	// Latency is added to every response. Default 0.
 	Latency time.Duration
+	// RetryAfter is what the one-time 503s of the Retry-After class ask
+	// for, sent in whole seconds (rounded down) in their Retry-After
+	// header. Zero means DefaultRetryAfter (1 s); RetryAfterZero sends
+	// "Retry-After: 0" and NoRetryAfter (or any other negative value) no
+	// header at all.
+	RetryAfter time.Duration
 }
 
 // Defaults for Options.
@@ -40,6 +46,16 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Latency < 0 {
 		o.Latency = 0
+	}
+	switch {
+	case o.RetryAfter == 0:
+		o.RetryAfter = DefaultRetryAfter
+	case o.RetryAfter > 0 && o.RetryAfter < time.Second:
+		o.RetryAfter = RetryAfterZero
+	case o.RetryAfter > 0:
+		o.RetryAfter = o.RetryAfter.Truncate(time.Second)
+	case o.RetryAfter != RetryAfterZero:
+		o.RetryAfter = NoRetryAfter
 	}
 	return o
 }
@@ -67,7 +83,8 @@ func (p Product) AbsURL(base string) string {
 }
 
 // Site is a generated demo website. It is an http.Handler and safe for
-// concurrent use.
+// concurrent use. It counts the requests it serves (Stats, Hits, Requests)
+// until Reset.
 type Site struct {
 	opts    Options
 	cats    []*category // sorted by name
@@ -76,25 +93,31 @@ type Site struct {
 	byPath  map[string]*item
 	private []*item
 	truth   []Product
+	perfect int // PerfectCrawl
+
+	retryAfter string        // Retry-After header value, "" for none
+	retryDelay time.Duration // the delay it asks for
+	now        func() time.Time
 
 	cache pageCache
 
-	mu     sync.Mutex
-	failed map[int]bool // flaky products that already answered 503
-	hits   map[string]int
+	mu sync.Mutex
+	counters
 }
 
 // New builds the whole site deterministically from opts.Seed.
 func New(opts Options) *Site {
 	opts = opts.withDefaults()
 	s := &Site{
-		opts:   opts,
-		catBy:  map[string]*category{},
-		byPath: map[string]*item{},
-		failed: map[int]bool{},
-		hits:   map[string]int{},
+		opts:     opts,
+		catBy:    map[string]*category{},
+		byPath:   map[string]*item{},
+		now:      time.Now,
+		counters: newCounters(),
 	}
+	s.retryAfter, s.retryDelay = retryAfterHeader(opts.RetryAfter)
 	s.cats, s.items = buildCatalogue(opts)
+	buildRelated(opts.Seed, s.items)
 	for _, c := range s.cats {
 		s.catBy[c.slug] = c
 	}
@@ -109,6 +132,7 @@ func New(opts Options) *Site {
 		s.byPath[it.URL] = it
 	}
 	sort.Slice(s.truth, func(i, j int) bool { return s.truth[i].URL < s.truth[j].URL })
+	s.perfect = s.perfectCrawl()
 	return s
 }
 
@@ -121,98 +145,74 @@ func (s *Site) Truth() []Product {
 	return append([]Product(nil), s.truth...)
 }
 
-// Reset forgets which flaky pages already failed (so each fails once more)
-// and clears the hit counters, so a test can run a second crawl against
-// the same server.
-func (s *Site) Reset() {
-	s.mu.Lock()
-	s.failed = map[int]bool{}
-	s.hits = map[string]int{}
-	s.mu.Unlock()
-}
-
-// Hits returns a copy of the number of requests received per URL path
-// (any method, any status) since New or the last Reset.
-func (s *Site) Hits() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make(map[string]int, len(s.hits))
-	for k, v := range s.hits {
-		out[k] = v
-	}
-	return out
-}
-
-// TotalHits returns the number of requests received since New or the last
-// Reset.
-func (s *Site) TotalHits() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, v := range s.hits {
-		n += v
-	}
-	return n
-}
-
-func (s *Site) hit(path string) {
-	s.mu.Lock()
-	s.hits[path]++
-	s.mu.Unlock()
-}
-
-// failOnce reports whether flaky product id should answer 503 now, and
-// records that it did.
-func (s *Site) failOnce(id int) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.failed[id] {
-		return false
-	}
-	s.failed[id] = true
-	return true
-}
-
-// Stats summarises the site's structure.
-type Stats struct {
+// Shape counts the site's pages and realities (see the package
+// documentation); it depends only on Options.
+type Shape struct {
 	Products      int // catalogue entries, ids 1…Products
 	Truth         int // len(Truth())
 	Discontinued  int // product pages answering 404
-	Redirected    int // products linked through /p/<id>
+	Redirected    int // products listed through /p/<id>
 	TwoHop        int // of which through /p/<id> → /item/<id>
-	Flaky         int // product pages answering 503 once
+	OneTime       int // product pages failing once, all kinds
+	RetryAfter503 int // of which with a 503 with Retry-After
+	Plain503      int // a 503 without Retry-After
+	Error500      int // a 500
+	Reset         int // a connection reset
+	ViaP          int // canonically listed products also linked through /p/<id>
+	ViaGo         int // products linked through /go/<id>
+	DeadLinks     int // related links to discontinued products
 	LegacyCharset int // product pages not in UTF-8
 	Categories    int
 	ListingPages  int // /category/… pages, all categories
 	PrivatePages  int // /private/ listing and product pages
 }
 
-// Stats returns counts describing the site.
-func (s *Site) Stats() Stats {
-	st := Stats{Products: len(s.items), Truth: len(s.truth), Categories: len(s.cats)}
+// Shape returns counts describing the site.
+func (s *Site) Shape() Shape {
+	sh := Shape{Products: len(s.items), Truth: len(s.truth), Categories: len(s.cats)}
 	for _, it := range s.items {
+		for _, l := range it.related {
+			switch {
+			case l.target.discontinued:
+				sh.DeadLinks++
+			case strings.HasPrefix(l.path, "/p/"):
+				sh.ViaP++
+			case strings.HasPrefix(l.path, "/go/"):
+				sh.ViaGo++
+			}
+		}
 		if it.discontinued {
-			st.Discontinued++
+			sh.Discontinued++
 			continue
 		}
 		if it.redirect != redirectNone {
-			st.Redirected++
+			sh.Redirected++
 		}
 		if it.redirect == redirectTwoHop {
-			st.TwoHop++
+			sh.TwoHop++
 		}
-		if it.flaky {
-			st.Flaky++
+		switch it.failure {
+		case fail503RetryAfter:
+			sh.RetryAfter503++
+		case fail503:
+			sh.Plain503++
+		case fail500:
+			sh.Error500++
+		case failReset:
+			sh.Reset++
+		}
+		if it.failure != failNone {
+			sh.OneTime++
 		}
 		if it.charset != csUTF8 {
-			st.LegacyCharset++
+			sh.LegacyCharset++
 		}
 	}
 	for _, c := range s.cats {
-		st.ListingPages += c.pages(s.opts.PerPage)
+		sh.ListingPages += c.pages(s.opts.PerPage)
 	}
-	st.PrivatePages = privateProducts + s.privatePages()
-	return st
+	sh.PrivatePages = privateProducts + s.privatePages()
+	return sh
 }
 
 func (s *Site) privatePages() int {

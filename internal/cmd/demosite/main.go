@@ -4,14 +4,19 @@
 // Usage:
 //
 //	demosite [-listen 127.0.0.1:8080] [-products 3000] [-seed 1] [-per-page 20]
-//	         [-latency 0s] [-ready FILE]
+//	         [-latency 0s] [-retry-after 1|0|none] [-ready FILE] [-stats-on-exit]
 //	demosite -truth [-truth-format jsonl|csv] [-base http://127.0.0.1:8080]
 //	         [-products 3000] [-seed 1] [-per-page 20]
 //
 // When serving, it prints "demosite: serving http://HOST:PORT" to standard
 // error and, with -ready, writes that base URL and a newline to FILE
 // (atomically, by rename) once it accepts connections, and removes FILE
-// when it stops. It stops cleanly on SIGINT or SIGTERM.
+// when it stops. It stops cleanly on SIGINT or SIGTERM; with
+// -stats-on-exit it then prints the site's request counters to standard
+// error as one line of JSON, the body of GET /__demosite/stats.
+//
+// -retry-after sets the Retry-After header of the pages that answer 503
+// once: a whole number of seconds, or "none" for no header.
 //
 // With -truth it prints the products a correct crawl must extract, sorted
 // by URL, with absolute URLs built from -base: one JSON object per line
@@ -57,7 +62,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		seed     = fs.Int64("seed", demosite.DefaultSeed, "content seed")
 		perPage  = fs.Int("per-page", demosite.DefaultPerPage, "products per listing page")
 		latency  = fs.Duration("latency", 0, "delay added to every response")
+		retry    = fs.String("retry-after", "1", "Retry-After `seconds` of the pages that answer 503 once, or none")
 		ready    = fs.String("ready", "", "write the base URL to `FILE` once listening")
+		onExit   = fs.Bool("stats-on-exit", false, "print the request counters as JSON to standard error when stopping")
 		truth    = fs.Bool("truth", false, "print the ground truth instead of serving")
 		format   = fs.String("truth-format", "jsonl", "ground truth format: jsonl or csv")
 		base     = fs.String("base", "http://127.0.0.1:8080", "base URL for absolute URLs in the ground truth")
@@ -80,7 +87,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "demosite: -products and -per-page must be positive, -seed non-zero, -latency not negative")
 		return 2
 	}
-	site := demosite.New(demosite.Options{Products: *products, Seed: *seed, PerPage: *perPage, Latency: *latency})
+	retryAfter, err := parseRetryAfter(*retry)
+	if err != nil {
+		fmt.Fprintln(stderr, "demosite:", err)
+		return 2
+	}
+	site := demosite.New(demosite.Options{Products: *products, Seed: *seed, PerPage: *perPage, Latency: *latency, RetryAfter: retryAfter})
 	if *truth {
 		if *format != "jsonl" && *format != "csv" {
 			fmt.Fprintf(stderr, "demosite: -truth-format must be jsonl or csv, not %q\n", *format)
@@ -96,7 +108,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "demosite:", err)
 		return 1
 	}
+	if *onExit {
+		b, _ := json.Marshal(site.Stats()) // a struct of ints and a map[int]int: cannot fail
+		fmt.Fprintf(stderr, "%s\n", b)
+	}
 	return 0
+}
+
+// maxRetryAfter is the largest -retry-after, a year in seconds.
+const maxRetryAfter = 365 * 24 * 3600
+
+// parseRetryAfter reads -retry-after: whole seconds, or "none".
+func parseRetryAfter(v string) (time.Duration, error) {
+	if v == "none" {
+		return demosite.NoRetryAfter, nil
+	}
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil || n < 0 || n > maxRetryAfter:
+		return 0, fmt.Errorf("-retry-after must be a whole number of seconds from 0 to %d, or none, not %q", maxRetryAfter, v)
+	case n == 0:
+		return demosite.RetryAfterZero, nil
+	}
+	return time.Duration(n) * time.Second, nil
 }
 
 // writeTruth prints products with absolute URLs as JSON lines or CSV.

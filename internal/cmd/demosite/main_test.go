@@ -68,6 +68,9 @@ func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-truth", "-truth-format", "xml"},
 		{"-products", "0"},
+		{"-retry-after", "-1"},
+		{"-retry-after", "1s"},
+		{"-retry-after", "99999999999"},
 		{"-nope"},
 		{"extra"},
 	} {
@@ -88,7 +91,7 @@ func TestServe(t *testing.T) {
 	var errOut syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"-listen", "127.0.0.1:0", "-products", "30", "-ready", ready}, io.Discard, &errOut)
+		done <- run(ctx, []string{"-listen", "127.0.0.1:0", "-products", "30", "-ready", ready, "-retry-after", "5", "-stats-on-exit"}, io.Discard, &errOut)
 	}()
 	var base string
 	for deadline := time.Now().Add(10 * time.Second); ; {
@@ -118,6 +121,15 @@ func TestServe(t *testing.T) {
 	if !strings.Contains(string(body), "Sitemap: "+base+"/sitemap.xml") {
 		t.Errorf("robots.txt: %s", body)
 	}
+	// Product 7 answers 503 once, with the -retry-after asked for.
+	resp, err = http.Get(base + "/catalogue/ancient-radio-mk-ii_7/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "5" {
+		t.Errorf("product 7: %d, Retry-After %q; want 503, 5", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
 	cancel()
 	select {
 	case code := <-done:
@@ -129,6 +141,25 @@ func TestServe(t *testing.T) {
 	}
 	if _, err := os.Stat(ready); !os.IsNotExist(err) {
 		t.Errorf("ready file left behind: %v", err)
+	}
+	// -stats-on-exit: the last line of stderr is the counters.
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	var stats demosite.Stats
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &stats); err != nil || stats.Requests != 2 || stats.Failures != 1 || stats.Expected == 0 {
+		t.Errorf("stats on exit: %v, %+v; stderr:\n%s", err, stats, errOut.String())
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"none": demosite.NoRetryAfter,
+		"0":    demosite.RetryAfterZero,
+		"1":    time.Second,
+		"120":  2 * time.Minute,
+	} {
+		if got, err := parseRetryAfter(in); err != nil || got != want {
+			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v", in, got, err, want)
+		}
 	}
 }
 
