@@ -186,6 +186,20 @@ func (l *loop) checkItems() (dups int) {
 	return dups
 }
 
+// checkPerfect checks the site saw exactly the requests of a perfect crawl
+// (demosite.PerfectCrawl: robots.txt, every page and redirect once, one
+// retry per one-time failure), less nothing and plus only one robots.txt
+// per further cfetch process, and no retry before its Retry-After.
+func (l *loop) checkPerfect(fetchers int) {
+	l.t.Helper()
+	st := l.site.Stats()
+	robots := max(st.RobotsTxt-1, 0)
+	if st.Duplicates != robots || st.Requests != st.Expected+robots || st.EarlyRetries != 0 || robots >= fetchers {
+		l.t.Errorf("the site saw %d requests for a perfect crawl's %d: %d duplicates, %d robots.txt for %d fetchers, %d early retries",
+			st.Requests, st.Expected, st.Duplicates, st.RobotsTxt, fetchers, st.EarlyRetries)
+	}
+}
+
 // refetches compares the site's hits with a clean crawl's (robots.txt
 // aside): the total of extra fetches, and the paths fetched more often.
 func refetches(hits, clean map[string]int) (extra int, paths []string) {
@@ -216,6 +230,7 @@ func TestCrawlLoop(t *testing.T) {
 	if dups := clean.checkItems(); dups != 0 {
 		t.Errorf("clean crawl: %d products exported twice", dups)
 	}
+	clean.checkPerfect(1)
 	cleanHits := clean.site.Hits()
 	if out := clean.run("cqueue info $DB"); !strings.Contains(out, `"queued":0,"in_flight":0,"dead":0`) {
 		t.Errorf("after the crawl, info says %s", out)
@@ -351,6 +366,7 @@ wait`,
 			if extra, paths := refetches(l.site.Hits(), cleanHits); extra != 0 {
 				t.Errorf("%d pages fetched twice: %v", extra, paths)
 			}
+			l.checkPerfect(n)
 		})
 	}
 
@@ -369,6 +385,7 @@ wait`,
 			if extra, paths := refetches(l.site.Hits(), cleanHits); extra != 0 {
 				t.Errorf("redis, %d consumers: %d pages fetched twice: %v", n, extra, paths)
 			}
+			l.checkPerfect(n)
 		}
 	})
 }
