@@ -14,7 +14,7 @@ type autoThrottle struct {
 	start  time.Duration // AUTOTHROTTLE_START_DELAY (at least min)
 	max    time.Duration // AUTOTHROTTLE_MAX_DELAY
 	target float64       // AUTOTHROTTLE_TARGET_CONCURRENCY
-	// backoffFloor is the least delay a 429 or 503 leaves (--retry-backoff).
+	// backoffFloor is the least delay a host's rest leaves (--retry-backoff).
 	backoffFloor time.Duration
 }
 
@@ -50,9 +50,10 @@ func (a autoThrottle) adjust(cur, latency time.Duration, status int, floor time.
 	return next
 }
 
-// backoff is cfetch's addition for 429 and 503, which AutoThrottle
-// ignores: the delay doubles (at least to --retry-backoff), within the
-// same bounds.
+// backoff is cfetch's addition for a host that begins to rest (a 429, or
+// failures in a row), which AutoThrottle ignores: the delay doubles (at
+// least to --retry-backoff), within the same bounds. One failure among
+// successes only adjusts the delay by its latency.
 func (a autoThrottle) backoff(cur, floor time.Duration) time.Duration {
 	return a.clamp(max(2*cur, a.backoffFloor), floor)
 }

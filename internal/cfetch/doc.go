@@ -13,9 +13,10 @@
 // host's delay or pause ends. The scheduler (a state machine with the time
 // passed in, guarded by one mutex) keeps a queue per host:port and decides
 // what starts when: global and per-host concurrency, per-host delays
-// (fixed, randomized, AutoThrottle, robots.txt Crawl-delay), 429/503 pauses
-// and Retry-After, retry backoff per host, and robots.txt, fetched through
-// the host's own queue before its first request. Idle hosts are forgotten.
+// (fixed, randomized, AutoThrottle, robots.txt Crawl-delay), the rest of a
+// host in trouble (a 429, failures in a row) and Retry-After, each retry's
+// own backoff, and robots.txt, fetched through the host's own queue before
+// its first request. Idle hosts are forgotten.
 //
 // A worker runs one exchange of a job (Fetcher.step: the HTTP cache, the
 // request with cookies and auth, the response read through the size limits,

@@ -114,7 +114,7 @@ func (f *Fetcher) prepare(j *job, u *url.URL) *FetchError {
 	if j.method == "" {
 		j.method = http.MethodGet
 	}
-	header, host, err := buildHeaders(f.opts, j.req.Headers, j.req.UserAgent)
+	header, host, err := requestHeaders(f.opts, &j.req, u)
 	if err != nil {
 		return fetchErr(ErrInvalidURL, "%v", err)
 	}
@@ -302,6 +302,13 @@ func (f *Fetcher) follow(j *job, out *outcome) bool {
 				edit()
 				header.Del(h)
 			}
+		}
+	}
+	if ref := header.Get("Referer"); ref != "" {
+		// Scrapy's default referrer policy: none from https to http.
+		if ru, err := url.Parse(ref); err == nil && refererDowngrade(ru, next) {
+			edit()
+			header.Del("Referer")
 		}
 	}
 	if next.Hostname() != u.Hostname() {

@@ -23,13 +23,14 @@ Politeness: requests are queued per host:port; at most --per-host run at once
 on one host, --delay apart (or as AutoThrottle decides), so that one slow or
 throttled host never holds up the others. robots.txt is obeyed (Crawl-delay
 included) unless --no-robots; a request it denies is answered with
-"error":"robots". 429 and 503 pause the host (Retry-After is honoured).
+"error":"robots". A 429, or failures that keep coming, make the host rest
+(Retry-After is honoured); one failing page does not slow the others.
 
 Text bodies (HTML, XML, JSON, JavaScript, text/*) are converted to UTF-8 in
 "body"; others are base64 in "body_base64", or files under --save-dir. gzip,
 deflate, br and zstd are decoded. Redirects are followed and listed in
 "redirects"; 5xx, 408, 429 and network errors are retried with exponential
-backoff per host. Cookies are kept per "crawlid".`,
+backoff per request. Cookies are kept per "crawlid".`,
 	Examples: `  echo https://example.com/ | cfetch | jq -r .status
   cfetch urls.txt > responses.jsonl
   cfetch -c 64 --per-host 2 --delay 1s -H 'Accept-Language: de' < requests.jsonl > responses.jsonl
@@ -61,6 +62,7 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 	var headers []string
 	f.StringArrayVarP(&headers, "header", "H", nil, "`'Name: value'` sent with every request unless the request sets it; repeatable (Scrapy DEFAULT_REQUEST_HEADERS)")
 	noCookies := f.Bool("no-cookies", false, "do not keep cookies (Scrapy COOKIES_ENABLED=False); by default one cookie jar per crawlid")
+	noReferer := f.Bool("no-referer", false, "do not send a request's \"referer\" as its Referer header (Scrapy REFERER_ENABLED=False)")
 	var user, proxy string
 	f.StringVarP(&user, "user", "u", "", "`USER:PASSWORD` sent as basic auth to --auth-domain (Scrapy http_user, http_pass)")
 	f.StringVar(&opts.AuthDomain, "auth-domain", "", "`DOMAIN` (and its subdomains) that gets --user; default: the host of the first request (Scrapy http_auth_domain)")
@@ -83,8 +85,8 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 	f.DurationVar(&opts.MetaRefreshMaxWait, "meta-refresh-max-delay", opts.MetaRefreshMaxWait, "longest refresh delay followed (Scrapy METAREFRESH_MAXDELAY)")
 	f.IntVar(&opts.Retries, "retries", opts.Retries, "retries per request, counting the request's own \"retries\" (Scrapy RETRY_TIMES; 0: RETRY_ENABLED=False)")
 	f.IntSliceVar(&opts.RetryCodes, "retry-codes", opts.RetryCodes, "HTTP statuses that are retried (Scrapy RETRY_HTTP_CODES)")
-	f.DurationVar(&opts.RetryBackoff, "retry-backoff", opts.RetryBackoff, "wait before a retry, doubled for each failure of the host in a row, ±50% jitter, at most 10s")
-	f.DurationVar(&opts.RetryAfterMax, "retry-after-max", opts.RetryAfterMax, "longest Retry-After (on 429 and 503) waited for; a longer one ends the retries and pauses the host this long")
+	f.DurationVar(&opts.RetryBackoff, "retry-backoff", opts.RetryBackoff, "wait before a request's first retry (and a troubled host's first rest), doubled each time after, ±50% jitter, at most 10s")
+	f.DurationVar(&opts.RetryAfterMax, "retry-after-max", opts.RetryAfterMax, "longest Retry-After (on 429 and 503) waited for; a longer one ends the request's retries (a 429's still rests the host this long)")
 	f.StringVar(&opts.SaveDir, "save-dir", "", "write binary bodies to `DIR`/full/<sha1 of the body>.<ext>, named in \"body_path\" (Scrapy FILES_STORE)")
 	f.StringVar(&opts.CacheDir, "cache-dir", "", "keep responses in an HTTP cache in `DIR` and answer from it (Scrapy HTTPCACHE_ENABLED, HTTPCACHE_DIR)")
 	f.StringVar(&opts.CachePolicy, "cache-policy", opts.CachePolicy, "dummy (every response, until --cache-expire) or rfc9111 (HTTP caching rules) (Scrapy HTTPCACHE_POLICY)")
@@ -101,6 +103,7 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 	opts.MetaRefresh = opts.MetaRefresh && !*noMetaRefresh
 	opts.RobotsObey = !*noRobots
 	opts.Cookies = !*noCookies
+	opts.Referer = !*noReferer
 	opts.RandomDelay = !*noRandom
 	opts.HTTP2 = !*noHTTP2
 	opts.Headers = make(map[string][]string, len(headers))

@@ -3,9 +3,11 @@ package cfetch
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/crawlutils/crawlutils/internal/record"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -88,4 +90,48 @@ func buildHeaders(o *Options, reqHeaders map[string]string, reqUA string) (http.
 		h.Set(name, v)
 	}
 	return h, host, nil
+}
+
+// requestHeaders returns the headers of a request record's first hop, to
+// target: buildHeaders, plus the Referer its "referer" field makes
+// (refererFor), as Scrapy's RefererMiddleware sends it, unless
+// --no-referer. A Referer in the request's own headers wins; one set with
+// -H gives way.
+func requestHeaders(o *Options, r *record.Request, target *url.URL) (http.Header, string, error) {
+	h, host, err := buildHeaders(o, r.Headers, r.UserAgent)
+	if err != nil || !o.Referer || r.Referer == "" {
+		return h, host, err
+	}
+	for name := range r.Headers {
+		if strings.EqualFold(name, "Referer") {
+			return h, host, nil
+		}
+	}
+	if ref := refererFor(r.Referer, target); ref != "" {
+		h.Set("Referer", ref)
+	}
+	return h, host, nil
+}
+
+// refererFor is the Referer header of a request to target found on the
+// page at referer, by Scrapy's default policy (a variant of the
+// no-referrer-when-downgrade policy): the page's URL without credentials,
+// fragment and default port; none from an https page to a target that is
+// not https (refererDowngrade), nor from a page that is not http or https.
+func refererFor(referer string, target *url.URL) string {
+	u, err := url.Parse(strings.TrimSpace(referer))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || refererDowngrade(u, target) {
+		return ""
+	}
+	u.User, u.Fragment, u.RawFragment = nil, "", ""
+	if p := u.Port(); (p == "80" && u.Scheme == "http") || (p == "443" && u.Scheme == "https") {
+		u.Host = strings.TrimSuffix(u.Host, ":"+p)
+	}
+	return u.String()
+}
+
+// refererDowngrade reports whether a Referer naming the page at ref would
+// leave TLS for target: an https page, a target that is not https.
+func refererDowngrade(ref, target *url.URL) bool {
+	return ref.Scheme == "https" && target.Scheme != "https"
 }

@@ -41,6 +41,7 @@ type Options struct {
 	RobotsObey         bool   // ROBOTSTXT_OBEY
 	RobotsAgent        string // ROBOTSTXT_USER_AGENT; "" is the product token of UserAgent
 	Cookies            bool   // COOKIES_ENABLED
+	Referer            bool   // REFERER_ENABLED: send a request's "referer" as its Referer header
 	MetaRefresh        bool   // METAREFRESH_ENABLED
 	MetaRefreshMaxWait time.Duration
 
@@ -98,11 +99,14 @@ type Options struct {
 	Retries int
 	// RetryCodes are the HTTP statuses that are retried (RETRY_HTTP_CODES).
 	RetryCodes []int
-	// RetryBackoff is the first retry's delay, doubled for each further
-	// failure of the same host in a row, ±50% jitter, at most MaxBackoff.
+	// RetryBackoff is a request's first retry's delay, doubled for each
+	// further retry of the request, ±50% jitter, at most MaxBackoff; and
+	// the first rest of a host in trouble, doubled for each further rest
+	// in a row.
 	RetryBackoff time.Duration
 	// RetryAfterMax is the longest Retry-After (on 429 and 503) honoured;
-	// a longer one ends the retries, and pauses the host this long.
+	// a longer one ends the request's retries, and when the host rests (a
+	// 429, failures in a row) it rests this long.
 	RetryAfterMax time.Duration
 
 	// SaveDir, when set, receives binary bodies as files named by the SHA-1
@@ -154,6 +158,7 @@ func DefaultOptions() Options {
 		ThrottleTarget:     1,
 		RobotsObey:         true,
 		Cookies:            true,
+		Referer:            true,
 		MetaRefreshMaxWait: 100 * time.Second,
 		UserAgent:          DefaultUserAgent(),
 		Headers:            http.Header{},

@@ -54,6 +54,9 @@ type pipeline struct {
 	out      chan []byte   // workers, emitter → writer
 	stop     context.CancelFunc
 	fetchCtx context.Context
+	// ctx is the run's context, readCtx the reader's (also cancelled by
+	// a write error): once either is done, no job starts (stopping).
+	ctx, readCtx context.Context
 
 	limbo    atomic.Int64 // jobs read but not yet taken by the loop
 	inFlight atomic.Int64
@@ -100,6 +103,7 @@ func (p *pipeline) run(ctx context.Context, r *ndjson.Reader) {
 	readCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	p.stop = stop
+	p.ctx, p.readCtx = ctx, readCtx
 	// Fetches are not cancelled by an interrupt: they carry their own
 	// timeouts.
 	p.fetchCtx = context.WithoutCancel(ctx)
@@ -154,6 +158,9 @@ func (p *pipeline) loop(ctx, readCtx context.Context) {
 		p.mu.Lock()
 		now := time.Now()
 		p.startLocked(now, false)
+		if s.interrupted {
+			inputOpen = false
+		}
 		if !inputOpen && s.done() {
 			p.mu.Unlock()
 			return
@@ -204,11 +211,8 @@ func (p *pipeline) loop(ctx, readCtx context.Context) {
 		case <-wake:
 		case <-stopped:
 			inputOpen = false
-			reason := p.dropReason(ctx)
 			p.mu.Lock()
-			for range s.interrupt() {
-				p.tool.Stats.Drop(reason)
-			}
+			p.interruptLocked()
 			p.mu.Unlock()
 		}
 		timer.Stop()
@@ -217,10 +221,16 @@ func (p *pipeline) loop(ctx, readCtx context.Context) {
 
 // startLocked starts every job the scheduler allows now, each in a new
 // worker goroutine, except the first when keepFirst is set: that one is
-// returned for the caller (a worker) to run. It also hands the
-// scheduler's answers to the emitter; the emit channel holds as many items
-// as records may be held, so that never blocks. p.mu must be held.
+// returned for the caller (a worker) to run. Once the run is stopping it
+// interrupts the scheduler first, whoever calls (the loop, or a worker
+// that has just finished an exchange and would take its next job): no job
+// starts after an interrupt. It also hands the scheduler's answers to the
+// emitter; the emit channel holds as many items as records may be held,
+// so that never blocks. p.mu must be held.
 func (p *pipeline) startLocked(now time.Time, keepFirst bool) (first *job) {
+	if p.stopping() {
+		p.interruptLocked()
+	}
 	for j := p.sched.next(now); j != nil; j = p.sched.next(now) {
 		if keepFirst && first == nil {
 			first = j
@@ -232,6 +242,25 @@ func (p *pipeline) startLocked(now time.Time, keepFirst bool) (first *job) {
 		p.emit <- emitItem{a: &a}
 	}
 	return first
+}
+
+// stopping reports whether the run is being stopped: interrupted, or the
+// output failed. It checks the run's context itself too, which is done
+// as soon as the interrupt happens, whether or not it has reached readCtx.
+func (p *pipeline) stopping() bool {
+	return p.ctx != nil && (p.ctx.Err() != nil || p.readCtx.Err() != nil)
+}
+
+// interruptLocked stops the scheduler, once: the requests not yet started
+// are dropped and counted. p.mu must be held.
+func (p *pipeline) interruptLocked() {
+	if p.sched.interrupted {
+		return
+	}
+	reason := p.dropReason(p.ctx)
+	for range p.sched.interrupt() {
+		p.tool.Stats.Drop(reason)
+	}
 }
 
 // report hands a finished exchange to the scheduler and returns the next

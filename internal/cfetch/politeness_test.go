@@ -296,8 +296,9 @@ func TestReadAheadIsBounded(t *testing.T) {
 	}
 }
 
-// TestRetryAfter: a Retry-After in the past is a retry at once; one of a
-// year is not waited for (the record says so) and does not hang cfetch.
+// TestRetryAfter: a Retry-After in the past asks for no wait (the retry's
+// own backoff remains); one of a year is not waited for (the record says
+// so) and does not hang cfetch.
 func TestRetryAfter(t *testing.T) {
 	s := newFaultServer()
 	defer s.Close()

@@ -9,9 +9,9 @@ import (
 )
 
 // retryPolicy decides whether an exchange is retried (Scrapy's
-// RetryMiddleware) and how long a failing host's requests back off. The
-// scheduler applies the waits: a request waiting for its retry holds no
-// concurrency slot.
+// RetryMiddleware) and how long a backoff is (delay). The scheduler
+// applies the waits, each request's own and its host's rests: a request
+// waiting for its retry holds no concurrency slot.
 type retryPolicy struct {
 	max      int
 	codes    map[int]bool

@@ -24,8 +24,9 @@ type answer struct {
 // scheduler decides when each job starts: per-host queues (by priority,
 // then arrival), at most PerHost exchanges per host and Concurrency in
 // all, the host's delay between starts (fixed, AutoThrottle, Crawl-delay,
-// randomized), 429/503 pauses, retry backoff, and robots.txt, fetched
-// through the same queue before anything else on the host.
+// randomized), the rests of hosts in trouble (scheduler_rest.go), each
+// retry's backoff, and robots.txt, fetched through the same queue before
+// anything else on the host.
 //
 // It is a state machine with the time passed in: no goroutines, no
 // clock, no sleeping. The pipeline calls add for each job, next to start

@@ -1,7 +1,6 @@
 package cfetch
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/record"
@@ -70,35 +69,26 @@ func (s *scheduler) finish(f *finish, now time.Time) {
 			return
 		}
 		j.retries++
-		j.notBefore = now.Add(s.retryWait(h, f))
+		j.notBefore = now.Add(s.retryWait(j, f))
 		s.add(j, now)
 	}
 }
 
-// feedback updates h from one exchange: AutoThrottle, 429/503 pauses and
-// the failure streak that sets the retry backoff.
+// feedback updates h from one exchange: the failure streak, a rest when
+// the host is in trouble (scheduler_rest.go), and AutoThrottle, which
+// follows the latency and backs off when a rest begins. One failure among
+// successes changes nothing for the host: only that request's retry waits
+// (retryWait).
 func (s *scheduler) feedback(h *host, f *finish, now time.Time) {
-	overloaded := f.status == http.StatusTooManyRequests || f.status == http.StatusServiceUnavailable
-	switch {
-	case overloaded || f.failed:
-		h.streak++
-	case f.status > 0:
-		h.streak = 0
-	}
 	old := h.throttle
-	if overloaded {
-		pause := s.retry.delay(h.streak-1, s.rand())
-		if f.hasRetryAfter {
-			pause = min(f.retryAfter, s.opts.RetryAfterMax)
-		}
-		if until := now.Add(pause); until.After(h.pausedUntil) {
-			h.pausedUntil = until
-		}
-		if s.opts.AutoThrottle {
+	rested := s.rest(h, f, now)
+	if s.opts.AutoThrottle {
+		switch {
+		case rested:
 			h.throttle = s.at.backoff(h.throttle, h.crawlDelay)
+		case f.status > 0 && f.latency > 0:
+			h.throttle = s.at.adjust(h.throttle, f.latency, f.status, h.crawlDelay)
 		}
-	} else if s.opts.AutoThrottle && f.status > 0 && f.latency > 0 {
-		h.throttle = s.at.adjust(h.throttle, f.latency, f.status, h.crawlDelay)
 	}
 	if s.opts.AutoThrottle && f.status > 0 {
 		if h.throttle != old {
@@ -110,11 +100,21 @@ func (s *scheduler) feedback(h *host, f *finish, now time.Time) {
 	}
 }
 
-// retryWait is how long a retried job waits: the Retry-After of a 429 or
-// 503 when it came with one, else the backoff of the host's failure streak.
-func (s *scheduler) retryWait(h *host, f *finish) time.Duration {
+// retryWait is how long a retried job waits: the backoff of its own
+// retries (retryBackoff), and at least the Retry-After of its 429 or 503
+// when it came with one (at most --retry-after-max). A host that rests
+// holds it longer.
+func (s *scheduler) retryWait(j *job, f *finish) time.Duration {
+	d := s.retryBackoff(j)
 	if f.hasRetryAfter {
-		return min(f.retryAfter, s.opts.RetryAfterMax)
+		d = max(d, min(f.retryAfter, s.opts.RetryAfterMax))
 	}
-	return s.retry.delay(max(h.streak-1, 0), s.rand())
+	return d
+}
+
+// retryBackoff is the backoff before j's next attempt, j.retries already
+// counting it: --retry-backoff × 2ⁿ for its n-th retry (the retries it
+// carried in included), ±50% jitter, at most MaxBackoff.
+func (s *scheduler) retryBackoff(j *job) time.Duration {
+	return s.retry.delay(max(j.req.Retries+j.retries-1, 0), s.rand())
 }

@@ -24,8 +24,14 @@ type host struct {
 	crawlDelay time.Duration // robots.txt Crawl-delay, capped
 	lastStart  time.Time
 
-	pausedUntil time.Time // 429/503 and Retry-After
-	streak      int       // retryable failures in a row
+	// The host rests (nothing starts) until pausedUntil after a 429, or
+	// failures in a row (scheduler_rest.go). fails counts the failures in
+	// a row, rests the rests in a row (their backoff grows), restedAt is
+	// when the last rest began.
+	pausedUntil time.Time
+	fails       int
+	rests       int
+	restedAt    time.Time
 
 	robotsPending bool // a robots.txt fetch is queued or running
 	listed        bool // in scheduler.pending

@@ -75,7 +75,7 @@ func (s *scheduler) robotsDone(h *host, rj *job, v robotsVerdict, now time.Time)
 		return
 	case v.retryable && rj.retries < s.opts.Retries:
 		rj.retries++
-		rj.notBefore = now.Add(s.retry.delay(max(h.streak-1, 0), s.rand()))
+		rj.notBefore = now.Add(s.retryBackoff(rj))
 		h.robotsPending = true
 		s.wait(h, rj)
 		return
@@ -121,7 +121,7 @@ func (s *scheduler) failQueued(h *host, err *FetchError, now time.Time) {
 	})
 	for _, j := range retry {
 		j.retries++
-		j.notBefore = now.Add(s.retry.delay(max(h.streak-1, 0), s.rand()))
+		j.notBefore = now.Add(s.retryBackoff(j))
 		s.add(j, now)
 	}
 }

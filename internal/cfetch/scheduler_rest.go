@@ -1,0 +1,70 @@
+package cfetch
+
+import (
+	"net/http"
+	"time"
+)
+
+// troubleStreak is how many failures in a row (retryable statuses,
+// network errors) make a host rest. One failure among successes is the
+// page's problem: only its own retry waits. Three in a row is the host's:
+// with 1% of the answers failing at random, three in a row come once in a
+// million answers, while a host that fails everything (down, refusing
+// connections, 503 to all) gets there with its first three answers,
+// within a few milliseconds at --per-host 8. docs/cfetch.md has the
+// measurements.
+const troubleStreak = 3
+
+// inTrouble updates h's failure streak with one exchange's outcome and
+// says whether the host is in trouble: on any 429 (the host asks to slow
+// down), or once troubleStreak failures came in a row. A response that
+// is not a failure ends the streak, and the growth of the rests.
+func (s *scheduler) inTrouble(h *host, f *finish) bool {
+	throttled := f.status == http.StatusTooManyRequests
+	switch {
+	case throttled || f.failed:
+		h.fails++
+	case f.status > 0:
+		h.fails, h.rests = 0, 0
+	}
+	return throttled || h.fails >= troubleStreak
+}
+
+// rest applies one exchange to h's rest, and reports whether a new rest
+// began: when the exchange says the host is in trouble (inTrouble). The
+// rest is the host's Retry-After (at most --retry-after-max) or, when
+// longer, the backoff of the rests in a row: --retry-backoff × 2ⁿ, ±50%
+// jitter, at most MaxBackoff. An exchange started before the host's last
+// rest began says nothing new (it was in flight when the trouble showed):
+// it begins no other rest. Any Retry-After that comes while the host
+// rests may lengthen the rest, never shorten it.
+func (s *scheduler) rest(h *host, f *finish, now time.Time) bool {
+	var ra time.Duration
+	if f.hasRetryAfter {
+		ra = min(f.retryAfter, s.opts.RetryAfterMax)
+	}
+	if !s.inTrouble(h, f) || f.j.thisStart.Before(h.restedAt) {
+		if until := now.Add(ra); now.Before(h.pausedUntil) && until.After(h.pausedUntil) {
+			h.pausedUntil = until
+		}
+		return false
+	}
+	d := max(ra, s.retry.delay(h.rests, s.rand()))
+	h.rests++
+	h.restedAt = now
+	if until := now.Add(d); until.After(h.pausedUntil) {
+		h.pausedUntil = until
+	}
+	if s.count != nil {
+		s.count("rests", restReason(f))
+	}
+	return true
+}
+
+// restReason names what made a host rest, for the stats.
+func restReason(f *finish) string {
+	if f.status == http.StatusTooManyRequests {
+		return "429"
+	}
+	return "failures"
+}
