@@ -12,7 +12,10 @@
 #
 # SEEDS is a file of URLs or request records ("-": stdin), RULES a cextract
 # rules file (docs/rules.md), OUT the export (its extension picks the
-# format: .csv, .jsonl, .json, .xml). With OUT "-" the items go to stdout
+# format: .csv, .jsonl, .json, .xml). cexport -o always appends to OUT, in
+# every format, as Scrapy's -o does: that is what makes a rerun complete the
+# export. So a new crawl into an OUT that has items adds to them; to start
+# over, remove OUT (and the db) first. With OUT "-" the items go to stdout
 # instead: the loop is then closed by cqueue push's pass-through (items flow
 # out of push, requests and acks are consumed). Every tool's flags can be set
 # in the environment: CFETCH_CONCURRENCY=32, CQUEUE_LEASE=10m, …
@@ -35,10 +38,6 @@ done
 [ -n "$db" ] || { [ "$out" != - ] || usage; db=$out.db; }
 [ -n "$crawlid" ] || { crawlid=$(basename "$rules"); crawlid=${crawlid%.*}; }
 
-# A new crawl truncates the export; a resumed one (the db exists) appends.
-append=()
-[ -e "$db" ] && [ -s "$out" ] && append=(--append)
-
 if [ "$seeds" = - ]; then seeds=/dev/stdin; fi
 cqueue push -q --db "$db" --crawlid "$crawlid" --appid "$appid" <"$seeds"
 
@@ -50,5 +49,5 @@ if [ "$out" = - ]; then
 	"${one[@]}" cqueue pop -q --db "$db" --follow | cfetch -q | cextract -q -r "$rules" | "${one[@]}" cqueue push -q --db "$db"
 else
 	"${one[@]}" cqueue pop -q --db "$db" --follow | cfetch -q | cextract -q -r "$rules" |
-		"${one[@]}" cexport -q -o "$out" "${append[@]}" | "${one[@]}" cqueue push -q --db "$db"
+		"${one[@]}" cexport -q -o "$out" | "${one[@]}" cqueue push -q --db "$db"
 fi

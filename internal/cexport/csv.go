@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/crawlutils/crawlutils/internal/record"
 )
@@ -38,14 +36,14 @@ func newCSVExporter(o *Options, t exportTarget) *csvExporter {
 	cw.Comma = o.delimiter
 	e := &csvExporter{
 		w: t.w, cw: cw,
-		writeHeader: !o.NoHeader && !t.nonEmpty,
+		writeHeader: !o.NoHeader && t.resumed.keep == 0,
 		warned:      warnOnce{warn: t.warn, what: "fields not in the CSV header"},
 	}
 	switch {
 	case len(o.Fields) > 0:
 		e.setHeader(o.Fields)
-	case len(t.header) > 0:
-		e.setHeader(t.header)
+	case !o.NoHeader && len(t.resumed.header) > 0:
+		e.setHeader(t.resumed.header)
 		e.notIn = "the CSV header of " + t.name
 	default:
 		e.notIn = "the CSV header (first item's fields)"
@@ -149,28 +147,4 @@ func csvCell(v json.RawMessage) string {
 		return string(appendCompact(nil, v))
 	}
 	return string(v)
-}
-
-// readCSVHeader returns the first record of the CSV file path, or nil when
-// the file is empty, missing or not a regular file (a FIFO, /dev/stdout).
-func readCSVHeader(path string, delimiter rune) ([]string, error) {
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return nil, nil // a real problem shows when the file is opened
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(bufio.NewReader(f))
-	r.Comma = delimiter
-	r.FieldsPerRecord = -1
-	h, err := r.Read()
-	if err == io.EOF {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the CSV header of %s: %w", path, err)
-	}
-	return h, nil
 }

@@ -8,6 +8,12 @@
 // file (-o), so cexport can sit in the middle of the crawl loop. Acks are held
 // back until every item read before them is flushed and fsynced to the file.
 //
+// -o appends to the file in every format, as Scrapy's -o does, and -O
+// truncates it. Appending goes on after the file's last complete item and
+// cuts off one a killed run left unfinished (resume.go); a JSON array or XML
+// document in a file is closed again after every flush (seal.go), so it is
+// one valid document whenever cexport has flushed.
+//
 // Each format is an exporter (exporter.go) that receives an item's members
 // in document order as record.Fields, so columns and element order follow
 // the input and numbers stay exactly as written.

@@ -29,10 +29,13 @@ type exportTarget struct {
 	w *bufio.Writer
 	// name is the output file for messages ("" for stdout).
 	name string
-	// nonEmpty is true when appending to a file that already has data.
-	nonEmpty bool
-	// header is the CSV header of the file being appended to, if any.
-	header []string
+	// resumed is where an export appended to a file goes on: what the file
+	// has (zero for a new export).
+	resumed resumePoint
+	// seal, when set, writes a document's closing after what was flushed,
+	// so the file is valid between flushes; without it (stdout, a pipe)
+	// the closing is written at End.
+	seal func(closing string) error
 	// warn reports a problem with the data that does not stop the export.
 	warn func(format string, a ...any)
 }
@@ -41,7 +44,7 @@ type exportTarget struct {
 func newExporter(o *Options, t exportTarget) exporter {
 	switch o.format {
 	case formatJSON:
-		return &jsonExporter{w: t.w}
+		return newJSONExporter(t)
 	case formatCSV:
 		return newCSVExporter(o, t)
 	case formatXML:

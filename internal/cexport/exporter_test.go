@@ -142,7 +142,7 @@ func TestCSVExporter(t *testing.T) {
 
 func TestCSVAppendHeader(t *testing.T) {
 	o := Options{Format: "csv"}
-	got, warnings := exportObjects(t, o, exportTarget{name: "old.csv", nonEmpty: true, header: []string{"b", "a"}},
+	got, warnings := exportObjects(t, o, exportTarget{name: "old.csv", resumed: resumePoint{keep: 4, header: []string{"b", "a"}}},
 		`{"a":1,"b":2,"c":3}`)
 	if got != "2,1\n" {
 		t.Errorf("output %q, want rows in the file's header order and no header", got)
@@ -165,7 +165,7 @@ func TestXMLExporter(t *testing.T) {
 		{name: "list of objects", in: []string{`{"offers":[{"p":1},{"p":2}]}`},
 			want: head + "<items>\n<item><offers><value><p>1</p></value><value><p>2</p></value></offers></item>\n</items>\n"},
 		{name: "text escaped", in: []string{`{"t":"<b>&amp;\"'</b>","cr":"a\r\nb","ctl":"x\u0001y","u":"日本 😀"}`},
-			want: head + "<items>\n<item><t>&lt;b&gt;&amp;amp;\"'&lt;/b&gt;</t><cr>a&#xD;\nb</cr><ctl>x\uFFFDy</ctl><u>日本 😀</u></item>\n</items>\n"},
+			want: head + "<items>\n<item><t>&lt;b&gt;&amp;amp;\"'&lt;/b&gt;</t><cr>a&#xD;&#xA;b</cr><ctl>x\uFFFDy</ctl><u>日本 😀</u></item>\n</items>\n"},
 		{name: "names sanitised and warned once", in: []string{`{"1st price":1,"a:b":2,"ok-name.x":3,"":4}`, `{"1st price":5,"n":{"x y":6}}`},
 			want: head + "<items>\n<item><_1st_price>1</_1st_price><a_b>2</a_b><ok-name.x>3</ok-name.x><_>4</_></item>\n" +
 				"<item><_1st_price>5</_1st_price><n><x_y>6</x_y></n></item>\n</items>\n",

@@ -19,19 +19,30 @@ after every item read before it is flushed and fsynced to FILE. Without -o the i
 stdout and other records are ignored (counted as "ignored"): -o is needed to pass requests and
 acks on.
 
-The format is --format, else the -o FILE extension (.jsonl .ndjson .jl .json .csv .xml), else
-jsonl. A JSON array or XML document is always closed properly, even when the input ends early
-or cexport is interrupted. CSV uses LF line endings; its header is --fields, else the first
-item's fields (later fields not in it are left out, with a warning).`,
-	Output: "export the items to `FILE` (created or truncated) and pass other records on to stdout",
+As in Scrapy, -o FILE appends and -O FILE overwrites, in every format. Appending to a JSON array
+or an XML document keeps it one valid document: its closing ] or </items> is rewritten after the
+new items. A CSV file that has a header keeps it, and its columns. An item left unfinished in
+FILE by a run that was killed mid-write (never acknowledged, so its page is fetched again) is
+cut off first. So rerunning an interrupted crawl loop, unchanged, completes the export. A
+missing or empty FILE is a new export.
+
+The format is --format, else the -o FILE extension (.jsonl .ndjson .jl .json .csv .xml; another
+extension is an error), else jsonl. A JSON array or XML document is always closed properly, even
+when the input ends early or cexport is interrupted; in a file it is closed after every flush,
+so readers see a valid document while cexport runs. CSV uses LF line endings; its header is
+--fields, else the first item's fields (later fields not in it are left out, with a warning).`,
+	Output: "export the items to `FILE`, appending to what it holds (created if missing), and pass other records on to stdout (Scrapy's -o)",
 	Examples: `  # items to CSV, requests and acks flow on to the frontier
   cqueue pop --follow | cfetch | cextract -r rules.yml | cexport -o items.csv | cqueue push
 
   # reshape items with jq, then export a JSON array
   jq -c --unbuffered '.data | {title, price}' items.jsonl | cexport -f json > items.json
 
+  # a new JSON export each time, replacing the last one
+  cexport -O items.json < items.jsonl
+
   # a tab-separated file with chosen columns, appended to across runs
-  cexport --fields title,price,url --csv-delimiter '\t' --append -o items.tsv -f csv < items.jsonl
+  cexport --fields title,price,url --csv-delimiter '\t' -o items.tsv -f csv < items.jsonl
 
   # XML with Scrapy's element names changed
   cexport -o products.xml --xml-root products --xml-item product < items.jsonl`,
@@ -41,19 +52,28 @@ item's fields (later fields not in it are left out, with a warning).`,
 // command must return code at once.
 func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, files []string, code int, done bool) {
 	o = &Options{}
+	var overwrite string
 	f := tool.NewFlags(help)
 	f.StringVarP(&o.Format, "format", "f", "", "export `FORMAT`: jsonl (jsonlines, ndjson), json, csv or xml; default from the -o FILE extension, else jsonl (Scrapy FEED_FORMAT)")
 	f.StringSliceVar(&o.Fields, "fields", nil, "export these `FIELDS` in this order, comma-separated; for CSV the header (Scrapy FEED_EXPORT_FIELDS)")
-	f.BoolVar(&o.Append, "append", false, "append to -o FILE instead of truncating it; jsonl and csv only, no CSV header when FILE is not empty (Scrapy FEEDS overwrite: false)")
+	f.BoolVar(&o.Append, "append", false, "deprecated: -o FILE appends anyway (Scrapy FEEDS overwrite: false); -O FILE overwrites")
 	f.StringVar(&o.CSVDelimiter, "csv-delimiter", ",", "CSV field separator, one `CHAR` (\\t or tab: a tab)")
 	f.BoolVar(&o.NoHeader, "no-header", false, "write no CSV header line (Scrapy include_headers_line: false)")
 	f.StringVar(&o.XMLRoot, "xml-root", "items", "XML document element `NAME` (Scrapy root_element)")
 	f.StringVar(&o.XMLItem, "xml-item", "item", "XML element `NAME` of each item (Scrapy item_element)")
+	f.StringVarP(&overwrite, "overwrite-output", "O", "", "like -o, but truncate `FILE` first: a new export (Scrapy's -O)")
 	files, code, done = f.Parse(args, stdout)
 	if done {
 		return nil, nil, code, true
 	}
-	o.Output = f.Output
+	switch {
+	case f.Output != "" && overwrite != "":
+		return nil, nil, tool.Usage("-o %s and -O %s: give one (-o FILE appends to FILE, -O FILE overwrites it)", f.Output, overwrite), true
+	case overwrite != "":
+		o.Output, o.Overwrite = overwrite, true
+	default:
+		o.Output = f.Output
+	}
 	if err := o.Validate(); err != nil {
 		return nil, nil, tool.Usage("%v", err), true
 	}

@@ -68,6 +68,10 @@ func FuzzExport(f *testing.F) {
 		if n, err := countXMLItems(out); err != nil || n != len(items) {
 			t.Fatalf("XML not well-formed (%v) or %d items:\n%s", err, n, out)
 		}
+		// one line per item: what resuming an export relies on
+		if n := strings.Count(out, "\n"); n != 3+len(items) {
+			t.Fatalf("XML of %d items has %d lines:\n%s", len(items), n, out)
+		}
 
 		out = fuzzExport(t, Options{Format: "jsonl"}, items)
 		for line := range strings.Lines(out) {
@@ -79,6 +83,9 @@ func FuzzExport(f *testing.F) {
 		var arr []json.RawMessage
 		if err := json.Unmarshal([]byte(out), &arr); err != nil || len(arr) != len(items) {
 			t.Fatalf("invalid JSON array (%v):\n%s", err, out)
+		}
+		if n := strings.Count(out, "\n"); n != 2+len(items) {
+			t.Fatalf("JSON array of %d items has %d lines:\n%s", len(items), n, out)
 		}
 	})
 }
@@ -169,14 +176,21 @@ func FuzzDelimiter(f *testing.F) {
 	})
 }
 
-// FuzzCSVComplete: the prefix kept when resuming is whole CSV records,
+// FuzzResumeCSV: the prefix kept when resuming is whole CSV records,
 // ending with a newline, that parse without error.
-func FuzzCSVComplete(f *testing.F) {
-	for _, s := range []string{"a,b\n1,2\n", "a\n\"x\ny\",2\n\"cut", "a,b\n1,2", "\"", "a\r\nb\r\n"} {
+func FuzzResumeCSV(f *testing.F) {
+	for _, s := range []string{"a,b\n1,2\n", "a\n\"x\ny\",2\n\"cut", "a,b\n1,2", "\"", "a\r\nb\r\n", "a\n1,b\"c\n2\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		n := csvComplete(data, ',')
+		if len(data) == 0 {
+			return
+		}
+		rp, err := resumeCSV(bytes.NewReader(data), int64(len(data)), ',')
+		if err != nil {
+			return // refused: the file is left as it is
+		}
+		n := rp.keep
 		if n < 0 || n > int64(len(data)) {
 			t.Fatalf("kept %d of %d bytes", n, len(data))
 		}
@@ -190,4 +204,76 @@ func FuzzCSVComplete(f *testing.F) {
 			t.Fatalf("kept %q does not parse: %v", kept, err)
 		}
 	})
+}
+
+// FuzzResumeDocument: for any file, finding where a JSON array or an XML
+// document goes on does not panic and keeps at most the file; when the file
+// is a valid document, what is kept plus a new item plus the closing is
+// one valid document again.
+func FuzzResumeDocument(f *testing.F) {
+	for _, s := range []string{
+		"[\n{\"a\":1},\n{\"b\":[1,2]}\n]\n", "[]", "[\n{\"a\":[1,2]", "[1,]", "{}", "  [ ] ",
+		"<?xml version=\"1.0\"?>\n<items>\n<item><a>1</a></item>\n</items>\n", "<items/>", "<items><item>x</item></items>",
+		"<items>\n<item><items>x</items>", "<a><b></a>", "\x00\x00",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range []string{formatJSON, formatXML} {
+			o := Options{Format: format}
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			rp, err := findResumePoint(bytes.NewReader(data), int64(len(data)), &o)
+			if err != nil {
+				continue
+			}
+			if rp.keep < 0 || rp.keep > int64(len(data)) {
+				t.Fatalf("%s: kept %d of %d bytes", format, rp.keep, len(data))
+			}
+			if format == formatJSON && !json.Valid(data) || format == formatXML && !wellFormed(data) {
+				continue
+			}
+			var out bytes.Buffer
+			out.Write(data[:rp.keep])
+			w := bufio.NewWriter(&out)
+			e := newExporter(&o, exportTarget{w: w, resumed: rp, warn: func(string, ...any) {}})
+			fields, _ := record.Fields([]byte(`{"new":1}`))
+			if e.Begin() != nil || e.Write(fields) != nil || e.End() != nil {
+				t.Fatal("export failed")
+			}
+			doc := out.Bytes()
+			if format == formatJSON && !json.Valid(doc) || format == formatXML && !wellFormed(doc) {
+				t.Fatalf("%s: %q appended to becomes %q", format, data, doc)
+			}
+		}
+	})
+}
+
+// wellFormed reports whether doc is one well-formed XML document.
+func wellFormed(doc []byte) bool {
+	d := xml.NewDecoder(bytes.NewReader(doc))
+	roots, depth := 0, 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return roots == 1 && depth == 0
+		}
+		if err != nil {
+			return false
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				roots++
+			}
+			depth++
+		case xml.EndElement:
+			depth--
+		case xml.CharData:
+			if depth == 0 && len(bytes.TrimSpace(t)) > 0 {
+				return false
+			}
+		}
+	}
 }

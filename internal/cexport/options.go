@@ -28,18 +28,25 @@ var formatByExt = map[string]string{
 	".json": formatJSON, ".csv": formatCSV, ".xml": formatXML,
 }
 
-const validFormats = "jsonl, json, csv, xml; jsonlines and ndjson mean jsonl"
+const (
+	validFormats = "jsonl, json, csv, xml; jsonlines and ndjson mean jsonl"
+	knownExts    = ".jsonl .ndjson .jl .json .csv .xml"
+)
 
 // Options is what cexport does, as set by flags, environment and config.
 // Validate fills in the derived fields; call it before using them.
 type Options struct {
 	// Format is jsonl, json, csv or xml (aliases accepted); "" picks it from
-	// the Output file's extension, else jsonl.
+	// the Output file's extension (an unknown one is an error), or jsonl on
+	// stdout.
 	Format string
 	// Output is the file items are written to; "" or "-" is stdout. With a
 	// file, records that are not items are passed on to stdout.
 	Output string
-	// Append appends to Output instead of truncating it (jsonl and csv).
+	// Overwrite truncates Output first (-O). Otherwise the export is
+	// appended to what Output holds (-o), in every format: see resume.go.
+	Overwrite bool
+	// Append is the deprecated --append: what -o does anyway.
 	Append bool
 	// Fields, when set, are the item fields to export, in this order (the
 	// CSV header). Otherwise CSV takes the first item's fields and the other
@@ -61,6 +68,18 @@ type Options struct {
 // toFile reports whether items go to a file (and other records to stdout).
 func (o *Options) toFile() bool { return o.Output != "" && o.Output != "-" }
 
+// outputFlag is the flag that named Output, for messages.
+func (o *Options) outputFlag() string {
+	if o.Overwrite {
+		return "-O"
+	}
+	return "-o"
+}
+
+// isDocument reports whether the format is one document (a JSON array, an
+// XML element) that needs a closing after the last item.
+func (o *Options) isDocument() bool { return o.format == formatJSON || o.format == formatXML }
+
 // Validate checks the options and derives the format and delimiter. Its
 // errors name the flag and the valid values.
 func (o *Options) Validate() error {
@@ -73,17 +92,24 @@ func (o *Options) Validate() error {
 	} else {
 		o.format = formatJSONL
 		if o.toFile() {
-			if f, ok := formatByExt[strings.ToLower(filepath.Ext(o.Output))]; ok {
-				o.format = f
+			ext := filepath.Ext(o.Output)
+			f, ok := formatByExt[strings.ToLower(ext)]
+			if !ok {
+				what := fmt.Sprintf("unknown extension %q", ext)
+				if ext == "" {
+					what = "no extension"
+				}
+				return fmt.Errorf("%s %s: %s to tell the format by (known: %s); give the format with -f FORMAT", o.outputFlag(), o.Output, what, knownExts)
 			}
+			o.format = f
 		}
 	}
 	if o.Append {
-		if !o.toFile() {
+		switch {
+		case o.Overwrite:
+			return errors.New("--append and -O: -O overwrites the file, -o appends to it (--append is no longer needed)")
+		case !o.toFile():
 			return errors.New("--append needs -o FILE")
-		}
-		if o.format != formatJSONL && o.format != formatCSV {
-			return fmt.Errorf("--append works with --format jsonl or csv, not %s (a JSON array or an XML document cannot be appended to)", o.format)
 		}
 	}
 	seen := map[string]bool{}

@@ -18,41 +18,89 @@ type output struct {
 	// means anything for it (not for a FIFO or /dev/stdout).
 	file    *os.File
 	regular bool
-	// nonEmpty is true when appending to a file that already has data.
-	nonEmpty bool
+	// resumed is where the export appended to goes on (zero for a new one).
+	resumed resumePoint
+	// seal, for a JSON array or XML document in a regular file, writes its
+	// closing after what was written so far (see sealedFile); nil otherwise.
+	seal func(closing string) error
 }
 
-// openOutput opens the -o file (created, truncated unless appendMode), or
-// wraps stdout. When appending to a file whose last record is unfinished (a
-// crash mid-write), that record is cut off (see cutUnfinished).
-func openOutput(path string, appendMode bool, format string, delim rune, stdout io.Writer) (*output, error) {
-	if path == "" || path == "-" {
+// openOutput opens the -o file, or wraps stdout. -o appends: a regular
+// file that has data is read first, to go on after its last complete item
+// (what follows it is cut off, see resume.go); warn reports a cut. -O
+// truncates.
+func openOutput(o *Options, stdout io.Writer, warn func(format string, a ...any)) (*output, error) {
+	if !o.toFile() {
 		return &output{name: "stdout", w: namedWriter{"stdout", stdout}}, nil
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	if appendMode {
-		flags = os.O_RDWR | os.O_CREATE | os.O_APPEND
-	}
-	f, err := os.OpenFile(path, flags, 0o666)
+	path := o.Output
+	f, err := os.OpenFile(path, openFlags(o), 0o666)
 	if err != nil {
 		return nil, err
 	}
-	o := &output{name: path, w: namedWriter{path, f}, file: f}
+	out := &output{name: path, file: f}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	o.regular = st.Mode().IsRegular()
-	if appendMode && o.regular && st.Size() > 0 {
-		size, err := cutUnfinished(f, st.Size(), format, delim)
-		if err != nil {
+	out.regular = st.Mode().IsRegular()
+	if out.regular && !o.Overwrite && st.Size() > 0 {
+		if err := out.resume(o, st.Size(), warn); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		o.nonEmpty = size > 0
 	}
-	return o, nil
+	var w io.Writer = f
+	if out.regular && o.isDocument() {
+		sf := &sealedFile{f: f, end: out.resumed.keep, sealed: out.resumed.closed}
+		w = sf
+		out.seal = func(closing string) error {
+			if err := sf.seal(closing); err != nil {
+				return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+			}
+			return nil
+		}
+	}
+	out.w = namedWriter{path, w}
+	return out, nil
+}
+
+// openFlags opens the -o file for o: truncated (-O); else read and
+// written, the line formats appending, a document written in place
+// (sealedFile); a FIFO or a device only written.
+func openFlags(o *Options) int {
+	if o.Overwrite {
+		return os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	if st, err := os.Stat(o.Output); err == nil && !st.Mode().IsRegular() {
+		return os.O_WRONLY | os.O_APPEND
+	}
+	if o.isDocument() {
+		return os.O_RDWR | os.O_CREATE
+	}
+	return os.O_RDWR | os.O_CREATE | os.O_APPEND
+}
+
+// resume finds where the export goes on in the file (of size bytes) and
+// cuts off what follows its last complete item, unless that is the
+// closing of a complete document.
+func (out *output) resume(o *Options, size int64, warn func(format string, a ...any)) error {
+	rp, err := findResumePoint(out.file, size, o)
+	if err != nil {
+		return err
+	}
+	if !rp.closed && rp.keep < size {
+		unfinished := hasContent(out.file, rp.keep, size)
+		if err := out.file.Truncate(rp.keep); err != nil {
+			return fmt.Errorf("cut off the unfinished last item: %w", unwrapPath(err))
+		}
+		if unfinished {
+			warn("%s: cut off the unfinished item at its end (%d bytes), left by a run that was stopped mid-write", out.name, size-rp.keep)
+		}
+	}
+	out.resumed = rp
+	return nil
 }
 
 // Sync makes what was written to the file durable (fsync). It does nothing

@@ -35,30 +35,21 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // run exports with validated options; now is the clock of the ack batching.
 func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin io.Reader, stdout io.Writer, now func() time.Time) int {
 	if f := inputIsOutput(o.Output, files); f != "" {
-		return tool.Usage("-o %s: it is also an input (%s); write to another file", o.Output, f)
+		return tool.Usage("%s %s: it is also an input (%s); write to another file", o.outputFlag(), o.Output, f)
 	}
-	var header []string
-	if o.Append && o.format == formatCSV && !o.NoHeader {
-		h, err := readCSVHeader(o.Output, o.delimiter)
-		if err != nil {
-			tool.Fail(err)
-			return tool.Finish(ctx)
-		}
-		header = h
-		if len(h) > 0 && len(o.Fields) > 0 && !slices.Equal(h, o.Fields) {
-			tool.Printf("--fields %s differs from the header of %s (%s); rows follow --fields",
-				strings.Join(o.Fields, ","), o.Output, strings.Join(h, ","))
-		}
-	}
-	out, err := openOutput(o.Output, o.Append, o.format, o.delimiter, stdout)
+	out, err := openOutput(o, stdout, tool.Printf)
 	if err != nil {
 		tool.Fail(err)
 		return tool.Finish(ctx)
 	}
+	if h := out.resumed.header; o.format == formatCSV && !o.NoHeader && len(h) > 0 && len(o.Fields) > 0 && !slices.Equal(h, o.Fields) {
+		tool.Printf("--fields %s differs from the header of %s (%s); rows follow --fields",
+			strings.Join(o.Fields, ","), o.Output, strings.Join(h, ","))
+	}
 	s := &session{tool: tool, opts: o, out: out}
 	s.exp = newExporter(o, exportTarget{
 		w: bufio.NewWriterSize(out.w, 64<<10), name: out.name,
-		nonEmpty: out.nonEmpty, header: header,
+		resumed: out.resumed, seal: out.seal,
 		warn: tool.Printf,
 	})
 	if o.toFile() {
@@ -71,7 +62,7 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 }
 
 // inputIsOutput returns the input file that is the -o file, if any:
-// truncating it would destroy the input, appending to it would never end.
+// appending to it would never end, truncating it would destroy the input.
 func inputIsOutput(output string, files []string) string {
 	if output == "" || output == "-" {
 		return ""

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -242,82 +241,13 @@ func TestPassThroughWithOutputFile(t *testing.T) {
 	}
 }
 
-func TestAppend(t *testing.T) {
-	dir := t.TempDir()
-	t.Run("csv keeps the file's header", func(t *testing.T) {
-		path := filepath.Join(dir, "items.csv")
-		os.WriteFile(path, []byte("title,price\nA,1\nB,2"), 0o644) // last line cut short
-		var stdout, stderr bytes.Buffer
-		code := Run(context.Background(), []string{"-o", path, "--append"},
-			strings.NewReader(`{"price":3,"title":"C","new":1}`), &stdout, &stderr)
-		if code != 0 {
-			t.Fatalf("exit %d; stderr:\n%s", code, &stderr)
-		}
-		// "B,2" was cut short by a crash, so never acknowledged: it is cut
-		// off, and comes again when its page is fetched again.
-		if b, _ := os.ReadFile(path); string(b) != "title,price\nA,1\nC,3\n" {
-			t.Fatalf("file %q", b)
-		}
-		if !strings.Contains(stderr.String(), `field "new" is not in the CSV header of `+path) {
-			t.Fatalf("stderr:\n%s", &stderr)
-		}
-	})
-	t.Run("an unfinished record is cut off before appending", func(t *testing.T) {
-		tests := []struct{ name, format, have, want string }{
-			{"csv row cut inside a quoted field", "csv", "t,n\nA,1\n\"two\nlines\",2\n\"cut\nhere", "t,n\nA,1\n\"two\nlines\",2\nC,3\n"},
-			{"csv row cut after a newline in quotes", "csv", "t,n\nA,1\n\"cut\n", "t,n\nA,1\nC,3\n"},
-			{"csv complete", "csv", "t,n\nA,1\n", "t,n\nA,1\nC,3\n"},
-			{"jsonl line cut", "jsonl", "{\"t\":\"A\",\"n\":1}\n{\"t\":\"B\",", "{\"t\":\"A\",\"n\":1}\n{\"t\":\"C\",\"n\":3}\n"},
-		}
-		for i, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				path := filepath.Join(dir, fmt.Sprintf("cut%d.%s", i, tt.format))
-				os.WriteFile(path, []byte(tt.have), 0o644)
-				var stdout, stderr bytes.Buffer
-				if code := Run(context.Background(), []string{"-o", path, "--append"}, strings.NewReader(`{"t":"C","n":3}`), &stdout, &stderr); code != 0 {
-					t.Fatalf("exit %d: %s", code, &stderr)
-				}
-				if b, _ := os.ReadFile(path); string(b) != tt.want {
-					t.Fatalf("file %q, want %q", b, tt.want)
-				}
-			})
-		}
-	})
-	t.Run("csv to a new file gets a header", func(t *testing.T) {
-		path := filepath.Join(dir, "new.csv")
-		var stdout, stderr bytes.Buffer
-		Run(context.Background(), []string{"-o", path, "--append"}, strings.NewReader(`{"a":1}`), &stdout, &stderr)
-		if b, _ := os.ReadFile(path); string(b) != "a\n1\n" {
-			t.Fatalf("file %q", b)
-		}
-	})
-	t.Run("jsonl", func(t *testing.T) {
-		path := filepath.Join(dir, "items.jsonl")
-		os.WriteFile(path, []byte(`{"a":1}`+"\n"), 0o644)
-		var stdout, stderr bytes.Buffer
-		Run(context.Background(), []string{"-o", path, "--append"}, strings.NewReader(`{"a":2}`), &stdout, &stderr)
-		if b, _ := os.ReadFile(path); string(b) != `{"a":1}`+"\n"+`{"a":2}`+"\n" {
-			t.Fatalf("file %q", b)
-		}
-	})
-	t.Run("without append the file is truncated", func(t *testing.T) {
-		path := filepath.Join(dir, "t.jsonl")
-		os.WriteFile(path, []byte(`{"old":1}`+"\n"), 0o644)
-		var stdout, stderr bytes.Buffer
-		Run(context.Background(), []string{"-o", path}, strings.NewReader(`{"a":2}`), &stdout, &stderr)
-		if b, _ := os.ReadFile(path); string(b) != `{"a":2}`+"\n" {
-			t.Fatalf("file %q", b)
-		}
-	})
-}
-
 func TestWriteErrorNamesTheFile(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
 	in := `{"a":1}` + "\n" + `{"kind":"ack","lease":"L"}` + "\n"
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), []string{"-o", "/dev/full"}, strings.NewReader(in), &stdout, &stderr)
+	code := Run(context.Background(), []string{"-o", "/dev/full", "-f", "jsonl"}, strings.NewReader(in), &stdout, &stderr)
 	if code != cli.ExitFailure {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", code, &stderr)
 	}
@@ -451,7 +381,7 @@ func TestInputIsOutput(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "items.jsonl")
 	os.WriteFile(path, []byte(`{"a":1}`+"\n"), 0o644)
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), []string{"-o", path, "--append", path}, strings.NewReader(""), &stdout, &stderr)
+	code := Run(context.Background(), []string{"-o", path, path}, strings.NewReader(""), &stdout, &stderr)
 	if code != cli.ExitUsage || !strings.Contains(stderr.String(), "it is also an input") {
 		t.Fatalf("exit %d; stderr:\n%s", code, &stderr)
 	}

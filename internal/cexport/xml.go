@@ -18,27 +18,44 @@ import (
 //
 // Objects become nested elements, array members <value> elements, null an
 // empty element. Keys that are not XML names are made into one (xmlName)
-// and reported once each.
+// and reported once each. Each item is one line. Appending to a document
+// file, the items go on before the root's end tag.
 type xmlExporter struct {
 	w          *bufio.Writer
+	seal       func(closing string) error
 	root, item string
-	names      map[string]string // key → element name, for the keys seen first
-	warned     warnOnce
-	buf        []byte
+	// opened says the prolog and the root's start tag are written (or in
+	// the file appended to).
+	opened bool
+	names  map[string]string // key → element name, for the keys seen first
+	warned warnOnce
+	buf    []byte
 }
 
 // maxNames bounds the key → element name cache.
 const maxNames = 4096
 
 func newXMLExporter(o *Options, t exportTarget) *xmlExporter {
-	return &xmlExporter{
-		w: t.w, root: o.XMLRoot, item: o.XMLItem,
+	e := &xmlExporter{
+		w: t.w, seal: t.seal, root: o.XMLRoot, item: o.XMLItem,
+		opened: t.resumed.opened,
 		names:  map[string]string{},
 		warned: warnOnce{warn: t.warn, what: "keys that are not XML names"},
 	}
+	if r := t.resumed.root; r != "" && r != e.root {
+		if t.warn != nil {
+			t.warn("%s: its root element is <%s>, not <%s> (--xml-root): the items go on in <%s>", t.name, r, e.root, r)
+		}
+		e.root = r
+	}
+	return e
 }
 
 func (e *xmlExporter) Begin() error {
+	if e.opened {
+		return nil
+	}
+	e.opened = true
 	_, err := fmt.Fprintf(e.w, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<%s>\n", e.root)
 	return err
 }
@@ -58,13 +75,25 @@ func (e *xmlExporter) Write(fields []record.Field) error {
 	return err
 }
 
-func (e *xmlExporter) Flush() error { return e.w.Flush() }
+func (e *xmlExporter) closing() string { return "</" + e.root + ">\n" }
 
-func (e *xmlExporter) End() error {
-	if _, err := fmt.Fprintf(e.w, "</%s>\n", e.root); err != nil {
+func (e *xmlExporter) Flush() error {
+	if err := e.w.Flush(); err != nil {
 		return err
 	}
-	return e.w.Flush()
+	if e.seal != nil {
+		return e.seal(e.closing())
+	}
+	return nil
+}
+
+func (e *xmlExporter) End() error {
+	if e.seal == nil {
+		if _, err := e.w.WriteString(e.closing()); err != nil {
+			return err
+		}
+	}
+	return e.Flush()
 }
 
 // elementName is xmlName with a cache and a warning the first time a key

@@ -97,9 +97,10 @@ func xmlName(key string) (name string, changed bool) {
 }
 
 // appendXMLText appends s escaped as element content: & < > as entities,
-// CR as a character reference (a parser would turn a raw one into LF), and
-// characters XML 1.0 does not allow (control characters, invalid UTF-8) as
-// U+FFFD.
+// CR as a character reference (a parser would turn a raw one into LF), LF
+// as one too (so an item is one line, which resuming relies on: see
+// resumeXML), and characters XML 1.0 does not allow (control characters,
+// invalid UTF-8) as U+FFFD.
 func appendXMLText(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
@@ -114,6 +115,8 @@ func appendXMLText(dst []byte, s string) []byte {
 			esc = "&gt;"
 		case r == '\r':
 			esc = "&#xD;"
+		case r == '\n':
+			esc = "&#xA;"
 		case r == utf8.RuneError && n == 1, !isXMLChar(r):
 			esc = "\uFFFD"
 		default:

@@ -43,7 +43,7 @@ func TestAppendXMLText(t *testing.T) {
 		{"plain", "plain"},
 		{"a<b>&c", "a&lt;b&gt;&amp;c"},
 		{`"q" 'a'`, `"q" 'a'`},
-		{"a\r\nb\tc", "a&#xD;\nb\tc"},
+		{"a\r\nb\tc", "a&#xD;&#xA;b\tc"},
 		{"x\x00y\x1fz\ufffe", "x\uFFFDy\uFFFDz\uFFFD"},
 		{"bad \xff utf8", "bad \uFFFD utf8"},
 		{"日本 😀", "日本 😀"},

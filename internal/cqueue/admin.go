@@ -31,7 +31,7 @@ func admin(ctx context.Context, tool *cli.Tool, args []string, stdout io.Writer,
 		}
 	}
 	tool.Quiet = true // one answer, no summary
-	fr, code := s.open(ctx, tool)
+	fr, code := s.open(ctx, tool, false)
 	if fr == nil {
 		return code
 	}

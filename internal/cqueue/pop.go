@@ -75,7 +75,7 @@ expires (as 'cqueue expire' does); the tools downstream pass it through.`,
 	case o.poll <= 0:
 		return tool.Usage("--poll %s: must be positive", o.poll)
 	}
-	fr, code := s.open(ctx, tool)
+	fr, code := s.open(ctx, tool, false)
 	if fr == nil {
 		return code
 	}

@@ -122,7 +122,7 @@ reason in the summary and, with --rejects FILE, written there with a "reason".`,
 			return tool.Usage("--base %q: not an absolute URL", d.base)
 		}
 	}
-	fr, code := s.open(ctx, tool)
+	fr, code := s.open(ctx, tool, true)
 	if fr == nil {
 		return code
 	}

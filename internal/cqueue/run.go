@@ -2,13 +2,16 @@ package cqueue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 )
 
@@ -62,7 +65,9 @@ Subcommands:
   dump      every request the frontier holds, as NDJSON
 
 The state is an SQLite file (--db FILE, or $CRAWLUTILS_DB) or a Redis server
-(--redis URL, or $CRAWLUTILS_REDIS). 'cqueue SUBCOMMAND --help' for each one's flags.
+(--redis URL, or $CRAWLUTILS_REDIS). push creates the file; the other
+subcommands fail (1) when it does not exist. 'cqueue SUBCOMMAND --help' for
+each one's flags.
 
 The crawl loop:
   cqueue push --db crawl.db --crawlid shop --appid demo https://shop.example/
@@ -132,11 +137,19 @@ func (s *store) dsn() (string, error) {
 }
 
 // open parses the flags' frontier; on failure it reports and returns the
-// exit status.
-func (s *store) open(ctx context.Context, tool *cli.Tool) (frontier.Frontier, int) {
+// exit status. Only push creates an SQLite file (create): the other
+// subcommands refuse one that does not exist, so a mistyped --db is an
+// error, not an empty frontier (and a loop on it does not "finish" at once).
+func (s *store) open(ctx context.Context, tool *cli.Tool, create bool) (frontier.Frontier, int) {
 	dsn, err := s.dsn()
 	if err != nil {
 		return nil, tool.Usage("%v", err)
+	}
+	if !create && !dedupe.IsRedisURL(dsn) {
+		if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
+			tool.Printf("no frontier at %s (push creates one)", dsn)
+			return nil, cli.ExitFailure
+		}
 	}
 	o := s.opts
 	o.BusyTimeout = s.busyTimeout

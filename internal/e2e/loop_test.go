@@ -71,7 +71,7 @@ func binDir(t *testing.T) string {
 func pipeline(n int) string {
 	return fmt.Sprintf(`set +e
 cqueue pop -q $DB --follow --window 32 --lease 1m | cfetch -q --concurrency 8 |
-	cextract -q -r ../../testdata/rules/demo.yml | cexport -q --append -o items-%[1]d.jsonl | cqueue push -q $DB
+	cextract -q -r ../../testdata/rules/demo.yml | cexport -q -o items-%[1]d.jsonl | cqueue push -q $DB
 echo "${PIPESTATUS[*]}" > status-%[1]d`, n)
 }
 
