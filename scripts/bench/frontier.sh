@@ -53,31 +53,6 @@ install_missing() {
 	apt_install "${missing[@]}"
 }
 
-# timed FILE CMD...: runs CMD under GNU time; writes "wall_s cpu_s rss_kb"
-# to FILE. CPU includes every waited-for child; RSS is the largest process's.
-timed() {
-	local out=$1
-	shift
-	/usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "$@" >/dev/null
-	tail -n1 "$work/time.txt" | awk '{ printf "%.3f %.3f %d\n", $1, $2 + $3, $4 }' >"$out"
-}
-
-# median: the median of the numbers on stdin.
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-# figures NAME: medians over $work/res.NAME.* ("wall cpu rss pages" lines):
-# prints "wall_s pages pages/s cpu_ms_per_page rss_mb cpu_s".
-figures() {
-	local wall pages rate cpu rss cpus
-	wall=$(cat "$work/res.$1".* | awk '{ print $1 }' | median)
-	pages=$(cat "$work/res.$1".* | awk '{ print $4 }' | median)
-	rate=$(cat "$work/res.$1".* | awk '{ print $4 / $1 }' | median)
-	cpu=$(cat "$work/res.$1".* | awk '{ print $2 / $4 * 1000 }' | median)
-	cpus=$(cat "$work/res.$1".* | awk '{ print $2 }' | median)
-	rss=$(cat "$work/res.$1".* | awk '{ print $3 / 1024 }' | median)
-	printf '%.2f %.0f %.0f %.3f %.1f %.2f\n' "$wall" "$pages" "$rate" "$cpu" "$rss" "$cpus"
-}
-
 row() { printf '  %-46s %s\n' "$1" "$2"; }
 
 install_missing
@@ -92,11 +67,7 @@ printf 'crawl loop benchmarks: %s cores (%s), %s; medians of %s runs\n' \
 	"$(nproc)" "$cpu_model" "$(go version | cut -d' ' -f3)" "$RUNS"
 
 if has_case 1 || has_case 2 || has_case 3; then
-	demosite -listen 127.0.0.1:0 -ready "$work/site" 2>>"$work/site.log" &
-	pids+=($!)
-	for _ in $(seq 100); do [ -s "$work/site" ] && break; sleep 0.1; done
-	[ -s "$work/site" ] || { say "the demo site did not start"; cat "$work/site.log" >&2; exit 1; }
-	SITE=$(cat "$work/site")
+	start_site
 
 	# One loop run, by hand, with cfetch's output teed: it warms the site
 	# (each page is rendered on its first request) and lists the URLs the
