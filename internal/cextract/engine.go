@@ -43,10 +43,22 @@ func (m *matcher) matches(p *page) (bool, string) {
 			return false, fmt.Sprintf("the URL matches match.not_url %q", re.String())
 		}
 	}
-	if !m.anyFormat && p.format != m.format && p.format != textFormat {
-		return false, fmt.Sprintf("the response is %s, the rule reads %s", p.format, m.format)
+	if !m.anyFormat && p.format != m.format {
+		if p.format != rules.Text || !m.readsText() {
+			return false, fmt.Sprintf("the response is %s, the rule reads %s", p.format, m.format)
+		}
+		if len(m.url) == 0 {
+			return false, fmt.Sprintf("the response is text: a %s rule reads text only at the URLs of its match.url", m.format)
+		}
 	}
 	return true, ""
+}
+
+// readsText reports whether the rule reads a plain-text response whose URL
+// its match.url matches (a CSV or JSON served as text/plain). HTML rules
+// never do: a text file is not a page.
+func (m *matcher) readsText() bool {
+	return m.format == rules.XML || m.format == rules.JSON || m.format == rules.CSV
 }
 
 // itemRule makes items: one per page, per each element or per CSV row.
@@ -103,6 +115,8 @@ func compileRules(f *rules.File) (*engine, error) {
 		if r.Each != nil {
 			if format == rules.CSV {
 				add(compileError(f.Name, r.Each.Pos, "%s: each: a CSV rule makes one item per row already", what))
+			} else if format == rules.Text {
+				add(compileError(f.Name, r.Each.Pos, "%s: each: a text rule makes one item per response", what))
 			} else if s, err := compileEach(r.Each, format, r.Namespaces); err != nil {
 				add(compileError(f.Name, r.Each.Pos, "%s: each: %v", what, err))
 			} else {

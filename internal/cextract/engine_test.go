@@ -27,8 +27,13 @@ func TestDetectFormat(t *testing.T) {
 		{"", "<urlset/>", rules.XML},
 		{"application/octet-stream", "<!DOCTYPE html><p>", rules.HTML},
 		{"", "<p>fragment", rules.HTML},
-		{"text/plain", "User-agent: *", textFormat},
-		{"", "", textFormat},
+		{"text/plain", "User-agent: *", rules.Text},
+		{"text/plain", "<html><p>not a page", rules.Text},
+		{"text/x-python", "<p>\nimport os", rules.Text},
+		{"text/plain; charset=utf-8", "{\"a\": 1}", rules.Text},
+		{"application/octet-stream", "{}", rules.JSON},
+		{"", "# not a page", rules.Text},
+		{"", "", rules.Text},
 	}
 	for _, tt := range tests {
 		if got := detectFormat(tt.ctype, tt.body); got != tt.want {
@@ -108,7 +113,7 @@ func TestRequestEncoderMatchesRecordEncode(t *testing.T) {
 		Expires: 5, UserAgent: "u", Attrs: []byte(`{"k":[1,2.50]}`), Lease: "L", Priority: 7, Depth: 1}
 	var e requestEncoder
 	e.start(parent, "https://a/page?x=<1>&y")
-	got := e.encode("https://a/é", -3, 2, "")
+	got := e.encode("https://a/é", -3, 2, false, "")
 	want, _ := record.Encode(&record.Request{Kind: record.KindRequest, URL: "https://a/é", Priority: -3, Depth: 2,
 		Referer: "https://a/page?x=<1>&y", CrawlID: "c", AppID: "a", SpiderID: "s", MaxDepth: 3, AllowedDomains: []string{"a"},
 		AllowRegex: []string{"x"}, DenyRegex: []string{"y"}, DenyExtensions: []string{"z"}, Expires: 5, UserAgent: "u",
@@ -116,9 +121,22 @@ func TestRequestEncoderMatchesRecordEncode(t *testing.T) {
 	if string(got) != string(want) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
+	if own := e.encode("https://a/é", -3, 2, true, ""); string(own) != string(want) {
+		t.Fatalf("a rule's own deny_extensions replaced the request's:\n got %s\nwant %s", own, want)
+	}
 	e.start(&record.Request{}, "")
-	if got := string(e.encode("https://b/", 0, 0, "maxdepth")); got != `{"kind":"request","url":"https://b/","reason":"maxdepth"}`+"\n" {
+	if got := string(e.encode("https://b/", 0, 0, false, "maxdepth")); got != `{"kind":"request","url":"https://b/","reason":"maxdepth"}`+"\n" {
 		t.Fatalf("bare: %s", got)
+	}
+	// A request without deny_extensions: the children of a rule with its
+	// own list carry [], where record.Encode puts it.
+	e.start(&record.Request{CrawlID: "c", Expires: 5}, "")
+	want, _ = record.Encode(&record.Request{Kind: record.KindRequest, URL: "https://b/x.pdf", Depth: 1, CrawlID: "c", DenyExtensions: []string{}, Expires: 5})
+	if got := e.encode("https://b/x.pdf", 0, 1, true, ""); string(got) != string(want) {
+		t.Fatalf("own deny_extensions:\n got %s\nwant %s", got, want)
+	}
+	if got := string(e.encode("https://b/y", 0, 1, false, "")); strings.Contains(got, "deny_extensions") {
+		t.Fatalf("default deny_extensions: %s", got)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 type Options struct {
 	Rules        string   // -r/--rules FILE
 	Check        string   // --check FILE: validate a rules file and exit
-	Explain      string   // --explain[=REGEX]: explain responses (whose URL matches)
+	Explain      string   // --explain [REGEX]: explain the responses whose URL matches (see explainArgs)
 	Rejects      string   // --rejects FILE: refused follow-ups with their reason
 	Fields       []string // -f NAME=SELECTOR, in item order
 	Type         string   // --type: the items' type
@@ -154,11 +154,24 @@ func loadRules(name string) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rules: %v", err)
 	}
+	return compileRulesFile(name, data)
+}
+
+// compileRulesFile parses and compiles the rules file name holding data.
+// The error, a rules.Errors, lists every problem in file order: those of
+// its structure and those of its selectors, found in one pass.
+func compileRulesFile(name string, data []byte) (*engine, error) {
 	f, err := rules.Parse(name, data)
-	if err != nil {
+	if f == nil {
 		return nil, err
 	}
-	return compileRules(f)
+	x, cerr := compileRules(f)
+	if err == nil {
+		return x, cerr
+	}
+	errs, _ := err.(rules.Errors)
+	more, _ := cerr.(rules.Errors)
+	return nil, rules.Merge(errs, more)
 }
 
 func compileRegexps(flag string, srcs []string) ([]*regexp.Regexp, error) {
@@ -213,6 +226,7 @@ resolved against <base href>, fragments dropped, http(s) only, once per page.`,
 	Examples: `  cqueue pop --follow | cfetch | cextract -r shop.yml --rejects refused.jsonl | cexport -o items.csv | cqueue push
   cextract --check shop.yml
   cextract -r shop.yml --explain < one-response.ndjson
+  cextract -r shop.yml --explain '/catalogue/' responses.ndjson
   cfetch < urls.txt | cextract -f title=h1 -f 'price=p.price_color::text' | cexport -o items.csv
   cextract --each 'article.product_pod' -f 'title=h3 a::attr(title)' \
       -f 'price=substring-after(.//p[@class="price_color"], "£")' responses.ndjson
@@ -227,8 +241,7 @@ func newFlags(tool *cli.Tool, o *Options) *cli.Flags {
 	f := tool.NewFlags(help)
 	f.StringVarP(&o.Rules, "rules", "r", "", "extract with the rules file `FILE` (YAML or JSON, see docs/rules.md)")
 	f.StringVar(&o.Check, "check", "", "check the rules file `FILE`, report every error with its line and column, and exit")
-	f.StringVar(&o.Explain, "explain", "", "instead of records, explain each response (whose URL matches `REGEX`): rules applied, fields and why they are empty")
-	f.Lookup("explain").NoOptDefVal = "."
+	f.StringVar(&o.Explain, "explain", "", "instead of records, explain each response whose URL matches `REGEX`: rules applied, fields and why they are empty. Without REGEX (--explain at the end, or before a flag, - or a FILE that exists): every response")
 	f.StringVar(&o.Rejects, "rejects", "", "write the follow-ups the crawl policy refused to `FILE`, as request records with a \"reason\"")
 	f.StringArrayVarP(&o.Fields, "field", "f", nil, "add field `NAME=SELECTOR` to the items (repeatable, in order); NAME[]=SELECTOR for all values")
 	f.StringVar(&o.Type, "type", "item", "the items' `TYPE` (their \"type\" field)")

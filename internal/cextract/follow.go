@@ -21,6 +21,7 @@ type linkRule struct {
 	ex       *LinkExtractor // the link extractor; with sel, only its filters
 	sel      *field         // URLs from a selector (select:) instead of tags
 	denyExt  map[string]bool
+	ownExt   bool // denyExt is the rule's deny_extensions, not Scrapy's default
 	priority *int
 	step     int
 }
@@ -107,7 +108,7 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 	if r.DenyExtensions == nil {
 		lr.denyExt = defaultDenyExt
 	} else {
-		lr.denyExt = extensionSet(r.DenyExtensions)
+		lr.denyExt, lr.ownExt = extensionSet(r.DenyExtensions), true
 	}
 	if r.Select != nil {
 		fs := compileFields(file, what, "", []*rules.Field{r.Select}, lr.match.format, nil, func(err error) {

@@ -16,10 +16,6 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
-// textFormat is a response that is none of HTML, XML, JSON or CSV (plain
-// text, robots.txt): rules of any format may read it if their URL matches.
-const textFormat rules.Format = "text"
-
 // page is one response being extracted. Each representation of the body
 // (the HTML tree, the XML tree, the decoded JSON, the CSV rows) is built at
 // most once, when a rule first needs it, however many rules and fields use
@@ -95,8 +91,10 @@ func header(h map[string]string, name string) string {
 	return ""
 }
 
-// detectFormat decides how a body reads from its Content-Type, or from its
-// first bytes when the type says nothing useful.
+// detectFormat decides how a body reads from its Content-Type: HTML, JSON,
+// XML or CSV, and any other type (text/plain, text/x-python, …) plain
+// text. Only a response without a type, or with a type that says nothing
+// (application/octet-stream), is read by its first bytes.
 func detectFormat(contentType, body string) rules.Format {
 	media, _, _ := strings.Cut(contentType, ";")
 	media = strings.ToLower(strings.TrimSpace(media))
@@ -109,8 +107,20 @@ func detectFormat(contentType, body string) rules.Format {
 		return rules.XML
 	case media == "text/csv" || media == "application/csv" || media == "text/tab-separated-values":
 		return rules.CSV
+	case untyped(media):
+		return sniffFormat(body)
 	}
-	return sniffFormat(body)
+	return rules.Text
+}
+
+// untyped reports whether a media type says nothing of the content: none,
+// not a type/subtype, or one of the types that mean "unknown".
+func untyped(media string) bool {
+	switch media {
+	case "application/octet-stream", "binary/octet-stream", "application/unknown", "unknown/unknown", "*/*":
+		return true
+	}
+	return !strings.Contains(media, "/")
 }
 
 // sniffFormat guesses the format from the first bytes of the body.
@@ -118,11 +128,11 @@ func sniffFormat(body string) rules.Format {
 	s := strings.TrimLeft(body, " \t\r\n\ufeff")
 	switch {
 	case s == "":
-		return textFormat
+		return rules.Text
 	case s[0] == '{' || s[0] == '[':
 		return rules.JSON
 	case s[0] != '<':
-		return textFormat
+		return rules.Text
 	}
 	head := strings.ToLower(s[:min(len(s), 512)])
 	switch {

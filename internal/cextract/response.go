@@ -261,7 +261,7 @@ func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 				p.explain.reject(c.url, reason)
 			}
 			if p.rejects != nil && p.explain == nil {
-				if err := p.rejects.WriteLine(p.reqs.encode(c.url, prio, depth, reason)); err != nil {
+				if err := p.rejects.WriteLine(p.reqs.encode(c.url, prio, depth, c.rule.ownExt, reason)); err != nil {
 					p.failWrite(fmt.Errorf("--rejects: %w", err))
 				}
 			}
@@ -272,7 +272,7 @@ func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 			p.explain.request(c.url, prio, depth, c.rule.name)
 			continue
 		}
-		p.out = append(p.out, p.reqs.encode(c.url, prio, depth, ""))
+		p.out = append(p.out, p.reqs.encode(c.url, prio, depth, c.rule.ownExt, ""))
 	}
 	if emitted > 0 {
 		st.Count("links", "emitted", int64(emitted))
@@ -348,28 +348,53 @@ func (p *processor) failWrite(err error) {
 // requestEncoder writes follow-up request records. The crawl fields a child
 // inherits are the same for every link of a page: they are encoded once
 // per page.
+//
+// A child inherits the page request's deny_extensions. When the request
+// has none, the frontier would hold the child to Scrapy's default list; a
+// child found by a link rule with its own deny_extensions has been judged
+// by that list already, so it carries "deny_extensions":[] (deny none)
+// instead, and a link the rule follows is not refused at push.
 type requestEncoder struct {
 	inherited []byte // the inherited fields, each with its leading comma
+	ownExt    []byte // the same for a rule with its own deny_extensions, when made
+	child     record.Request
 	referer   []byte // the page URL as a JSON string
 }
 
 // start prepares for the children of parent found on the page at url.
 func (e *requestEncoder) start(parent *record.Request, url string) {
-	b, _ := record.Encode(&record.Request{
+	e.child = record.Request{
 		Kind: record.KindRequest, CrawlID: parent.CrawlID, AppID: parent.AppID, SpiderID: parent.SpiderID,
 		MaxDepth: parent.MaxDepth, AllowedDomains: parent.AllowedDomains, AllowRegex: parent.AllowRegex,
 		DenyRegex: parent.DenyRegex, DenyExtensions: parent.DenyExtensions, Expires: parent.Expires,
 		UserAgent: parent.UserAgent, Attrs: parent.Attrs,
-	})
-	const head = `{"kind":"request","url":""`
-	e.inherited = append(e.inherited[:0], b[len(head):len(b)-2]...)
+	}
+	e.inherited = appendInherited(e.inherited[:0], &e.child)
+	e.ownExt = e.ownExt[:0]
 	e.referer = record.AppendString(e.referer[:0], url)
 }
 
-// encode returns one request record (with its newline); reason, when not
-// empty, is added as the "reason" field of a reject.
-func (e *requestEncoder) encode(url string, priority, depth int, reason string) []byte {
-	b := make([]byte, 0, 64+len(url)+len(e.referer)+len(e.inherited))
+// appendInherited appends the fields of child after its kind and url.
+func appendInherited(b []byte, child *record.Request) []byte {
+	enc, _ := record.Encode(child)
+	const head = `{"kind":"request","url":""`
+	return append(b, enc[len(head):len(enc)-2]...)
+}
+
+// encode returns one request record (with its newline); ownExt says the
+// link rule had its own deny_extensions; reason, when not empty, is added
+// as the "reason" field of a reject.
+func (e *requestEncoder) encode(url string, priority, depth int, ownExt bool, reason string) []byte {
+	inherited := e.inherited
+	if ownExt && e.child.DenyExtensions == nil {
+		if len(e.ownExt) == 0 {
+			c := e.child
+			c.DenyExtensions = []string{}
+			e.ownExt = appendInherited(e.ownExt, &c)
+		}
+		inherited = e.ownExt
+	}
+	b := make([]byte, 0, 64+len(url)+len(e.referer)+len(inherited))
 	b = append(b, `{"kind":"request","url":`...)
 	b = record.AppendString(b, url)
 	if priority != 0 {
@@ -384,7 +409,7 @@ func (e *requestEncoder) encode(url string, priority, depth int, reason string) 
 		b = append(b, `,"referer":`...)
 		b = append(b, e.referer...)
 	}
-	b = append(b, e.inherited...)
+	b = append(b, inherited...)
 	if reason != "" {
 		b = append(b, `,"reason":`...)
 		b = record.AppendString(b, reason)

@@ -22,7 +22,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	tool := cli.NewTool("cextract", stderr)
 	var o Options
 	flags := newFlags(tool, &o)
-	files, code, done := flags.Parse(args, stdout)
+	files, code, done := flags.Parse(explainArgs(args), stdout)
 	if done {
 		return code
 	}

@@ -58,6 +58,8 @@ func compileSource(s *rules.Source, format rules.Format, ns map[string]string, f
 			lang = rules.JQ
 		case format == rules.CSV:
 			lang = rules.Column
+		case format == rules.Text:
+			return nil, fmt.Errorf("%q: a text rule takes re: (on the body), value: or field:, not a selector", src)
 		}
 	}
 	switch lang {

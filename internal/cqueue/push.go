@@ -76,7 +76,9 @@ func (d *seedDefaults) fill(req *record.Request) {
 	list(&req.AllowedDomains, d.allowedDomains)
 	list(&req.AllowRegex, d.allow)
 	list(&req.DenyRegex, d.deny)
-	list(&req.DenyExtensions, d.denyExt)
+	if req.DenyExtensions == nil && len(d.denyExt) > 0 {
+		req.DenyExtensions = d.denyExt // an explicit [] (follow every extension) stays
+	}
 }
 
 func runPush(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reader, stdout io.Writer) int {

@@ -29,7 +29,7 @@ const (
 
 // IgnoredExtensions is Scrapy's scrapy.linkextractors.IGNORED_EXTENSIONS:
 // the extensions a follow-up request may not end with when it carries no
-// deny_extensions of its own.
+// deny_extensions of its own (an empty list, [], denies none).
 var IgnoredExtensions = []string{
 	// archives
 	"7z", "7zip", "bz2", "rar", "tar", "tar.gz", "xz", "zip",
@@ -59,11 +59,12 @@ var IgnoredExtensions = []string{
 //  4. for follow-ups only (depth > 0; a seed is what the user asked for):
 //     allowed_domains (the host is one of them or a subdomain):
 //     ReasonOffsite; allow_regex (one must match the URL): ReasonNotAllowed;
-//     deny_regex (none may match): ReasonDenied; deny_extensions, else
-//     IgnoredExtensions (the lowercased path may not end in ".ext"):
-//     ReasonExtension. The next hop of a redirect (a request with
-//     redirects) is held to allowed_domains only: the others are link
-//     rules, and judged the link that led to it.
+//     deny_regex (none may match): ReasonDenied; deny_extensions, or
+//     IgnoredExtensions when it is absent (nil; an empty list denies
+//     none): the lowercased path may not end in ".ext": ReasonExtension.
+//     The next hop of a redirect (a request with redirects) is held to
+//     allowed_domains only: the others are link rules, and judged the
+//     link that led to it.
 //
 // Regular expressions are Go's RE2 syntax, searched anywhere in the URL
 // like Python's re.search; Python-only syntax (look-around,
@@ -126,7 +127,7 @@ func (p Policy) Explain(req *record.Request, now time.Time) (reason, detail stri
 		}
 	}
 	exts := req.DenyExtensions
-	if len(exts) == 0 {
+	if exts == nil { // absent; [] denies none
 		exts = IgnoredExtensions
 	}
 	if ext, ok := hasExtension(req.URL, exts); ok {

@@ -74,6 +74,7 @@ func TestPolicyCheck(t *testing.T) {
 		{"query is not the path", Policy{}, record.Request{URL: "http://a.test/x?f=a.pdf", Depth: 1}, ""},
 		{"own deny_extensions replace the default", Policy{}, record.Request{URL: "http://a.test/x.pdf", Depth: 1, DenyExtensions: []string{".php"}}, ""},
 		{"own deny_extensions", Policy{}, record.Request{URL: "http://a.test/x.php", Depth: 1, DenyExtensions: []string{"php"}}, ReasonExtension},
+		{"empty deny_extensions denies none", Policy{}, record.Request{URL: "http://a.test/x.pdf", Depth: 1, DenyExtensions: []string{}}, ""},
 		{"seed with an ignored extension", Policy{}, record.Request{URL: "http://a.test/report.pdf"}, ""},
 	} {
 		if got := c.policy.Check(&c.req, now); got != c.want {
@@ -126,6 +127,42 @@ func TestNewEntry(t *testing.T) {
 	for _, bad := range []string{`{"url":"http://[::1/"}`, `{"url":"http://a:99999/"}`, `{"url":"mailto:x@y"}`, `{"url":5}`} {
 		if _, err := ParseEntry([]byte(bad), KeyFast); err == nil {
 			t.Errorf("ParseEntry(%s) succeeded", bad)
+		}
+	}
+}
+
+// An explicit empty deny_extensions survives the wire and the queue: a
+// follow-up pushed with "deny_extensions":[] (a link rule that follows
+// every extension) is not refused for the default list, when it is
+// checked at push and after it was stored and handed out; one without
+// the field still is.
+func TestEmptyDenyExtensionsSurvivesTheQueue(t *testing.T) {
+	now := time.Unix(2_000_000_000, 0)
+	for line, want := range map[string]string{
+		`{"kind":"request","url":"http://a.test/x.pdf","depth":1,"deny_extensions":[]}`: "",
+		`{"kind":"request","url":"http://a.test/x.pdf","depth":1}`:                      ReasonExtension,
+	} {
+		var req record.Request
+		if err := record.Decode([]byte(line), &req); err != nil {
+			t.Fatal(err)
+		}
+		if got := (Policy{}).Check(&req, now); got != want {
+			t.Errorf("%s: Check at push = %q, want %q", line, got, want)
+		}
+		e, err := NewEntry(req, KeyFast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		popped, err := handout(e.Raw, "L1", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again record.Request
+		if err := record.Decode(popped, &again); err != nil {
+			t.Fatal(err)
+		}
+		if got := (Policy{}).Check(&again, now); got != want {
+			t.Errorf("%s: stored and handed out as %s: Check = %q, want %q", line, popped, got, want)
 		}
 	}
 }

@@ -318,7 +318,9 @@ func encodeRequest(r *Request) (line []byte, ok bool) {
 	b = appendStringsField(b, `,"allowed_domains":`, r.AllowedDomains)
 	b = appendStringsField(b, `,"allow_regex":`, r.AllowRegex)
 	b = appendStringsField(b, `,"deny_regex":`, r.DenyRegex)
-	b = appendStringsField(b, `,"deny_extensions":`, r.DenyExtensions)
+	if r.DenyExtensions != nil { // omitzero: [] is written, nil is not
+		b = appendStrings(append(b, `,"deny_extensions":`...), r.DenyExtensions)
+	}
 	b = appendIntField(b, `,"expires":`, r.Expires)
 	b = appendStringField(b, `,"useragent":`, r.UserAgent)
 	if len(r.Attrs) > 0 {
@@ -376,7 +378,7 @@ func requestSize(r *Request) int {
 		}
 	}
 	for _, list := range [...][]string{r.AllowedDomains, r.AllowRegex, r.DenyRegex, r.DenyExtensions} {
-		if len(list) > 0 {
+		if list != nil {
 			n += 19
 			for _, s := range list {
 				n += len(s) + 3
@@ -411,7 +413,11 @@ func appendStringsField(b []byte, name string, list []string) []byte {
 	if len(list) == 0 {
 		return b
 	}
-	b = append(b, name...)
+	return appendStrings(append(b, name...), list)
+}
+
+// appendStrings appends list as a JSON array of strings.
+func appendStrings(b []byte, list []string) []byte {
 	b = append(b, '[')
 	for i, s := range list {
 		if i > 0 {

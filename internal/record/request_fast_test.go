@@ -29,6 +29,7 @@ var decodeCases = []struct {
 		`"dont_filter":null,"retries":null,"crawlid":null,"appid":null,"spiderid":null,"maxdepth":null,"allowed_domains":null,` +
 		`"allow_regex":null,"deny_regex":null,"deny_extensions":null,"expires":null,"useragent":null,"attrs":null,"lease":null}`, true},
 	{"empty array and object", `{"url":"u","allowed_domains":[],"deny_regex":[],"headers":{}}`, true},
+	{"empty deny_extensions is kept", `{"url":"u","deny_extensions":[],"deny_regex":[]}`, true},
 	{"null elements and values", `{"url":"u","allow_regex":[null,"a",null],"headers":{"a":null,"b":"c"}}`, true},
 	{"repeated header keys", `{"url":"u","headers":{"a":"1","b":"2","a":"3"}}`, true},
 	{"attrs of every kind", `{"url":"u","attrs":"s"}`, true},
@@ -332,4 +333,26 @@ func FuzzEncodeRequest(f *testing.F) {
 			t.Fatalf("encodeRequest(%#v) left to encoding/json, which took it: %q", r, want)
 		}
 	})
+}
+
+// An empty deny_extensions is kept as [] (it means "deny none"), unlike
+// the other lists: nil is still left out.
+func TestEmptyDenyExtensionsIsKept(t *testing.T) {
+	var r Request
+	if err := Decode([]byte(`{"kind":"request","url":"u","deny_extensions":[],"deny_regex":[]}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.DenyExtensions == nil || len(r.DenyExtensions) != 0 {
+		t.Fatalf("DenyExtensions = %#v, want an empty list", r.DenyExtensions)
+	}
+	want := `{"kind":"request","url":"u","deny_extensions":[]}` + "\n"
+	for name, enc := range map[string]func(any) ([]byte, error){"Encode": Encode, "encodeSlow": encodeSlow} {
+		got, err := enc(&r)
+		if err != nil || string(got) != want {
+			t.Errorf("%s = %s, %v; want %s", name, got, err, want)
+		}
+	}
+	if got, _ := Encode(&Request{Kind: KindRequest, URL: "u"}); strings.Contains(string(got), "deny_extensions") {
+		t.Errorf("a request without deny_extensions encodes as %s", got)
+	}
 }

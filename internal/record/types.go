@@ -32,7 +32,7 @@ type Request struct {
 	AllowedDomains []string        `json:"allowed_domains,omitempty"`
 	AllowRegex     []string        `json:"allow_regex,omitempty"`
 	DenyRegex      []string        `json:"deny_regex,omitempty"`
-	DenyExtensions []string        `json:"deny_extensions,omitempty"`
+	DenyExtensions []string        `json:"deny_extensions,omitzero"` // nil: not written (Scrapy's default list); []: written, none denied
 	Expires        int64           `json:"expires,omitempty"`
 	UserAgent      string          `json:"useragent,omitempty"`
 	Attrs          json.RawMessage `json:"attrs,omitempty"`

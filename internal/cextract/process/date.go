@@ -1,6 +1,7 @@
 package process
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -90,6 +91,9 @@ func dateProc(arg Arg) (func(*Context, Value, []Value) ([]Value, string), error)
 		if !strings.Contains(f, "%") {
 			return nil, fmt.Errorf("date: %q has no %% directive: write strftime formats such as \"%%Y-%%m-%%d\"", f)
 		}
+		if err := checkStrftime(f); err != nil {
+			return nil, fmt.Errorf("date: %q cannot be read: %v", f, err)
+		}
 	}
 	return func(_ *Context, v Value, out []Value) ([]Value, string) {
 		s := strings.TrimSpace(v.Text)
@@ -106,6 +110,26 @@ func dateProc(arg Arg) (func(*Context, Value, []Value) ([]Value, string), error)
 		}
 		return out, fmt.Sprintf("date: %s does not match %s", quote(s), strings.Join(formats, " or "))
 	}, nil
+}
+
+// strftimeProbe is the date checkStrftime writes and reads back: every
+// field has two digits, so no directive reads into the next one.
+var strftimeProbe = time.Date(2006, 11, 22, 13, 14, 15, 123456000, time.UTC)
+
+// checkStrftime reports a format the date processor could never read a
+// date with: an unknown directive (%Q), a stray %, a week number without
+// its year. It writes a date with the format and reads it back.
+func checkStrftime(format string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	_, err = timefmt.ParseInLocation(timefmt.Format(strftimeProbe, format), format, time.UTC)
+	if inner := errors.Unwrap(err); inner != nil {
+		err = inner // not "failed to parse … with …"
+	}
+	return err
 }
 
 // parseStrftime is timefmt.ParseInLocation in UTC, with its panics (on

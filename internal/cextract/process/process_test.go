@@ -126,6 +126,10 @@ func TestNewErrors(t *testing.T) {
 		{"map", scalar("x"), "map takes a mapping"},
 		{"int", scalar(";"), `int takes the decimal separator, "." or ","`},
 		{"date", scalar("Y-m-d"), `has no % directive`},
+		{"date", scalar("%Q"), `date: "%Q" cannot be read: unexpected format "%Q"`},
+		{"date", list(scalar("%d/%m/%Y"), scalar("%d %!")), `date: "%d %!" cannot be read: unexpected format "%!"`},
+		{"date", scalar("%Y-%"), `stray "%"`},
+		{"date", scalar("week %V"), `use "%G" to parse ISO year for "%V"`},
 		{"join", list(), "join takes the separator"},
 	}
 	for _, tt := range tests {
@@ -179,6 +183,20 @@ func TestParseNumber(t *testing.T) {
 		got, ok := ParseNumber(tt.in, tt.decimal)
 		if !ok || got != tt.want {
 			t.Errorf("ParseNumber(%q, %q) = %q, %v; want %q", tt.in, tt.decimal, got, ok, tt.want)
+		}
+	}
+}
+
+// checkStrftime takes the formats dates are written in.
+func TestDateAcceptsCommonFormats(t *testing.T) {
+	for _, f := range []string{
+		"%d/%m/%Y", "%m/%d/%y", "%B %d, %Y", "%d %B %Y %H:%M", "%e %b %Y", "%A, %d %B %Y",
+		"%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S.%f%:z", "%a, %d %b %Y %H:%M:%S %Z", "%c",
+		"%I:%M %p, %d.%m.%Y", "%s", "%Y%m%d", "%j/%Y", "%G-W%V-%u", "%F %T", "Published: %d/%m/%Y",
+		"%Y-%m-%d%n%H:%M", "100%% %Y",
+	} {
+		if _, err := New("date", Arg{Kind: ScalarArg, Scalar: Str(f)}); err != nil {
+			t.Errorf("date %q: %v", f, err)
 		}
 	}
 }

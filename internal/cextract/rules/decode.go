@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
@@ -23,6 +22,13 @@ var Keys = map[string][]string{
 
 // Parse reads a rules file. name is used in error messages. The error is
 // an Errors listing every problem found, each with its line and column.
+//
+// With errors, the File returned holds what could be read all the same
+// (nil when the file is not YAML at all), so that the caller can check it
+// further and report every problem in one pass: a rule whose match.type
+// is not understood is left out (its selectors cannot be read without
+// it), and a value in error is left empty. Such a File is only for
+// checking, never for extracting.
 func Parse(name string, data []byte) (*File, error) {
 	root, err := parseYAML(data)
 	if err != nil {
@@ -35,11 +41,7 @@ func Parse(name string, data []byte) (*File, error) {
 	d := &decoder{name: name}
 	f := d.file(root)
 	if len(d.errs) > 0 {
-		sort.SliceStable(d.errs, func(i, j int) bool {
-			a, b := d.errs[i], d.errs[j]
-			return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
-		})
-		return nil, d.errs
+		return f, Merge(d.errs)
 	}
 	return f, nil
 }
@@ -234,8 +236,10 @@ func (d *decoder) list(n *node, what string) []*node {
 	return n.items
 }
 
-func (d *decoder) match(n *node, m *Match) {
+// match reads a rule's match; ok is false when its type is not understood.
+func (d *decoder) match(n *node, m *Match) (ok bool) {
 	m.Pos = n.Pos
+	ok = true
 	d.fields(n, "match", "match", func(key string, v *node) {
 		switch key {
 		case "url":
@@ -243,18 +247,21 @@ func (d *decoder) match(n *node, m *Match) {
 		case "not_url":
 			m.NotURL = d.regexps(v, "match.not_url")
 		case "type":
-			s, ok := d.str(v, "match.type")
-			if !ok {
+			s, isStr := d.str(v, "match.type")
+			if !isStr {
+				ok = false
 				return
 			}
 			switch Format(s.Value) {
-			case HTML, XML, JSON, CSV:
+			case HTML, XML, JSON, CSV, Text:
 				m.Type = Format(s.Value)
 			default:
-				d.errorf(v.Pos, "match.type: want html, xml, json or csv, got %q", s.Value)
+				ok = false
+				d.errorf(v.Pos, "match.type: want html, xml, json, csv or text, got %q", s.Value)
 			}
 		}
 	})
+	return ok
 }
 
 func (d *decoder) date(n *node, what string) (String, bool) {

@@ -18,6 +18,7 @@ func (d *decoder) item(n *node, i int) *Item {
 	}
 	var fieldsNode *node
 	errs := len(d.errs)
+	typeOK := true
 	ok := d.fields(n, "item", what, func(key string, v *node) {
 		switch key {
 		case "name":
@@ -28,7 +29,7 @@ func (d *decoder) item(n *node, i int) *Item {
 				r.Name = s.Value
 			}
 		case "match":
-			d.match(v, &r.Match)
+			typeOK = d.match(v, &r.Match)
 		case "each":
 			r.Each = d.source(v, "each")
 		case "namespaces":
@@ -60,6 +61,9 @@ func (d *decoder) item(n *node, i int) *Item {
 		}
 		r.Match.Type = CSV
 	}
+	if r.Match.Type == CSV && r.CSV == nil {
+		r.CSV = &CSVOptions{Delimiter: ',', Quote: '"'}
+	}
 	if r.Namespaces != nil && r.Match.Type != XML {
 		d.errorf(n.Pos, "%s: namespaces need match.type xml", what)
 	}
@@ -68,6 +72,9 @@ func (d *decoder) item(n *node, i int) *Item {
 		r.Fields = d.fieldList(fieldsNode, what)
 	case r.Match.Type != CSV && len(d.errs) == errs:
 		d.errorf(n.Pos, "%s: needs fields", what)
+	}
+	if !typeOK {
+		return nil
 	}
 	return r
 }

@@ -11,6 +11,7 @@ func (d *decoder) link(n *node, i int) *Link {
 	if j := n.index("name"); n.kind == mapNode && j >= 0 && n.vals[j].kind == scalarNode {
 		what = fmt.Sprintf("link rule %q", n.vals[j].text)
 	}
+	typeOK := true
 	ok := d.fields(n, "link", what, func(key string, v *node) {
 		switch key {
 		case "name":
@@ -18,7 +19,7 @@ func (d *decoder) link(n *node, i int) *Link {
 				r.Name = s.Value
 			}
 		case "match":
-			d.match(v, &r.Match)
+			typeOK = d.match(v, &r.Match)
 		case "select":
 			f := d.field(&node{Pos: v.Pos, text: "select"}, v, what)
 			if f.Fields != nil || f.Each != nil {
@@ -76,6 +77,9 @@ func (d *decoder) link(n *node, i int) *Link {
 	}
 	if r.Select == nil && r.Match.Type != "" && r.Match.Type != HTML {
 		d.errorf(n.Pos, "%s: links of %s responses come from a selector: add select (for JSON: select: {jq: .next})", what, r.Match.Type)
+	}
+	if !typeOK {
+		return nil
 	}
 	return r
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -36,4 +37,24 @@ func (es Errors) Error() string {
 // Errorf returns an Error at pos of file.
 func Errorf(file string, pos Pos, format string, a ...any) *Error {
 	return &Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, a...)}
+}
+
+// Merge returns the errors of lists in file order (by line, then column;
+// the same position keeps the order given), each message once.
+func Merge(lists ...Errors) Errors {
+	var out Errors
+	for _, es := range lists {
+		for _, e := range es {
+			if !slices.ContainsFunc(out, func(o *Error) bool { return *o == *e }) {
+				out = append(out, e)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *Error) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Col - b.Col
+	})
+	return out
 }

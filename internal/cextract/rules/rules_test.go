@@ -128,7 +128,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad name", "items:\n  - name: 'a b'\n    fields: {t: h1}\n", `name "a b": use letters`},
 		{"no fields", "items:\n  - name: p\n", `item rule "p": needs fields`},
 		{"bad regex", "items:\n  - name: p\n    match: {url: '(?=x)'}\n    fields: {t: h1}\n", `x.yml:3:18: match.url "(?=x)": error parsing regexp`},
-		{"bad type", "items:\n  - name: p\n    match: {type: pdf}\n    fields: {t: h1}\n", "match.type: want html, xml, json or csv"},
+		{"bad type", "items:\n  - name: p\n    match: {type: pdf}\n    fields: {t: h1}\n", "match.type: want html, xml, json, csv or text"},
 		{"two sources", "items:\n  - name: p\n    fields:\n      t: {css: h1, xpath: //h1}\n", "give one of css, xpath"},
 		{"no source", "items:\n  - name: p\n    fields:\n      t: {all: true}\n", `field "t": say where its value comes from`},
 		{"unknown processor", "items:\n  - name: p\n    fields:\n      t: {css: h1, process: [stripp]}\n", `x.yml:4:30: field "t": unknown processor "stripp"`},
@@ -197,5 +197,42 @@ func TestAllErrorsAreReported(t *testing.T) {
 	}
 	if es[0].Line != 3 || es[1].Line != 5 || es[2].Line != 6 {
 		t.Fatalf("not in file order: %v", err)
+	}
+}
+
+// With errors, Parse still returns what it could read, for a checker to
+// compile: the rules without their faulty values, and without a rule
+// whose match.type it does not know.
+func TestParseReturnsWhatItCouldRead(t *testing.T) {
+	src := "items:\n  - name: p\n    felds: 1\n    fields:\n      a: h1\n      b: {css: h2, process: [nope]}\n" +
+		"  - name: q\n    match: {type: pdf}\n    fields: {c: h3}\nlinks:\n  - alow: x\n    restrict_css: [nav]\n"
+	f, err := Parse("x.yml", []byte(src))
+	if len(err.(Errors)) != 4 {
+		t.Fatalf("errors: %v", err)
+	}
+	if f == nil || len(f.Items) != 1 || len(f.Items[0].Fields) != 2 || f.Items[0].Fields[1].Process != nil || len(f.Links) != 1 || len(f.Links[0].RestrictCSS) != 1 {
+		t.Fatalf("partial file: %+v", f)
+	}
+	if f, _ := Parse("x.yml", []byte("items: [\n")); f != nil {
+		t.Fatalf("not YAML, yet a file: %+v", f)
+	}
+}
+
+func TestMergeSortsAndDropsRepeats(t *testing.T) {
+	a := Errors{Errorf("f", Pos{3, 1}, "c"), Errorf("f", Pos{1, 5}, "a")}
+	b := Errors{Errorf("f", Pos{1, 5}, "a"), Errorf("f", Pos{1, 5}, "b"), Errorf("f", Pos{2, 1}, "x")}
+	if got := Merge(a, b).Error(); got != "f:1:5: a\nf:1:5: b\nf:2:1: x\nf:3:1: c" {
+		t.Fatalf("got\n%s", got)
+	}
+}
+
+// match.type csv alone reads the rows with the default options.
+func TestCSVRuleWithoutOptions(t *testing.T) {
+	f, err := Parse("x.yml", []byte("items:\n  - name: row\n    match: {type: csv}\n    fields: {sku: sku}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := f.Items[0].CSV; o == nil || o.Delimiter != ',' || o.Quote != '"' || o.Headers != nil {
+		t.Fatalf("CSV options: %+v", o)
 	}
 }

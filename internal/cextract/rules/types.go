@@ -9,12 +9,15 @@ import (
 // Format is how a rule reads responses.
 type Format string
 
-// Formats.
+// Formats. Text is a response that is none of the others (text/plain,
+// text/x-python, a robots.txt): only text rules read it, and xml, json and
+// csv rules whose match.url its URL matches.
 const (
 	HTML Format = "html"
 	XML  Format = "xml"
 	JSON Format = "json"
 	CSV  Format = "csv"
+	Text Format = "text"
 )
 
 // File is a parsed rules file.
