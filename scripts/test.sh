@@ -2,7 +2,7 @@
 # The whole test suite: formatting, go vet, staticcheck, then every test
 # (unit, command cases under testdata/, pipeline tests that run the built
 # binaries against the demo site, and scripts/demo.sh checked against the
-# site's ground truth) with the race detector.
+# site's ground truth) with the race detector, then the 10 slowest packages.
 #
 #   scripts/test.sh            everything
 #   scripts/test.sh -short     skip the full demo crawl
@@ -28,5 +28,11 @@ else
   echo "staticcheck not installed; skipped (.ci/run installs it)"
 fi
 
+# go test -json, read by internal/cmd/testreport: the usual output (each
+# failing test's output, every package's ok/FAIL line) and at the end the 10
+# slowest packages. pipefail keeps go test's exit status.
 step "go test -race"
-go test -race -count=1 -timeout 15m "$@" ./...
+report=$(mktemp -d)
+trap 'rm -rf "$report"' EXIT
+go build -o "$report/testreport" ./internal/cmd/testreport
+go test -race -count=1 -timeout 15m -json "$@" ./... | "$report/testreport" -slowest 10

@@ -58,7 +58,7 @@ func binDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, name := range []string{"cqueue", "cfetch", "cextract", "cexport", "cdedupe"} {
+	for _, name := range []string{"cqueue", "cfetch", "cextract", "cexport", "cdedupe", "cthrottle"} {
 		if err := os.Symlink(exe, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
 		}
@@ -186,6 +186,15 @@ func (l *loop) checkItems() (dups int) {
 	return dups
 }
 
+// waitRequests waits until the site has answered n requests, or for at
+// most limit (the loop may end first).
+func (l *loop) waitRequests(n int, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for l.site.Stats().Requests < n && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 // checkPerfect checks the site saw exactly the requests of a perfect crawl
 // (demosite.PerfectCrawl: robots.txt, every page and redirect once, one
 // retry per one-time failure), less nothing and plus only one robots.txt
@@ -253,7 +262,10 @@ func TestCrawlLoop(t *testing.T) {
 			if err := c.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(time.Duration(50+rand.IntN(400)) * time.Millisecond)
+			// Kill after a random number of pages, not a random time: on a
+			// busy machine a timed kill can land before the loop has leased
+			// anything.
+			l.waitRequests(l.site.Stats().Requests+10+rand.IntN(60), 30*time.Second)
 			syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 			c.Wait()
 			// Nothing to do between the runs: the next cqueue pop sees the

@@ -102,7 +102,7 @@ func Parse(data []byte) (Kind, []Entry, error) {
 			if kind == None {
 				return None, nil, fmt.Errorf("not XML: %v", err)
 			}
-			return kind, entries, fmt.Errorf("malformed XML: %v", err)
+			return kind, withLoc(entries), fmt.Errorf("malformed XML: %v", err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -158,13 +158,19 @@ func Parse(data []byte) (Kind, []Entry, error) {
 			}
 		}
 	}
+	return kind, withLoc(entries), nil
+}
+
+// withLoc keeps the entries that have a <loc> (a document cut short ends
+// inside its last entry, before or in its <loc>).
+func withLoc(entries []Entry) []Entry {
 	out := entries[:0]
 	for _, e := range entries {
 		if e.Loc != "" {
 			out = append(out, e)
 		}
 	}
-	return kind, out, nil
+	return out
 }
 
 // Robots returns the URLs of the Sitemap: lines of a robots.txt, in order

@@ -1,0 +1,90 @@
+package record
+
+import (
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// docFieldsOnly are fields docs/records.md documents that no struct here
+// declares: a command reads them from the record's Extra. Each needs a
+// reason.
+var docFieldsOnly = map[string][]string{
+	"request": {"proxy"}, // cfetch reads it from Request.Extra (internal/cfetch/fetch.go)
+}
+
+// TestRecordsDocListsEveryField: every JSON field of Request, Response,
+// Item and Ack, read from the struct tags, is in docs/records.md's table
+// for that record, and the table lists no field the struct lacks. A field
+// added to a struct without a line in the doc fails here.
+func TestRecordsDocListsEveryField(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/records.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		section string
+		v       any
+	}{
+		{KindRequest, Request{}},
+		{KindResponse, Response{}},
+		{KindItem, Item{}},
+		{KindAck, Ack{}},
+	} {
+		table := docTableFields(t, string(doc), c.section)
+		fields := jsonFields(reflect.TypeOf(c.v))
+		for _, f := range fields {
+			if !slices.Contains(table, f) {
+				t.Errorf("docs/records.md, ## %s: the table lacks `%s` (a field of %T)", c.section, f, c.v)
+			}
+		}
+		for _, f := range table {
+			if !slices.Contains(fields, f) && !slices.Contains(docFieldsOnly[c.section], f) {
+				t.Errorf("docs/records.md, ## %s: the table lists `%s`, which %T does not have", c.section, f, c.v)
+			}
+		}
+	}
+}
+
+// jsonFields returns the JSON names of a struct's fields, in order.
+func jsonFields(typ reflect.Type) []string {
+	var names []string
+	for f := range typ.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+var docTableRow = regexp.MustCompile("(?m)^\\| `([a-z0-9_]+)` \\|")
+
+// docTableFields returns the field names in the first column of the table
+// under "## section" in doc.
+func docTableFields(t *testing.T, doc, section string) []string {
+	t.Helper()
+	_, body, ok := strings.Cut(doc, "\n## "+section+"\n")
+	if !ok {
+		t.Fatalf("docs/records.md has no section ## %s", section)
+	}
+	body, _, _ = strings.Cut(body, "\n## ")
+	var names []string
+	for _, m := range docTableRow.FindAllStringSubmatch(body, -1) {
+		names = append(names, m[1])
+	}
+	if len(names) == 0 {
+		t.Fatalf("docs/records.md, ## %s: no table of fields (rows like | `url` | string | … |)", section)
+	}
+	return names
+}
