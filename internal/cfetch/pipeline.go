@@ -504,6 +504,21 @@ func (p *pipeline) setProgressLocked(now time.Time) {
 	p.progressMu.Unlock()
 }
 
+// levels are the command's gauges in its stats: requests in flight and
+// waiting, hosts, and hosts resting (paused by a 429, a Retry-After or
+// failures in a row).
+func (p *pipeline) levels() map[string]int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	hosts, paused, _ := p.sched.snapshot(time.Now())
+	return map[string]int64{
+		"in_flight":     int64(p.sched.active),
+		"queued":        int64(max(p.sched.held-p.sched.active, 0)),
+		"hosts":         int64(hosts),
+		"hosts_resting": int64(paused),
+	}
+}
+
 // progress is the command's part of the live progress line.
 func (p *pipeline) progress() string {
 	p.progressMu.Lock()

@@ -32,6 +32,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer f.Close()
 	p := newPipeline(tool, f, &opts, ndjson.NewWriter(out))
+	tool.RateOut = true // responses, not the requests read ahead
+	tool.Gauges = p.levels
 	tool.StartProgress(time.Second, p.progress)
 	p.run(ctx, ndjson.NewReader(files, stdin))
 	if err := closeOut(); err != nil {

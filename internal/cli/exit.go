@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
@@ -35,23 +36,70 @@ type RunFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, s
 // Main runs run with the process's arguments and stdio and returns its exit
 // status. The first SIGINT or SIGTERM cancels the context with ErrInterrupted
 // (the command stops taking new work, finishes what is in flight and
-// flushes); a second one exits at once with status 130. SIGPIPE is left
-// alone, so a closed stdout (`| head`) ends the process quietly. With
-// CRAWLUTILS_CPUPROFILE=FILE set, the run's CPU profile is written to FILE.
+// flushes); a second one runs the functions given to OnAbort and exits at
+// once with status 130. DrainSignal (SIGUSR2, where there is one) does
+// what the first SIGINT does but never counts as one: a program that runs
+// the commands (cqueue crawl) sends it to stop them gracefully whether or
+// not the terminal's Ctrl-C reached them too, and the user's next Ctrl-C
+// is still their first. SIGPIPE is left alone, so a closed stdout
+// (`| head`) ends the process quietly. With CRAWLUTILS_CPUPROFILE=FILE
+// set, the run's CPU profile is written to FILE.
 func Main(run RunFunc) int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	sig := make(chan os.Signal, 4)
+	signal.Notify(sig, append([]os.Signal{os.Interrupt, syscall.SIGTERM}, drainSignals...)...)
 	go func() {
-		<-sig
-		cancel(ErrInterrupted)
-		<-sig
-		os.Exit(ExitInterrupted)
+		interrupts := 0
+		for s := range sig {
+			cancel(ErrInterrupted)
+			if isDrainSignal(s) {
+				continue
+			}
+			if interrupts++; interrupts == 2 {
+				runAbortHooks()
+				os.Exit(ExitInterrupted)
+			}
+		}
 	}()
 	stop := startProfile()
 	defer stop()
 	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// DrainSignal is the signal that stops a command gracefully, as a first
+// SIGINT does, without counting toward the second that exits at once
+// (nil where the system has no such signal). See Main.
+var DrainSignal os.Signal = drainSignal
+
+var (
+	abortMu    sync.Mutex
+	abortHooks = map[int]func(){}
+	abortNext  int
+)
+
+// OnAbort registers fn to run when a second signal makes Main exit at
+// once (a command that started processes kills them); the returned
+// function unregisters it. fn must be quick and must not block.
+func OnAbort(fn func()) (remove func()) {
+	abortMu.Lock()
+	defer abortMu.Unlock()
+	id := abortNext
+	abortNext++
+	abortHooks[id] = fn
+	return func() {
+		abortMu.Lock()
+		delete(abortHooks, id)
+		abortMu.Unlock()
+	}
+}
+
+func runAbortHooks() {
+	abortMu.Lock()
+	defer abortMu.Unlock()
+	for _, fn := range abortHooks {
+		fn()
+	}
 }
 
 // Interrupted reports whether ctx was cancelled by a signal.

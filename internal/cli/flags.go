@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/spf13/pflag"
@@ -48,6 +49,7 @@ type Flags struct {
 	help        Help
 	quiet       bool
 	statsFile   string
+	statsEvery  time.Duration
 	config      string
 	showHelp    bool
 	showVersion bool
@@ -71,6 +73,7 @@ func (f *Flags) addCommon() {
 	f.StringVarP(&f.Output, "output", "o", "", out)
 	f.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line and no summary on stderr (errors are still shown)")
 	f.StringVar(&f.statsFile, "stats", "", "write the run's stats as JSON to `FILE`")
+	f.DurationVar(&f.statsEvery, "stats-every", 0, "with --stats, also rewrite FILE every `DURATION` while the command runs (atomically: a reader never sees half of it); 0: only at the end")
 	f.StringVar(&f.config, "config", "", "read default settings from `FILE` (YAML; default $CRAWLUTILS_CONFIG or ~/.config/crawlutils/config.yml)")
 	f.BoolVarP(&f.showHelp, "help", "h", false, "show this help")
 	f.BoolVar(&f.showVersion, "version", false, "show the version")
@@ -103,8 +106,12 @@ func (f *Flags) Parse(args []string, stdout io.Writer) (rest []string, code int,
 	if err := f.applyConfig(); err != nil {
 		return nil, f.tool.Usage("%v", err), true
 	}
+	if f.statsEvery < 0 {
+		return nil, f.tool.Usage("--stats-every %s: must not be negative", f.statsEvery), true
+	}
 	f.tool.Quiet = f.quiet
 	f.tool.StatsFile = f.statsFile
+	f.tool.StatsEvery = f.statsEvery
 	return f.Args(), ExitOK, false
 }
 

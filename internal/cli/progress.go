@@ -12,7 +12,7 @@ import (
 // progress redraws one status line on a terminal's stderr.
 type progress struct {
 	w     io.Writer
-	extra func() string
+	line  func() string
 	stop  chan struct{}
 	done  chan struct{}
 	shown bool
@@ -20,13 +20,39 @@ type progress struct {
 
 // StartProgress shows a live progress line on stderr every interval when
 // stderr is a terminal and the tool is not Quiet; extra, if not nil, adds
-// command-specific figures (in flight, current delays, …).
+// command-specific figures (in flight, current delays, …). It also starts
+// the periodic writes of the stats file (Tool.StatsEvery).
 func (t *Tool) StartProgress(interval time.Duration, extra func() string) {
-	f, ok := t.Stderr.(*os.File)
-	if t.Quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+	t.startStatsWriter()
+	t.StartStatusLine(interval, func() string {
+		n := t.Stats.In.Load()
+		if t.RateOut {
+			n = t.Stats.Out.Load()
+		}
+		line := fmt.Sprintf("%d in, %d out, %d dropped, %d errors, %s/s",
+			t.Stats.In.Load(), t.Stats.Out.Load(), t.Stats.Dropped(), t.Stats.Errors(), rate(n, t.Stats.Elapsed()))
+		if extra != nil {
+			line += ", " + extra()
+		}
+		return line
+	})
+}
+
+// IsTerminal reports whether w is a terminal.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// StartStatusLine shows "name: " + line() on stderr, redrawn every interval
+// in place, when stderr is a terminal and the tool is not Quiet. Printf,
+// Relay and Finish clear it before they write. A command shows one status
+// line at most: StartProgress's, or its own through this.
+func (t *Tool) StartStatusLine(interval time.Duration, line func() string) {
+	if t.Quiet || !IsTerminal(t.Stderr) {
 		return
 	}
-	p := &progress{w: t.Stderr, extra: extra, stop: make(chan struct{}), done: make(chan struct{})}
+	p := &progress{w: t.Stderr, line: line, stop: make(chan struct{}), done: make(chan struct{})}
 	t.mu.Lock()
 	t.progress = p
 	t.mu.Unlock()
@@ -39,14 +65,9 @@ func (t *Tool) StartProgress(interval time.Duration, extra func() string) {
 			case <-p.stop:
 				return
 			case <-tick.C:
-				line := fmt.Sprintf("%s: %d in, %d out, %d dropped, %d errors, %s/s",
-					t.Name, t.Stats.In.Load(), t.Stats.Out.Load(), t.Stats.Dropped(), t.Stats.Errors(),
-					rate(t.Stats.In.Load(), t.Stats.Elapsed()))
-				if p.extra != nil {
-					line += ", " + p.extra()
-				}
+				text := p.line()
 				t.mu.Lock()
-				fmt.Fprintf(p.w, "\r\033[K%s", line)
+				fmt.Fprintf(p.w, "\r\033[K%s: %s", t.Name, text)
 				p.shown = true
 				t.mu.Unlock()
 			}
@@ -60,6 +81,9 @@ func (p *progress) clearLocked() {
 		p.shown = false
 	}
 }
+
+// StopStatusLine stops the status line and clears it; Finish does too.
+func (t *Tool) StopStatusLine() { t.stopProgress() }
 
 func (t *Tool) stopProgress() {
 	t.mu.Lock()

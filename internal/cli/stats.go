@@ -115,6 +115,9 @@ type StatsJSON struct {
 	StartedAt string                      `json:"started_at"`
 	DurationS float64                     `json:"duration_s"`
 	RatePerS  float64                     `json:"rate_per_s"`
+	// Gauges are the command's levels when the file was written (cqueue
+	// pop: queued, in_flight; cfetch: in_flight, hosts_resting, …).
+	Gauges map[string]int64 `json:"gauges,omitempty"`
 }
 
 // JSON snapshots the stats for --stats FILE.

@@ -2,14 +2,13 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
-	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/crawlutils/crawlutils/internal/record"
@@ -25,6 +24,17 @@ type Tool struct {
 	Quiet bool
 	// StatsFile, when set, receives the stats as JSON at Finish.
 	StatsFile string
+	// StatsEvery, when positive, also rewrites StatsFile that often while
+	// the command runs: from StartProgress or the first Records, until
+	// Finish (--stats-every).
+	StatsEvery time.Duration
+	// Gauges, when set, returns the command's levels at the moment (held
+	// in flight, queued, hosts resting, …) for the stats' "gauges". It is
+	// called on another goroutine, at each write of the stats file.
+	Gauges func() map[string]int64
+	// RateOut makes the progress line's rate count records written rather
+	// than read (cfetch reads requests ahead; its pace is its responses).
+	RateOut bool
 	// DrainOnInterrupt makes Records read to the end of input after a
 	// signal instead of stopping (see IsPipe).
 	DrainOnInterrupt bool
@@ -33,6 +43,7 @@ type Tool struct {
 	failed   bool
 	partial  bool
 	progress *progress
+	writer   *statsWriter
 }
 
 // NewTool returns a Tool writing messages to stderr.
@@ -74,6 +85,17 @@ func (t *Tool) MarkPartial() {
 	t.mu.Unlock()
 }
 
+// Relay writes line, a message another program wrote on its stderr, as it
+// is (with a newline), clearing the progress line first.
+func (t *Tool) Relay(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.progress != nil {
+		t.progress.clearLocked()
+	}
+	fmt.Fprintf(t.Stderr, "%s\n", strings.TrimRight(line, "\n"))
+}
+
 // Usage reports a usage error and returns ExitUsage.
 func (t *Tool) Usage(format string, a ...any) int {
 	t.Printf(format, a...)
@@ -97,6 +119,7 @@ func (t *Tool) Records(ctx context.Context, r *ndjson.Reader, flush func()) iter
 // pass; parse's errors are reported and counted as Records does.
 func RecordsFunc[T any](ctx context.Context, t *Tool, r *ndjson.Reader, flush func(), parse func([]byte) (T, error)) iter.Seq2[ndjson.Line, T] {
 	return func(yield func(ndjson.Line, T) bool) {
+		t.startStatsWriter()
 		for {
 			if ctx.Err() != nil && !t.DrainOnInterrupt {
 				return
@@ -144,12 +167,12 @@ func RecordsFunc[T any](ctx context.Context, t *Tool, r *ndjson.Reader, flush fu
 // the stats file and returns the exit status.
 func (t *Tool) Finish(ctx context.Context) int {
 	t.stopProgress()
+	t.stopStatsWriter()
 	if !t.Quiet {
 		t.Printf("%s", t.Stats.Summary())
 	}
 	if t.StatsFile != "" {
-		b, _ := json.MarshalIndent(t.Stats.JSON(t.Name), "", "  ")
-		if err := os.WriteFile(t.StatsFile, append(b, '\n'), 0o644); err != nil {
+		if err := t.writeStats(); err != nil {
 			t.Fail(fmt.Errorf("write stats: %w", err))
 		}
 	}

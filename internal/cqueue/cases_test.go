@@ -3,12 +3,17 @@ package cqueue
 import (
 	"testing"
 
+	"github.com/crawlutils/crawlutils/internal/cexport"
+	"github.com/crawlutils/crawlutils/internal/cextract"
+	"github.com/crawlutils/crawlutils/internal/cfetch"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/scripttest"
 )
 
+// TestMain makes the test binary each command of the crawl loop, for the
+// cases of cqueue crawl, which runs them.
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]cli.RunFunc{"cqueue": Run})
+	scripttest.Main(m, map[string]cli.RunFunc{"cqueue": Run, "cfetch": cfetch.Run, "cextract": cextract.Run, "cexport": cexport.Run})
 }
 
 func TestCases(t *testing.T) {

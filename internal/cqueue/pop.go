@@ -80,8 +80,10 @@ expires (as 'cqueue expire' does); the tools downstream pass it through.`,
 		return code
 	}
 	defer fr.Close()
-	tool.StartProgress(time.Second, nil)
 	p := &popper{fr: fr, o: o, out: stdout, w: ndjson.NewWriter(stdout), tool: tool, now: time.Now}
+	tool.RateOut = true // pop reads nothing: its pace is what it hands out
+	tool.Gauges = p.levels
+	tool.StartProgress(time.Second, nil)
 	if err := p.run(ctx); err != nil {
 		tool.Fail(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -30,6 +31,7 @@ type popper struct {
 
 	consumer   frontier.Consumer
 	handed     int
+	held       atomic.Int64 // in flight held by this consumer, after the last turn
 	lastExpire time.Time
 	stall      stallWatch
 }
@@ -121,6 +123,7 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 			return false, err
 		}
 		if p.o.follow {
+			p.held.Store(int64(res.Held))
 			p.stall.observe(p.tool, res, p.now())
 		}
 		for _, l := range res.Leased {
@@ -156,6 +159,21 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 		wait = min(wait*2, p.o.poll)
 	}
 	return false, nil
+}
+
+// levels are pop's gauges in its stats: the frontier's queued, in flight
+// and dead requests (every crawl's, every consumer's) and, with --follow,
+// those this pop holds in flight.
+func (p *popper) levels() map[string]int64 {
+	g := map[string]int64{}
+	if p.o.follow {
+		g["held"] = p.held.Load()
+	}
+	c, err := p.fr.Counts(context.Background())
+	if err == nil {
+		g["queued"], g["in_flight"], g["dead"] = c.Queued, c.InFlight, c.Dead
+	}
+	return g
 }
 
 // pace is the least time between two turns of pop --follow while three
@@ -218,6 +236,7 @@ func (p *popper) drain(bg context.Context) error {
 		if err != nil {
 			return err
 		}
+		p.held.Store(int64(held))
 		now := p.now()
 		if held != last {
 			last, lastChange = held, now
@@ -227,6 +246,7 @@ func (p *popper) drain(bg context.Context) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	p.held.Store(0) // what is left goes back to the queue
 	return p.fr.Leave(bg, p.consumer, p.now())
 }
 

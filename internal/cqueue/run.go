@@ -39,13 +39,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 type subcommand func(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reader, stdout io.Writer) int
 
-var subcommandNames = []string{"push", "pop", "reclaim", "info", "stop", "expire", "stats", "dump"}
+var subcommandNames = []string{"crawl", "push", "pop", "reclaim", "info", "stop", "expire", "stats", "dump"}
 
 var subcommands map[string]subcommand
 
 func init() {
 	subcommands = map[string]subcommand{
-		"push": runPush, "pop": runPop, "reclaim": runReclaim, "info": runInfo,
+		"crawl": runCrawl, "push": runPush, "pop": runPop, "reclaim": runReclaim, "info": runInfo,
 		"stop": runStop, "expire": runExpire, "stats": runStats, "dump": runDump,
 	}
 }
@@ -55,6 +55,7 @@ const topHelp = `cqueue - the crawl's frontier: a crash-safe priority queue of r
 Usage: cqueue SUBCOMMAND [flags]
 
 Subcommands:
+  crawl     run a whole crawl: push the seeds, run the crawl loop below to its end, account for it
   push      queue requests (records or bare URLs) and settle acks, applying crawl policy and dedupe
   pop       hand out requests, each leased until its ack comes back; --follow until the crawl ends
   reclaim   return requests whose lease expired (--all: every in-flight request) to the queue
@@ -69,7 +70,7 @@ The state is an SQLite file (--db FILE, or $CRAWLUTILS_DB) or a Redis server
 subcommands fail (1) when it does not exist. 'cqueue SUBCOMMAND --help' for
 each one's flags.
 
-The crawl loop:
+The crawl loop, run by 'cqueue crawl seeds.txt shop.yml items.csv':
   cqueue push --db crawl.db --crawlid shop --appid demo https://shop.example/
   cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml |
       cexport -o items.csv | cqueue push --db crawl.db

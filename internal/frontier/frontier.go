@@ -92,6 +92,18 @@ type Frontier interface {
 	// Done reports whether nothing is queued and nothing is in flight: the
 	// crawl is over (dead-lettered requests do not count).
 	Done(ctx context.Context) (bool, error)
+	// CrawlMeta returns the metadata of crawl crawlID: a few key/value
+	// strings a program keeps with a crawl (cqueue crawl keeps the rules
+	// and seeds the crawl was started with). It is empty, not nil, when
+	// none was set. Metadata is independent of the crawl's requests: it
+	// may be set before any is pushed, and Stop and expiry keep it.
+	CrawlMeta(ctx context.Context, crawlID string) (map[string]string, error)
+	// SetCrawlMeta sets the keys of meta in crawl crawlID's metadata, in one
+	// atomic step, and returns the whole metadata after it. Unless replace
+	// is set, a key the crawl has already keeps its value: of several
+	// processes starting one crawl at once, the first one's values stand
+	// and every one of them gets them back. Other keys are kept either way.
+	SetCrawlMeta(ctx context.Context, crawlID string, meta map[string]string, replace bool) (map[string]string, error)
 	// Close releases the frontier's connections.
 	Close() error
 }

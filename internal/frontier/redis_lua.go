@@ -36,6 +36,7 @@ import "github.com/redis/go-redis/v9"
 //	F cq:CRAWLID SET of the crawl's QIDs
 //	F expiring ZSET crawlid, score = expires (Unix s), active crawls only
 //	F expired SET of crawls expired and not yet reported by Expire
+//	F cm:CRAWLID HASH the crawl's metadata (CrawlMeta), key → value
 //
 // and the duplicate filter's sets, P + "seen:" + crawlid (see package
 // dedupe). Every step that takes an entry out of flight (ack, release,

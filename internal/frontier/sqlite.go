@@ -25,6 +25,9 @@ import (
 // the consumer holding them, all partial, so each holds only the rows it
 // serves and pop, ack and reclaim are O(log n) at any size.
 // frontier_consumers holds the registered consumers and their heartbeats.
+// frontier_crawl_meta holds each crawl's metadata (CrawlMeta); a file made
+// before it existed gets it from the first SetCrawlMeta, so older programs
+// still open the file (the schema version is unchanged).
 const sqliteSchema = `
 CREATE TABLE IF NOT EXISTS frontier_meta (
 	name TEXT PRIMARY KEY,
@@ -75,6 +78,12 @@ CREATE TABLE IF NOT EXISTS frontier_consumers (
 	pid  INTEGER NOT NULL,
 	boot TEXT NOT NULL,
 	beat INTEGER NOT NULL -- last heartbeat, Unix ms
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS frontier_crawl_meta (
+	crawlid TEXT NOT NULL,
+	key     TEXT NOT NULL,
+	value   TEXT NOT NULL,
+	PRIMARY KEY (crawlid, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS frontier_entries_pop ON frontier_entries (queue, prio DESC, ord) WHERE state = 0;
 CREATE INDEX IF NOT EXISTS frontier_entries_lease ON frontier_entries (deadline) WHERE state = 1;

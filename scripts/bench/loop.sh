@@ -32,6 +32,8 @@
 #   scripts/bench/loop.sh                     everything
 #   RUNS=1 scripts/bench/loop.sh              one run each
 #   CRAWLERS="loop colly" scripts/bench/loop.sh
+#   LATENCY=20ms scripts/bench/loop.sh        every response delayed, as on
+#                                             the web (default 0: CPU-bound)
 #   KEEP_WORK=1 scripts/bench/loop.sh         keep the work folder (each
 #                                             tool's stderr is a log there)
 #
@@ -41,6 +43,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-3}
 PRODUCTS=${PRODUCTS:-3000}
+LATENCY=${LATENCY:-0s}
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
 CASES=${CRAWLERS:-"loop colly scrapy"}
 CONC=16
@@ -70,7 +73,7 @@ PATH="$BIN:$PATH"
 # site_up: starts the site with the current setting's flags and writes its
 # truth for its base URL.
 site_up() {
-	start_site -products "$PRODUCTS" "${flags[@]}"
+	start_site -products "$PRODUCTS" -latency "$LATENCY" "${flags[@]}"
 	demosite -truth -truth-format csv -products "$PRODUCTS" -base "$SITE" >"$work/truth.csv"
 }
 
@@ -140,7 +143,7 @@ measure() {
 table() {
 	local s=$1 c wall pages rate cpu rss cpus own_counts=
 	echo
-	echo "$2: $PRODUCTS products, concurrency $CONC, robots.txt obeyed; medians of $RUNS runs"
+	echo "$2: $PRODUCTS products, latency $LATENCY, concurrency $CONC, robots.txt obeyed; medians of $RUNS runs"
 	printf '  %-7s %7s %8s %12s %7s %9s %9s %8s %8s %6s %5s %6s\n' crawler "wall s" pages/s "CPU ms/page" "RSS MB" requests expected "dup req" "early rt" rows "dup" truth
 	for c in "${crawlers[@]}"; do
 		if ! compgen -G "$work/res.$c.$s.*" >/dev/null; then

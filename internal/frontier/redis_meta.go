@@ -1,0 +1,54 @@
+package frontier
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// setCrawlMetaScript: ARGV P, crawlid, replace ("1" or "0"), then key,
+// value pairs. Returns the crawl's metadata after the change, as HGETALL.
+var setCrawlMetaScript = redis.NewScript(luaLib + `
+local key = F .. 'cm:' .. ARGV[2]
+local cmd = 'HSETNX'
+if ARGV[3] == '1' then cmd = 'HSET' end
+for i = 4, #ARGV - 1, 2 do
+	redis.call(cmd, key, ARGV[i], ARGV[i + 1])
+end
+return redis.call('HGETALL', key)
+`)
+
+// CrawlMeta implements Frontier.
+func (r *Redis) CrawlMeta(ctx context.Context, crawlID string) (map[string]string, error) {
+	m, err := r.client.HGetAll(ctx, r.prefix+"f:cm:"+crawlID).Result()
+	if err != nil {
+		return nil, r.fail("crawl meta", err)
+	}
+	return m, nil
+}
+
+// SetCrawlMeta implements Frontier.
+func (r *Redis) SetCrawlMeta(ctx context.Context, crawlID string, meta map[string]string, replace bool) (map[string]string, error) {
+	flag := "0"
+	if replace {
+		flag = "1"
+	}
+	args := make([]any, 0, 3+2*len(meta))
+	args = append(args, r.prefix, crawlID, flag)
+	for k, v := range meta {
+		args = append(args, k, v)
+	}
+	v, err := setCrawlMetaScript.Run(ctx, r.client, nil, args...).StringSlice()
+	if err != nil {
+		return nil, r.fail("set crawl meta", err)
+	}
+	if len(v)%2 != 0 {
+		return nil, r.fail("set crawl meta", fmt.Errorf("unexpected script answer %v", v))
+	}
+	out := make(map[string]string, len(v)/2)
+	for i := 0; i+1 < len(v); i += 2 {
+		out[v[i]] = v[i+1]
+	}
+	return out, nil
+}
