@@ -26,7 +26,9 @@ var crawlHelp = cli.Help{
 
   cqueue pop --follow | cfetch | cextract -r RULES | cexport -o OUT | cqueue push
 
-until nothing is queued or in flight, with one progress line on a terminal and
+(with --cthrottle ARGS, cthrottle ARGS between cqueue pop and cfetch, sharing the
+frontier's store, so every loop on it keeps one rate per host) until nothing is
+queued or in flight, with one progress line on a terminal and
 one account at the end. SEEDS is a file of URLs or request records, one a line
 ("-": stdin); a bad line is reported with its line number and skipped. RULES is
 a cextract rules file, checked before anything is queued. OUT is the export
@@ -61,6 +63,7 @@ crawl finished but records were rejected (reported above, and counted in the
 account) or a tool exited 3; 130 interrupted.`,
 	Examples: `  cqueue crawl seeds.txt shop.yml items.csv
   cqueue crawl seeds.txt shop.yml items.csv --cfetch '--concurrency 32 --delay 250ms'
+  cqueue crawl seeds.txt shop.yml items.csv --cthrottle '--rate 2/s'   # per host, for every loop on this frontier
   cqueue crawl seeds.txt shop.yml items.jsonl --redis redis://10.0.0.5:6379/0   # on every machine
   cqueue crawl --stats crawl.json seeds.txt shop.yml items.csv; jq .pages crawl.json
   cqueue crawl seeds.txt shop.yml - | jq -c .data`,
@@ -124,6 +127,9 @@ func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reade
 				return tool.Usage("%v", err)
 			}
 			o.pass[pt.flag] = append(o.pass[pt.flag], words...)
+		}
+		if pt.flag == "cthrottle" && len(*raw[pt.flag]) > 0 && o.pass[pt.flag] == nil {
+			o.pass[pt.flag] = []string{} // --cthrottle '': cthrottle with its defaults
 		}
 	}
 	if msg := o.setStore(&s); msg != "" {
@@ -226,7 +232,8 @@ const metaLastFailure = "last_failure"
 func (c *crawl) run(ctx context.Context) int {
 	tool, o := c.tool, &c.o
 	var err error
-	if c.tools, err = findTools(); err != nil {
+	_, throttle := o.pass["cthrottle"]
+	if c.tools, err = findTools(throttle); err != nil {
 		tool.Printf("%v", err)
 		return cli.ExitFailure
 	}

@@ -110,6 +110,9 @@ var passThrough = []struct {
 		"db": "the frontier is cqueue crawl's --db or --redis", "redis": "the frontier is cqueue crawl's --db or --redis",
 		"follow": "set by cqueue crawl", "f": "set by cqueue crawl",
 	}},
+	{"cthrottle", "cthrottle (put between cqueue pop and cfetch when given)", map[string]string{
+		"db": "cthrottle shares the crawl's --db or --redis", "redis": "cthrottle shares the crawl's --db or --redis",
+	}},
 	{"cfetch", "cfetch", nil},
 	{"cextract", "cextract", map[string]string{
 		"rules": "the rules are cqueue crawl's RULES", "r": "the rules are cqueue crawl's RULES",

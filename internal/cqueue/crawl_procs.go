@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,12 +22,12 @@ import (
 )
 
 // toolPaths are the programs of the crawl loop.
-type toolPaths struct{ cqueue, cfetch, cextract, cexport string }
+type toolPaths struct{ cqueue, cfetch, cextract, cexport, cthrottle string }
 
 // findTools finds the programs of the loop: this cqueue itself, and each
 // other tool next to it (so one installation runs with its own tools),
 // else on PATH.
-func findTools() (toolPaths, error) {
+func findTools(throttle bool) (toolPaths, error) {
 	var t toolPaths
 	exe, err := os.Executable()
 	if err != nil {
@@ -38,7 +39,10 @@ func findTools() (toolPaths, error) {
 	for _, p := range []struct {
 		dst  *string
 		name string
-	}{{&t.cfetch, "cfetch"}, {&t.cextract, "cextract"}, {&t.cexport, "cexport"}} {
+	}{{&t.cfetch, "cfetch"}, {&t.cextract, "cextract"}, {&t.cexport, "cexport"}, {&t.cthrottle, "cthrottle"}} {
+		if p.dst == &t.cthrottle && !throttle {
+			continue
+		}
 		sibling := filepath.Join(filepath.Dir(exe), p.name)
 		if st, err := os.Stat(sibling); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
 			*p.dst = sibling
@@ -147,6 +151,15 @@ func (c *crawl) stages(live bool) []*stage {
 		out = append(out, s)
 	}
 	add("pop", "cqueue pop", "cqueue", c.tools.cqueue, true, append(append([]string{"pop"}, o.childFlags...), "--follow")...)
+	if _, ok := o.pass["cthrottle"]; ok {
+		// The throttle shares the crawl's store (an SQLite file, or Redis
+		// through the environment), unless told --local.
+		var store []string
+		if !slices.Contains(o.pass["cthrottle"], "--local") {
+			store = o.childFlags
+		}
+		add("cthrottle", "cthrottle", "cthrottle", c.tools.cthrottle, true, store...)
+	}
 	add("cfetch", "cfetch", "cfetch", c.tools.cfetch, false)
 	add("cextract", "cextract", "cextract", c.tools.cextract, false, "--rules="+o.rules)
 	if o.out != "-" {

@@ -15,6 +15,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cfetch"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/cqueue"
+	"github.com/crawlutils/crawlutils/internal/cthrottle"
 	"github.com/crawlutils/crawlutils/internal/demosite"
 	"github.com/crawlutils/crawlutils/internal/scripttest"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -22,12 +23,13 @@ import (
 
 func TestMain(m *testing.M) {
 	scripttest.Main(m, map[string]cli.RunFunc{
-		"cfetch":   cfetch.Run,
-		"cextract": cextract.Run,
-		"cexport":  cexport.Run,
-		"cdedupe":  cdedupe.Run,
-		"cqueue":   cqueue.Run,
-		"truth":    truth,
+		"cfetch":    cfetch.Run,
+		"cextract":  cextract.Run,
+		"cexport":   cexport.Run,
+		"cdedupe":   cdedupe.Run,
+		"cqueue":    cqueue.Run,
+		"cthrottle": cthrottle.Run,
+		"truth":     truth,
 	})
 }
 

@@ -39,7 +39,7 @@ func TestCrawlResumesEveryFormat(t *testing.T) {
 				c.Wait()
 				noProcessesLeft(t, c.Process.Pid)
 			}
-			l.runCrawl(`seeds.txt "$RULES" ` + out + ` --pop '--window 32'`).want(t, 0)
+			l.runCrawl(`seeds.txt "$RULES" `+out+` --pop '--window 32'`).want(t, 0)
 			urls := exportedURLs(t, filepath.Join(l.dir, out), ext)
 			got := map[string]int{}
 			dups := 0

@@ -1,0 +1,16 @@
+package cthrottle
+
+import (
+	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/scripttest"
+)
+
+func TestMain(m *testing.M) {
+	scripttest.Main(m, map[string]cli.RunFunc{"cthrottle": Run})
+}
+
+func TestCases(t *testing.T) {
+	scripttest.Run(t, "../../testdata/cases/cthrottle", nil)
+}

@@ -1,0 +1,75 @@
+package cthrottle
+
+import "testing"
+
+func TestHostKey(t *testing.T) {
+	for raw, want := range map[string][2]string{
+		"https://Example.COM/a":          {"example.com", "https://example.com"},
+		"https://example.com:443/a":      {"example.com", "https://example.com"},
+		"http://example.com:80":          {"example.com", "http://example.com"},
+		"http://example.com:443/":        {"example.com:443", "http://example.com:443"},
+		"https://example.com:8443/x?y#z": {"example.com:8443", "https://example.com:8443"},
+		"http://[::1]:8080/":             {"[::1]:8080", "http://[::1]:8080"},
+		"http://[::1]/":                  {"[::1]", "http://[::1]"},
+		"http://user:pw@a.test/":         {"a.test", "http://a.test"},
+		"/relative":                      {"", ""},
+		"mailto:a@b.test":                {"", ""},
+		"":                               {"", ""},
+		"http://%zz/":                    {"", ""},
+	} {
+		key, origin := hostKey(raw)
+		if key != want[0] || origin != want[1] {
+			t.Errorf("hostKey(%q) = %q, %q; want %q, %q", raw, key, origin, want[0], want[1])
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	host, _ := newKeyer("")
+	acct, _ := newKeyer(".attrs.account")
+	for _, tt := range []struct {
+		k      *keyer
+		line   string
+		class  class
+		key    string
+		leased bool
+	}{
+		{host, `https://a.test/`, classKeyed, "a.test", false},
+		{host, `{"kind":"request","url":"https://a.test/","lease":"x"}`, classKeyed, "a.test", true},
+		{host, `{"kind":"request","url":"https://a.test/","lease":null}`, classKeyed, "a.test", false},
+		{host, `{"url":"https://a.test/"}`, classKeyed, "a.test", false},
+		{host, `{"URL":"https://a.test/"}`, classKeyed, "a.test", false},
+		{host, `{"kind":"request"}`, classUnkeyed, "", false},
+		{host, `{"kind":"request","url":42}`, classUnkeyed, "", false},
+		{host, `{"kind":"response","url":"https://a.test/"}`, classPass, "", false},
+		{host, `{"kind":"ack","lease":"x"}`, classPass, "", false},
+		{host, `{"data":{"url":"x"}}`, classPass, "", false},
+		{acct, `{"kind":"request","url":"https://a.test/","attrs":{"account":"acme"}}`, classKeyed, "acme", false},
+		{acct, `{"kind":"request","url":"https://a.test/","attrs":{"account":12345678901234567890}}`, classKeyed, "12345678901234567890", false},
+		{acct, `{"kind":"request","url":"https://a.test/","attrs":{"account":""}}`, classUnkeyed, "", false},
+		{acct, `{"kind":"request","url":"https://a.test/"}`, classUnkeyed, "", false},
+		{acct, `{"kind":"item","attrs":{"account":"acme"}}`, classPass, "", false},
+	} {
+		p, err := parseLine([]byte(tt.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, key, _, leased, err := tt.k.classify(p)
+		if err != nil || c != tt.class || key != tt.key || leased != tt.leased {
+			t.Errorf("%s: %v %q %v (%v), want %v %q %v", tt.line, c, key, leased, err, tt.class, tt.key, tt.leased)
+		}
+	}
+}
+
+func TestWithField(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"kind":"request","url":"u"}`:          `{"kind":"request","url":"u","reason":"throttled"}`,
+		`{"url":"u","reason":"old","x":[1, 2]}`: `{"url":"u","x":[1, 2],"reason":"throttled"}`,
+		`{}`:                                    `{"reason":"throttled"}`,
+		` {"a":"<&>"} `:                         `{"a":"<&>","reason":"throttled"}`,
+	} {
+		if got := string(withField([]byte(in), "reason", "throttled")); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}

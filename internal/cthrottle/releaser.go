@@ -1,0 +1,142 @@
+package cthrottle
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"time"
+)
+
+// release holds each record until its time and writes it, earliest first
+// (ties in the order they came, so a key's records keep their order),
+// flushing whenever nothing more is due at once. After an interrupt it
+// writes everything at once. It returns when the reserver is done and
+// nothing is held.
+func (p *pipeline) release(ctx context.Context) {
+	var h itemHeap
+	var seq uint64
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	ctxDone := ctx.Done()
+	interrupted, open := false, true
+	push := func(it *item) {
+		seq++
+		it.seq = seq
+		heap.Push(&h, it)
+	}
+	for {
+		now := time.Now()
+		for h.Len() > 0 && (interrupted || !h[0].at.After(now)) {
+			p.write(heap.Pop(&h).(*item), interrupted)
+		}
+		if len(p.out) == 0 {
+			p.flush(ctx)
+		}
+		if !open && h.Len() == 0 {
+			return
+		}
+		var due <-chan time.Time
+		if h.Len() > 0 {
+			timer.Reset(h[0].at.Sub(now))
+			due = timer.C
+		}
+		select {
+		case it, ok := <-p.out:
+			if !ok {
+				open = false
+				break
+			}
+			push(it)
+		more:
+			for range 4096 {
+				select {
+				case it, ok := <-p.out:
+					if !ok {
+						open = false
+						break more
+					}
+					push(it)
+				default:
+					break more
+				}
+			}
+		case <-due:
+		case <-ctxDone:
+			ctxDone, interrupted = nil, true
+		}
+		timer.Stop()
+	}
+}
+
+// write writes one record (unless writing has failed) and frees its place.
+func (p *pipeline) write(it *item, interrupted bool) {
+	defer func() { <-p.sem }()
+	if p.writeFailed {
+		p.tool.Stats.Drop(p.unwritten(interrupted))
+		return
+	}
+	if err := p.w.WriteLine(it.raw); err != nil {
+		p.writeError(err, interrupted)
+		p.tool.Stats.Drop(p.unwritten(interrupted))
+		return
+	}
+	p.tool.Stats.Out.Add(1)
+	switch {
+	case it.released || interrupted && it.class == classKeyed && it.at.After(time.Now()):
+		// Written before its slot: the run was interrupted.
+		p.waited.released++
+	case it.wait > 0:
+		p.waited.n++
+		p.waited.total += it.wait
+		p.waited.longest = max(p.waited.longest, it.wait)
+	}
+}
+
+// unwritten is the reason a record that could not be written is dropped.
+func (p *pipeline) unwritten(interrupted bool) string {
+	if interrupted {
+		return "interrupted"
+	}
+	return "not_written"
+}
+
+func (p *pipeline) flush(ctx context.Context) {
+	if p.writeFailed {
+		return
+	}
+	if err := p.w.Flush(); err != nil {
+		p.writeError(err, ctx.Err() != nil)
+	}
+}
+
+// writeError reports a failed write once. After an interrupt a closed
+// pipe is expected (cfetch stops reading at the same signal): it is not
+// an error then, and what is left is counted as dropped "interrupted".
+func (p *pipeline) writeError(err error, interrupted bool) {
+	p.writeFailed = true
+	if !interrupted {
+		p.tool.Fail(fmt.Errorf("write: %v", err))
+	}
+	p.stopReading()
+}
+
+// itemHeap orders records by time to write, then arrival.
+type itemHeap []*item
+
+func (h itemHeap) Len() int { return len(h) }
+func (h itemHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h itemHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *itemHeap) Push(x any)   { *h = append(*h, x.(*item)) }
+func (h *itemHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return it
+}

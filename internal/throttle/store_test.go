@@ -1,0 +1,158 @@
+package throttle
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/redistest"
+)
+
+var ctx = context.Background()
+
+// t0 is the tests' clock at the start, to the microsecond.
+var t0 = time.Date(2030, 1, 2, 3, 4, 5, 678901000, time.UTC)
+
+// ref is the reference Store: reserve over a map, nothing else. The
+// backends are held to it.
+type ref struct {
+	mu  sync.Mutex
+	tat map[string]int64
+}
+
+func newRef() *ref { return &ref{tat: map[string]int64{}} }
+
+func (r *ref) Reserve(_ context.Context, reqs []Request, now time.Time) (Reply, error) {
+	if err := checkRequests(reqs); err != nil {
+		return Reply{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := micros(now)
+	reply := Reply{Now: time.UnixMicro(n), Grants: make([]Grant, len(reqs))}
+	for i, q := range reqs {
+		tat, ok := r.tat[q.Key]
+		newTat, base, g := reserve(tat, !ok, n, q.N, int64(q.Rate.Interval/time.Microsecond), int64(q.Rate.tolerance()/time.Microsecond), maxWaitMicros(q.MaxWait))
+		if g > 0 {
+			r.tat[q.Key] = newTat
+		}
+		reply.Grants[i] = Grant{Granted: g, Base: time.Duration(base-n) * time.Microsecond, Interval: q.Rate.Interval}
+	}
+	return reply, nil
+}
+
+func (r *ref) Purge(_ context.Context, before time.Time) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for k, tat := range r.tat {
+		if tat < micros(before) {
+			delete(r.tat, k)
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (r *ref) Len(context.Context) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.tat), nil
+}
+
+func (r *ref) Close() error { return nil }
+
+var redisPrefix atomic.Int64
+
+// lazyRedis starts a redis-server for top, the first time a test under
+// it asks, and stops it when top ends.
+func lazyRedis(top testing.TB) func() string {
+	var once sync.Once
+	var url string
+	return func() string {
+		once.Do(func() { url = redistest.Start(top) })
+		return url
+	}
+}
+
+// opener opens a fresh store of one backend; calling the function it
+// returns again opens another handle on the same state (another process,
+// as far as the store can tell).
+type opener func(t testing.TB) (open func() Store)
+
+// backends are the stores under test, the reference first, for the test
+// top (the Redis server lives as long as it). Every one counts from the
+// clock it is given.
+func backends(top testing.TB) []struct {
+	name string
+	open opener
+} {
+	redis := lazyRedis(top)
+	return []struct {
+		name string
+		open opener
+	}{
+		{"ref", func(t testing.TB) func() Store { s := newRef(); return func() Store { return s } }},
+		{"local", func(t testing.TB) func() Store { s := NewLocal(); return func() Store { return s } }},
+		{"sqlite", func(t testing.TB) func() Store {
+			path := filepath.Join(t.TempDir(), "throttle.db")
+			return func() Store {
+				s, err := OpenSQLite(ctx, path, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				return s
+			}
+		}},
+		{"redis", func(t testing.TB) func() Store {
+			url := redis()
+			prefix := fmt.Sprintf("test%d:", redisPrefix.Add(1))
+			return func() Store {
+				s, err := OpenRedis(ctx, url, Options{Prefix: prefix, CallerClock: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				return s
+			}
+		}},
+	}
+}
+
+// eachBackend runs fn on a fresh store of every backend.
+func eachBackend(t *testing.T, fn func(t *testing.T, s Store)) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) { fn(t, b.open(t)()) })
+	}
+}
+
+func mustRate(t testing.TB, s string, burst int) Rate {
+	t.Helper()
+	r, err := ParseRate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Burst = burst
+	return r
+}
+
+// waits is what one reservation answers for one key: the waits of the
+// granted slots, then "refused, next in W" when some were refused.
+func waits(g Grant, asked int) string {
+	s := ""
+	for i := range g.Granted {
+		s += g.Wait(i).String() + " "
+	}
+	if g.Granted < asked {
+		s += "refused, next in " + g.Wait(g.Granted).String()
+	}
+	return s
+}
+
+func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }

@@ -1,0 +1,79 @@
+package throttle
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReadTable(t *testing.T) {
+	def := Rate{Interval: time.Second, Burst: 2}
+	tab, err := ReadTable(strings.NewReader(`# slow sites
+Example.COM 1/5s
+api.example.com:8443  10/s burst=5   # their documented limit
+
+[::1]:8080 2/s
+`), "rates.txt", def, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"example.com":          "1/5s burst 2",
+		"EXAMPLE.com":          "1/5s burst 2",
+		"example.com:8080":     "1/5s burst 2", // the host's rate, whatever the port
+		"api.example.com:8443": "10/s burst 5",
+		"api.example.com":      "1/s burst 2",
+		"[::1]:8080":           "2/s burst 2",
+		"other.test":           "1/s burst 2",
+	} {
+		if got := tab.For(key).String(); got != want {
+			t.Errorf("For(%q) = %s, want %s", key, got, want)
+		}
+	}
+	if tab.Len() != 3 {
+		t.Errorf("Len %d", tab.Len())
+	}
+}
+
+func TestReadTableErrors(t *testing.T) {
+	def := Rate{Interval: time.Second, Burst: 1}
+	for in, want := range map[string]string{
+		"a.test 1/s\nb.test 3/x\n":       `rates.txt:2: bad rate "3/x": period "x"`,
+		"\n\na.test\n":                   `rates.txt:3: want KEY RATE [burst=N]`,
+		"a.test 1/s burst 3\n":           `rates.txt:1: want KEY RATE [burst=N]`,
+		"a.test 1/s 3\n":                 `rates.txt:1: "3": want burst=N after the rate`,
+		"a.test 1/s burst=0\n":           `rates.txt:1: burst 0: must be between 1 and`,
+		"a.test 0/s\n":                   `rates.txt:1: bad rate "0/s": count 0: must be positive`,
+		"a.test 1/s\n# x\nA.TEST 2/s\n":  `rates.txt:3: a.test is already given on line 1`,
+		"a.test 1/s\nb.test -1/s # no\n": `rates.txt:2: bad rate "-1/s": count -1: must be positive`,
+	} {
+		_, err := ReadTable(strings.NewReader(in), "rates.txt", def, true)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", in, err, want)
+		}
+	}
+}
+
+// FuzzReadTable: a rates file either fails with an error naming the file
+// or gives valid rates for every key.
+func FuzzReadTable(f *testing.F) {
+	for _, s := range []string{"example.com 1/5s\n", "# c\na 1/s burst=3\nb 2/m", "a 3/x", "a 1/s\na 1/s", "\xff 1/s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tab, err := ReadTable(strings.NewReader(s), "f", Rate{Interval: time.Second, Burst: 1}, true)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f:") {
+				t.Fatalf("error without the file name: %v", err)
+			}
+			return
+		}
+		for _, line := range strings.Split(s, "\n") {
+			if fs := strings.Fields(line); len(fs) > 0 {
+				if err := tab.For(fs[0]).Valid(); err != nil {
+					t.Fatalf("%q: %v", fs[0], err)
+				}
+			}
+		}
+	})
+}
