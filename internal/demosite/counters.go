@@ -58,16 +58,32 @@ type Stats struct {
 
 // exchange is the ResponseWriter of one counted request: it remembers the
 // status written and whether the request was a one-time failure.
+// It is counted once, as soon as the answer is decided: when its status is
+// written (before the client can read it), before its connection is reset,
+// or when the handler ends without either (abandoned). So Stats, read
+// after a client got its answer, always includes that request.
 type exchange struct {
 	http.ResponseWriter
-	arrived time.Time
-	status  int  // 0 until a header is written
-	failed  bool // the request got its page's one-time failure
+	site         *Site
+	method, path string
+	arrived      time.Time
+	status       int  // 0 until a header is written
+	failed       bool // the request got its page's one-time failure
+	counted      bool
+}
+
+// count records the exchange in the site's counters, once.
+func (x *exchange) count() {
+	if !x.counted {
+		x.counted = true
+		x.site.record(x.method, x.path, x)
+	}
 }
 
 func (x *exchange) WriteHeader(status int) {
 	if x.status == 0 {
 		x.status = status
+		x.count()
 	}
 	x.ResponseWriter.WriteHeader(status)
 }
@@ -75,6 +91,7 @@ func (x *exchange) WriteHeader(status int) {
 func (x *exchange) Write(b []byte) (int, error) {
 	if x.status == 0 {
 		x.status = http.StatusOK
+		x.count()
 	}
 	return x.ResponseWriter.Write(b)
 }

@@ -79,6 +79,9 @@ func (s *Site) serveFailure(w http.ResponseWriter, r *http.Request, kind failure
 	case fail500:
 		send(w, r, internalErrorResponse())
 	case failReset:
+		if x, ok := w.(*exchange); ok {
+			x.count() // before the client sees the reset
+		}
 		resetConnection(w)
 	}
 }

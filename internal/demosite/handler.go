@@ -11,15 +11,15 @@ import (
 // ServeHTTP serves the site. Requests under /__demosite/ control the site
 // and are not counted (see Stats). Every other request is delayed by
 // Options.Latency (abandoned if the request's context ends first), routed,
-// and then counted.
+// and counted (see exchange).
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	if strings.HasPrefix(path, controlPrefix) {
 		s.serveControl(w, r, path)
 		return
 	}
-	x := &exchange{ResponseWriter: w, arrived: s.now()}
-	defer s.record(r.Method, path, x)
+	x := &exchange{ResponseWriter: w, site: s, method: r.Method, path: path, arrived: s.now()}
+	defer x.count()
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		send(x, r, htmlResponse(http.StatusMethodNotAllowed, renderError(http.StatusMethodNotAllowed, "Only GET and HEAD are supported.")))

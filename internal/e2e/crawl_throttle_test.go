@@ -50,8 +50,11 @@ func TestCrawlWithThrottle(t *testing.T) {
 		}
 		most = max(most, n)
 	}
-	if most > rate {
-		t.Errorf("the site saw %d requests in one second, more than --rate %d/s", most, rate)
+	// A start that cfetch sends late (a loaded machine, the race detector)
+	// can land in the next slot's second: a quarter more is allowed for
+	// that; the crawl's length below is the strict check.
+	if most > rate+rate/4 {
+		t.Errorf("the site saw %d requests in one second, more than --rate %d/s allows", most, rate)
 	}
 	// The slots are 50 ms apart: the crawl cannot be faster than that.
 	if least := time.Duration(len(times)-1) * time.Second / rate; took < least {
