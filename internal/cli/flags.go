@@ -122,20 +122,59 @@ func EnvName(tool, flag string) string {
 	return strings.ToUpper(strings.ReplaceAll(tool+"_"+flag, "-", "_"))
 }
 
+// SharedSettings are the flags a subcommand also takes from its command's
+// own environment variable and config section (CQUEUE_DB, cqueue: {db: …}),
+// because every subcommand means the same by them.
+var SharedSettings = map[string]bool{"db": true, "redis": true, "busy-timeout": true, "quiet": true}
+
+// envNames are the variables that may set flag, first the one that wins:
+// the subcommand's own (CQUEUE_PUSH_BATCH), then, for a shared setting,
+// the command's (CQUEUE_DB).
+func (f *Flags) envNames(flag string) []string {
+	if f.tool.Sub == "" {
+		return []string{EnvName(f.tool.Name, flag)}
+	}
+	names := []string{EnvName(f.tool.Name+"_"+f.tool.Sub, flag)}
+	if SharedSettings[flag] {
+		names = append(names, EnvName(f.tool.Name, flag))
+	}
+	return names
+}
+
+// section is the name of the flags' config section, for messages.
+func (f *Flags) section() string {
+	if f.tool.Sub == "" {
+		return f.tool.Name
+	}
+	return f.tool.Name + "." + f.tool.Sub
+}
+
 func (f *Flags) applyEnv() error {
 	var err error
 	f.VisitAll(func(fl *pflag.Flag) {
 		if err != nil || fl.Changed || notSettable[fl.Name] {
 			return
 		}
-		name := EnvName(f.tool.Name, fl.Name)
-		if v, ok := os.LookupEnv(name); ok {
-			if e := f.Set(fl.Name, v); e != nil {
-				err = fmt.Errorf("environment %s=%q: %v", name, v, e)
+		for _, name := range f.envNames(fl.Name) {
+			if v, ok := os.LookupEnv(name); ok {
+				if e := f.Set(fl.Name, v); e != nil {
+					err = fmt.Errorf("environment %s=%q: %v", name, v, e)
+				}
+				return
 			}
 		}
 	})
 	return err
+}
+
+// fromEnv reports whether a variable sets flag.
+func (f *Flags) fromEnv(flag string) bool {
+	for _, name := range f.envNames(flag) {
+		if os.Getenv(name) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *Flags) configPath() (path string, explicit bool) {
@@ -173,12 +212,49 @@ func (f *Flags) applyConfig() error {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return fmt.Errorf("config %s: %v", path, err)
 	}
-	for key, val := range doc[f.tool.Name] {
+	section := doc[f.tool.Name]
+	if f.tool.Sub == "" {
+		return f.applySection(path, section, false)
+	}
+	// A subcommand's own section (cqueue: {push: {batch: 100}}) wins over
+	// the shared settings of its command's (cqueue: {db: crawl.db}); the
+	// command's other keys belong to other subcommands.
+	own, _ := section[f.tool.Sub].(map[string]any)
+	if section[f.tool.Sub] != nil && own == nil {
+		return fmt.Errorf("config %s: %s: want a section of settings", path, f.section())
+	}
+	for key, val := range section {
+		if _, sub := val.(map[string]any); !sub && !SharedSettings[key] {
+			return fmt.Errorf("config %s: %s.%s: not a setting every %s subcommand takes: put it in the section of the subcommand it is for (%s: {%s: {%s: …}})",
+				path, f.tool.Name, key, f.tool.Name, f.tool.Name, f.tool.Sub, key)
+		}
+	}
+	if err := f.applySection(path, own, false); err != nil {
+		return err
+	}
+	return f.applySection(path, section, true)
+}
+
+// applySection sets the flags a config section names, unless a flag or an
+// environment variable set them already. sharedOnly applies only the
+// shared settings, and skips the rest (they are other subcommands').
+func (f *Flags) applySection(path string, section map[string]any, sharedOnly bool) error {
+	for key, val := range section {
+		if sharedOnly && !SharedSettings[key] {
+			continue
+		}
+		name := f.section() + "." + key
+		if sharedOnly {
+			name = f.tool.Name + "." + key
+		}
 		fl := f.Lookup(key)
 		if fl == nil || notSettable[key] {
-			return fmt.Errorf("config %s: %s.%s: unknown setting", path, f.tool.Name, key)
+			if sharedOnly {
+				continue
+			}
+			return fmt.Errorf("config %s: %s: unknown setting", path, name)
 		}
-		if fl.Changed || os.Getenv(EnvName(f.tool.Name, key)) != "" {
+		if fl.Changed || f.fromEnv(key) {
 			continue
 		}
 		values := []any{val}
@@ -187,7 +263,7 @@ func (f *Flags) applyConfig() error {
 		}
 		for _, v := range values {
 			if err := f.Set(key, fmt.Sprint(v)); err != nil {
-				return fmt.Errorf("config %s: %s.%s: %v", path, f.tool.Name, key, err)
+				return fmt.Errorf("config %s: %s: %v", path, name, err)
 			}
 		}
 	}
@@ -201,8 +277,14 @@ func (f *Flags) printHelp(w io.Writer) {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(h.Description, "\n"))
 	}
 	fmt.Fprintf(w, "\nFlags:\n%s", f.FlagUsagesWrapped(100))
-	fmt.Fprintf(w, "\nEvery flag can also be set with the environment variable %s_<FLAG> (e.g. %s)\nor in the %q section of the config file.\n",
-		strings.ToUpper(f.tool.Name), EnvName(f.tool.Name, "quiet"), f.tool.Name)
+	if f.tool.Sub == "" {
+		fmt.Fprintf(w, "\nEvery flag can also be set with the environment variable %s_<FLAG> (e.g. %s)\nor in the %q section of the config file.\n",
+			strings.ToUpper(f.tool.Name), EnvName(f.tool.Name, "quiet"), f.tool.Name)
+	} else {
+		fmt.Fprintf(w, "\nEvery flag can also be set with the environment variable %s_<FLAG> (e.g. %s)\nor in the config file's section %s: {%s: {…}}; --db, --redis and --busy-timeout also with\n%s_DB, … and in the %s section itself, for every subcommand.\n",
+			strings.ToUpper(f.tool.Name+"_"+f.tool.Sub), EnvName(f.tool.Name+"_"+f.tool.Sub, "quiet"), f.tool.Name, f.tool.Sub,
+			strings.ToUpper(f.tool.Name), f.tool.Name)
+	}
 	if h.Examples != "" {
 		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(h.Examples, "\n"))
 	}

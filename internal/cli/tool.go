@@ -17,7 +17,11 @@ import (
 // Tool carries a running command's name, stderr, stats and outcome.
 // Its methods are safe for concurrent use.
 type Tool struct {
-	Name   string
+	Name string
+	// Sub is the subcommand being run (cqueue push), if any: its settings
+	// come from its own environment variables (CQUEUE_PUSH_BATCH) and its
+	// own config section (cqueue: {push: {batch: …}}); see Flags.Parse.
+	Sub    string
 	Stderr io.Writer
 	Stats  *Stats
 	// Quiet silences the progress line and the summary (not errors).

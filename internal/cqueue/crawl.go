@@ -91,6 +91,9 @@ type crawlOptions struct {
 }
 
 func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reader, stdout io.Writer) int {
+	if o, ok := stdout.(*output); ok {
+		stdout = o.w // the loop's own stdout; -o is refused below, never opened
+	}
 	start := time.Now()
 	var s store
 	o := crawlOptions{appID: "crawl", pass: map[string][]string{}}
@@ -288,7 +291,7 @@ func (c *crawl) run(ctx context.Context) int {
 
 // copyToolStats honours CFETCH_STATS, CEXTRACT_STATS and CEXPORT_STATS, as
 // the tools on their own would: each gets a copy of its tool's stats.
-// (cqueue crawl's own --stats, or $CQUEUE_STATS, has every tool's.)
+// (cqueue crawl's own --stats, or $CQUEUE_CRAWL_STATS, has every tool's.)
 func (c *crawl) copyToolStats() {
 	for _, name := range []string{"cfetch", "cextract", "cexport"} {
 		dst := os.Getenv(cli.EnvName(name, "stats"))

@@ -93,7 +93,8 @@ func (c *crawl) env(oneThread bool) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "CQUEUE_DB", "CQUEUE_REDIS", "CRAWLUTILS_DB", "CRAWLUTILS_REDIS":
+		case "CQUEUE_DB", "CQUEUE_REDIS", "CRAWLUTILS_DB", "CRAWLUTILS_REDIS",
+			"CQUEUE_POP_DB", "CQUEUE_POP_REDIS", "CQUEUE_PUSH_DB", "CQUEUE_PUSH_REDIS":
 			continue
 		}
 		env = append(env, kv)

@@ -119,6 +119,20 @@ reason in the summary and, with --rejects FILE, written there with a "reason".`,
 	if batch < 1 {
 		return tool.Usage("--batch %d: must be at least 1", batch)
 	}
+	// URLs given as arguments are seeds, as with cfetch's input: cqueue
+	// push --db crawl.db https://shop.example/
+	var urls []string
+	for _, a := range files {
+		if isURLArg(a) {
+			urls = append(urls, a)
+		}
+	}
+	if len(urls) > 0 {
+		if len(urls) != len(files) {
+			return tool.Usage("give seed URLs or files as arguments, not both (got %q and %q)", urls[0], firstFile(files))
+		}
+		files, stdin = nil, strings.NewReader(strings.Join(urls, "\n")+"\n")
+	}
 	if d.base != "" {
 		if u, err := url.Parse(d.base); err != nil || !u.IsAbs() {
 			return tool.Usage("--base %q: not an absolute URL", d.base)
@@ -377,4 +391,24 @@ func withField(raw []byte, key, value string) []byte {
 	out = append(out, fmt.Sprintf("%q:", key)...)
 	out = append(out, v...)
 	return append(out, '}')
+}
+
+// isURLArg reports whether an argument is a URL to queue rather than a
+// file to read: http or https, and no such file.
+func isURLArg(a string) bool {
+	if !strings.HasPrefix(a, "http://") && !strings.HasPrefix(a, "https://") {
+		return false
+	}
+	_, err := os.Stat(a)
+	return err != nil
+}
+
+// firstFile is the first argument that is not a URL.
+func firstFile(args []string) string {
+	for _, a := range args {
+		if !isURLArg(a) {
+			return a
+		}
+	}
+	return ""
 }

@@ -34,7 +34,16 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if !ok {
 		return tool.Usage("unknown subcommand %q (%s)", args[0], strings.Join(subcommandNames, ", "))
 	}
-	return sub(ctx, tool, args[1:], stdin, stdout)
+	tool.Sub = args[0]
+	out := &output{w: stdout}
+	code := sub(ctx, tool, args[1:], stdin, out)
+	if err := out.finish(); err != nil {
+		tool.Printf("-o: %v", err)
+		if code == cli.ExitOK || code == cli.ExitPartial {
+			code = cli.ExitFailure
+		}
+	}
+	return code
 }
 
 type subcommand func(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reader, stdout io.Writer) int
@@ -171,6 +180,12 @@ func parse(tool *cli.Tool, f *cli.Flags, args []string, stdout io.Writer, argsOK
 	}
 	if !argsOK && len(rest) > 0 {
 		return nil, tool.Usage("unexpected argument %q", rest[0]), true
+	}
+	if out, ok := stdout.(*output); ok {
+		if err := out.open(f); err != nil {
+			tool.Printf("%v", err)
+			return nil, cli.ExitFailure, true
+		}
 	}
 	return rest, cli.ExitOK, false
 }

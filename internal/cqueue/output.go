@@ -1,0 +1,37 @@
+package cqueue
+
+import (
+	"io"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+)
+
+// output is the stdout every subcommand writes to: the real one, or the
+// file its -o names, opened by parse once the flags are known. So -o means
+// the same in every subcommand, as in the other commands.
+type output struct {
+	w     io.Writer
+	close func() error
+}
+
+func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// open points o at -o FILE, if the flags name one.
+func (o *output) open(f *cli.Flags) error {
+	w, closeFile, err := f.OpenOutput(o.w)
+	if err != nil {
+		return err
+	}
+	o.w, o.close = w, closeFile
+	return nil
+}
+
+// finish syncs and closes the -o file, if any.
+func (o *output) finish() error {
+	if o.close == nil {
+		return nil
+	}
+	c := o.close
+	o.close = nil
+	return c()
+}
