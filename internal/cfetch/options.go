@@ -100,10 +100,12 @@ type Options struct {
 	// RetryCodes are the HTTP statuses that are retried (RETRY_HTTP_CODES).
 	RetryCodes []int
 	// RetryBackoff is a request's first retry's delay, doubled for each
-	// further retry of the request, ±50% jitter, at most MaxBackoff; and
-	// the first rest of a host in trouble, doubled for each further rest
-	// in a row.
+	// further retry of the request, ±50% jitter, at most MaxBackoff.
 	RetryBackoff time.Duration
+	// RestBackoff is the first rest of a host in trouble (failures in a
+	// row, a 429 without Retry-After), doubled for each further rest in a
+	// row, ±50% jitter, at most MaxBackoff.
+	RestBackoff time.Duration
 	// RetryAfterMax is the longest Retry-After (on 429 and 503) honoured;
 	// a longer one ends the request's retries, and when the host rests (a
 	// 429, failures in a row) it rests this long.
@@ -175,7 +177,8 @@ func DefaultOptions() Options {
 		MetaRefresh:        true,
 		Retries:            2,
 		RetryCodes:         []int{500, 502, 503, 504, 522, 524, 408, 429},
-		RetryBackoff:       250 * time.Millisecond,
+		RetryBackoff:       50 * time.Millisecond,
+		RestBackoff:        250 * time.Millisecond,
 		RetryAfterMax:      60 * time.Second,
 		CachePolicy:        "dummy",
 	}
@@ -251,7 +254,9 @@ func (o *Options) Validate() error {
 	case o.Retries < 0:
 		return fmt.Errorf("--retries must be 0 or more (got %d)", o.Retries)
 	case o.RetryBackoff < 0:
-		return fmt.Errorf("--retry-backoff must be a duration of 0 or more such as 250ms (got %s)", o.RetryBackoff)
+		return fmt.Errorf("--retry-backoff must be a duration of 0 or more such as 50ms (got %s)", o.RetryBackoff)
+	case o.RestBackoff < 0:
+		return fmt.Errorf("--rest-backoff must be a duration of 0 or more such as 250ms (got %s)", o.RestBackoff)
 	case o.RetryAfterMax < 0:
 		return fmt.Errorf("--retry-after-max must be a duration of 0 or more such as 60s (got %s)", o.RetryAfterMax)
 	case o.CachePolicy != "dummy" && o.CachePolicy != "rfc9111":

@@ -15,7 +15,8 @@ import (
 type retryPolicy struct {
 	max      int
 	codes    map[int]bool
-	backoff  time.Duration
+	backoff  time.Duration // a request's retries
+	rest     time.Duration // a host's rests
 	afterMax time.Duration
 }
 
@@ -24,7 +25,7 @@ func newRetryPolicy(o *Options) retryPolicy {
 	for _, c := range o.RetryCodes {
 		codes[c] = true
 	}
-	return retryPolicy{max: o.Retries, codes: codes, backoff: o.RetryBackoff, afterMax: o.RetryAfterMax}
+	return retryPolicy{max: o.Retries, codes: codes, backoff: o.RetryBackoff, rest: o.RestBackoff, afterMax: o.RetryAfterMax}
 }
 
 // retryable reports whether an outcome is a failure worth a retry, budget
@@ -79,7 +80,18 @@ func (o *outcome) retryAfter(now time.Time) (time.Duration, bool) {
 // backoff × 2ⁿ, times a jitter factor between 0.5 and 1.5 (r in [0, 1)),
 // at most MaxBackoff.
 func (p retryPolicy) delay(n int, r float64) time.Duration {
-	d := float64(p.backoff)
+	return grow(p.backoff, n, r)
+}
+
+// restDelay is the length of a host's rest number n+1 in a row: rest × 2ⁿ,
+// with the same jitter and cap.
+func (p retryPolicy) restDelay(n int, r float64) time.Duration {
+	return grow(p.rest, n, r)
+}
+
+// grow is base × 2ⁿ × (0.5 + r), at most MaxBackoff.
+func grow(base time.Duration, n int, r float64) time.Duration {
+	d := float64(base)
 	for i := 0; i < n && d < float64(MaxBackoff); i++ {
 		d *= 2
 	}

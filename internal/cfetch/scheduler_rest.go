@@ -33,7 +33,7 @@ func (s *scheduler) inTrouble(h *host, f *finish) bool {
 // rest applies one exchange to h's rest, and reports whether a new rest
 // began: when the exchange says the host is in trouble (inTrouble). The
 // rest is the host's Retry-After (at most --retry-after-max) or, when
-// longer, the backoff of the rests in a row: --retry-backoff × 2ⁿ, ±50%
+// longer, the backoff of the rests in a row: --rest-backoff × 2ⁿ, ±50%
 // jitter, at most MaxBackoff. An exchange started before the host's last
 // rest began says nothing new (it was in flight when the trouble showed):
 // it begins no other rest. Any Retry-After that comes while the host
@@ -49,7 +49,7 @@ func (s *scheduler) rest(h *host, f *finish, now time.Time) bool {
 		}
 		return false
 	}
-	d := max(ra, s.retry.delay(h.rests, s.rand()))
+	d := max(ra, s.retry.restDelay(h.rests, s.rand()))
 	h.rests++
 	h.restedAt = now
 	if until := now.Add(d); until.After(h.pausedUntil) {

@@ -382,8 +382,8 @@ wait`,
 		})
 	}
 
-	t.Run("redis_plain_and_2_consumers", func(t *testing.T) {
-		for _, n := range []int{1, 2} {
+	t.Run("redis_1_2_and_4_consumers", func(t *testing.T) {
+		for _, n := range []int{1, 2, 4} {
 			url := redistest.Start(t)
 			l := &loop{t: t, site: demosite.New(loopSite), dir: t.TempDir(), bin: bin, db: "--redis " + url}
 			srv := httptest.NewServer(l.site)
