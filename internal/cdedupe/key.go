@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/big"
 
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/record"
@@ -103,7 +102,7 @@ func (k *keyer) eval(raw []byte) ([]byte, bool, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, false, err
 	}
-	it := k.query.Run(normalize(v))
+	it := k.query.Run(record.JQValue(v))
 	out, has := it.Next()
 	if !has || out == nil {
 		return nil, false, nil
@@ -113,29 +112,4 @@ func (k *keyer) eval(raw []byte) ([]byte, bool, error) {
 	}
 	b, err := json.Marshal(out)
 	return b, err == nil, err
-}
-
-// normalize turns json.Number into the values gojq takes: int, *big.Int
-// for integers past int64 (exact), float64 for the rest.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		if b, ok := new(big.Int).SetString(string(x), 10); ok {
-			return b
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for key, val := range x {
-			x[key] = normalize(val)
-		}
-	case []any:
-		for i, val := range x {
-			x[i] = normalize(val)
-		}
-	}
-	return v
 }

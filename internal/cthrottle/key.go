@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"net/url"
 	"strings"
 
@@ -148,7 +147,7 @@ func (k *keyer) eval(raw []byte) (string, bool, error) {
 	if err := dec.Decode(&v); err != nil {
 		return "", false, err
 	}
-	it := k.query.Run(normalize(v))
+	it := k.query.Run(record.JQValue(v))
 	out, has := it.Next()
 	if !has || out == nil {
 		return "", false, nil
@@ -164,29 +163,4 @@ func (k *keyer) eval(raw []byte) (string, bool, error) {
 		return "", false, fmt.Errorf("--key: %v", err)
 	}
 	return string(b), true, nil
-}
-
-// normalize turns json.Number into the values gojq takes: int, *big.Int
-// for integers past int64 (exact), float64 for the rest.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		if b, ok := new(big.Int).SetString(string(x), 10); ok {
-			return b
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for key, val := range x {
-			x[key] = normalize(val)
-		}
-	case []any:
-		for i, val := range x {
-			x[i] = normalize(val)
-		}
-	}
-	return v
 }
