@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(fetch extract frontier loop)
+[ ${#sections[@]} -gt 0 ] || sections=(fetch extract frontier loop throttle)
 
 echo "# crawlutils benchmarks, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem:/ {print $2}') GiB, $(go version | cut -d' ' -f3)"
