@@ -6,7 +6,7 @@
 # docs/performance.md records the figures and the machine they came from.
 #
 #   scripts/bench.sh              every section
-#   scripts/bench.sh fetch        one section: fetch, extract, frontier, loop, throttle, loop
+#   scripts/bench.sh fetch        one section: fetch, extract, frontier, loop, throttle
 #
 # Peers come from Debian's packages (python3-scrapy, python3-parsel, wrk,
 # hyperfine); a section installs what it lacks with apt-get on first run.
