@@ -55,6 +55,10 @@ func ParseDate(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// writable reports whether t has a year RFC 3339 can write: 0000 to 9999
+// (strftime's %Y reads "-1" as the year -1).
+func writable(t time.Time) bool { return t.Year() >= 0 && t.Year() <= 9999 }
+
 // FormatDate writes t as RFC 3339 (seconds, fractions only when present).
 func FormatDate(t time.Time) string {
 	if t.Location() == time.UTC {
@@ -98,13 +102,13 @@ func dateProc(arg Arg) (func(*Context, Value, []Value) ([]Value, string), error)
 	return func(_ *Context, v Value, out []Value) ([]Value, string) {
 		s := strings.TrimSpace(v.Text)
 		if len(formats) == 0 {
-			if t, ok := ParseDate(s); ok {
+			if t, ok := ParseDate(s); ok && writable(t) {
 				return append(out, Str(FormatDate(t))), ""
 			}
 			return out, "date: not a date this processor knows: " + quote(s) + " (give a strftime format)"
 		}
 		for _, f := range formats {
-			if t, err := parseStrftime(s, f); err == nil {
+			if t, err := parseStrftime(s, f); err == nil && writable(t) {
 				return append(out, Str(FormatDate(t))), ""
 			}
 		}
