@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/temoto/robotstxt"
+
+	"github.com/crawlutils/crawlutils/internal/robots"
 )
 
 // robotsRules is the part of one robots.txt that applies to cfetch: the
@@ -93,7 +95,6 @@ func robotsTarget(u *url.URL) string {
 //     first of equally long matches);
 //   - an empty Disallow or Allow becomes a rule that never matches.
 func canonicalRobots(body []byte) []byte {
-	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	var out bytes.Buffer
 	out.Grow(len(body) + 64)
 	var allows, others []string // the current run of group lines
@@ -107,22 +108,7 @@ func canonicalRobots(body []byte) []byte {
 		allows, others = allows[:0], others[:0]
 	}
 	inGroup := false
-	for len(body) > 0 {
-		var line []byte
-		if i := bytes.IndexAny(body, "\r\n"); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			line, body = body, nil
-		}
-		if i := bytes.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		k, v, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
-			continue
-		}
-		key := strings.ToLower(strings.TrimSpace(string(k)))
-		val := strings.TrimSpace(string(v))
+	robots.EachLine(body, func(key, val string) {
 		switch key {
 		case "user-agent", "useragent":
 			flush()
@@ -130,7 +116,7 @@ func canonicalRobots(body []byte) []byte {
 			out.WriteString("user-agent: " + agentValue(val) + "\n")
 		case "allow", "disallow":
 			if !inGroup {
-				continue
+				return
 			}
 			l := key + ": " + rulePath(val) + "\n"
 			if key == "allow" {
@@ -140,7 +126,7 @@ func canonicalRobots(body []byte) []byte {
 			}
 		case "crawl-delay", "crawldelay":
 			if !inGroup {
-				continue
+				return
 			}
 			f := firstField(val)
 			if d, err := strconv.ParseFloat(f, 64); err == nil && d >= 0 && d <= 1e6 {
@@ -151,7 +137,7 @@ func canonicalRobots(body []byte) []byte {
 				out.WriteString("sitemap: " + f + "\n")
 			}
 		}
-	}
+	})
 	flush()
 	return out.Bytes()
 }

@@ -1,7 +1,6 @@
 package cthrottle
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/robots"
 )
 
 // What --robots fetches: one robots.txt per origin, at most this many at
@@ -124,26 +124,10 @@ type robotsGroup struct {
 // groups for one agent are merged); lines that cannot be read are
 // skipped. 0 when nothing is asked.
 func robotsDelay(body []byte, agent string) time.Duration {
-	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	var groups []*robotsGroup
 	var cur *robotsGroup
 	inAgents := false
-	for len(body) > 0 {
-		var line []byte
-		if i := bytes.IndexAny(body, "\r\n"); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			line, body = body, nil
-		}
-		if i := bytes.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		k, v, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
-			continue
-		}
-		key := strings.ToLower(strings.TrimSpace(string(k)))
-		val := strings.TrimSpace(string(v))
+	robots.EachLine(body, func(key, val string) {
 		switch key {
 		case "user-agent", "useragent":
 			if !inAgents {
@@ -152,7 +136,7 @@ func robotsDelay(body []byte, agent string) time.Duration {
 			}
 			inAgents = true
 			cur.agents = append(cur.agents, productToken(val))
-			continue
+			return
 		case "crawl-delay", "crawldelay":
 			if cur != nil {
 				if d, ok := parseSeconds(firstField(val)); ok {
@@ -167,7 +151,7 @@ func robotsDelay(body []byte, agent string) time.Duration {
 			}
 		}
 		inAgents = false
-	}
+	})
 	var mine, star time.Duration
 	found := false
 	for _, g := range groups {
