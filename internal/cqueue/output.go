@@ -1,7 +1,9 @@
 package cqueue
 
 import (
+	"errors"
 	"io"
+	"os"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
@@ -26,12 +28,25 @@ func (o *output) open(f *cli.Flags) error {
 	return nil
 }
 
-// finish syncs and closes the -o file, if any.
+// finish syncs and closes the -o file, if any (a subcommand that closed
+// it already, as pop does on an interrupt, is no error).
 func (o *output) finish() error {
 	if o.close == nil {
 		return nil
 	}
 	c := o.close
 	o.close = nil
-	return c()
+	if err := c(); err != nil && !errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+// unwrap is the writer behind w: stdout or the -o file, with its Fd and
+// Close, for a subcommand that needs them.
+func unwrap(w io.Writer) io.Writer {
+	if o, ok := w.(*output); ok {
+		return o.w
+	}
+	return w
 }

@@ -80,6 +80,9 @@ expires (as 'cqueue expire' does); the tools downstream pass it through.`,
 		return code
 	}
 	defer fr.Close()
+	// pop watches its output itself (a reader that hung up) and closes it
+	// on an interrupt: it needs the file, not the -o wrapper.
+	stdout = unwrap(stdout)
 	p := &popper{fr: fr, o: o, out: stdout, w: ndjson.NewWriter(stdout), tool: tool, now: time.Now}
 	tool.RateOut = true // pop reads nothing: its pace is what it hands out
 	tool.Gauges = p.levels
