@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Exit statuses, the same for every command.
@@ -42,7 +45,8 @@ type RunFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, s
 // the commands (cqueue crawl) sends it to stop them gracefully whether or
 // not the terminal's Ctrl-C reached them too, and the user's next Ctrl-C
 // is still their first. SIGPIPE is left alone, so a closed stdout
-// (`| head`) ends the process quietly. With CRAWLUTILS_CPUPROFILE=FILE
+// (`| head`) ends the process quietly; and a stdout whose reader goes
+// away while the command has nothing to write ends it too (outputGone). With CRAWLUTILS_CPUPROFILE=FILE
 // set, the run's CPU profile is written to FILE.
 func Main(run RunFunc) int {
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -62,9 +66,30 @@ func Main(run RunFunc) int {
 			}
 		}
 	}()
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	watchOutput(os.Stdout, outputWatchEvery, stopWatch, outputGone)
 	stop := startProfile()
 	defer stop()
 	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// outputWatchEvery is how often Main checks that stdout still has a
+// reader.
+const outputWatchEvery = 200 * time.Millisecond
+
+// outputGone ends the process when the reader of its stdout has gone: a
+// later command of the pipeline died or exited. Nothing this command
+// still does can reach anyone, and waiting for input would hang the
+// pipeline when the commands before it are idle (a pop holding leases, a
+// fetcher waiting on a slow page): exiting closes this command's stdin,
+// so the command before it notices in turn, and the whole pipeline ends
+// within seconds, its leases left to be reclaimed. It is what a write
+// would do (EPIPE), only without waiting for something to write.
+func outputGone() {
+	fmt.Fprintf(os.Stderr, "%s: stdout: the reader is gone (the next command of the pipeline exited); stopping\n", filepath.Base(os.Args[0]))
+	runAbortHooks()
+	os.Exit(ExitFailure)
 }
 
 // DrainSignal is the signal that stops a command gracefully, as a first

@@ -1,0 +1,49 @@
+//go:build unix
+
+package cli
+
+import (
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// readerGone reports whether f is a pipe or socket whose reading end is
+// closed: a write would fail with EPIPE. On Linux poll says so with
+// POLLERR (pipes) or POLLHUP (sockets) without writing anything.
+func readerGone(f *os.File) bool {
+	fds := []unix.PollFd{{Fd: int32(f.Fd())}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n > 0 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0
+}
+
+// watchable reports whether f is a pipe or a socket, the outputs whose
+// reader can go away.
+func watchable(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
+}
+
+// watchOutput calls gone, once, when the reader of f goes away, checking
+// every interval until stop is closed.
+func watchOutput(f *os.File, interval time.Duration, stop <-chan struct{}, gone func()) {
+	if !watchable(f) {
+		return
+	}
+	go func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if readerGone(f) {
+					gone()
+					return
+				}
+			}
+		}
+	}()
+}
