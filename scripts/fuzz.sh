@@ -9,7 +9,7 @@
 #   scripts/fuzz.sh                     every target, FUZZ_TIME each; the whole run within FUZZ_BUDGET
 #   scripts/fuzz.sh --long 5m           every target for 5m each, no total budget (on demand)
 #   scripts/fuzz.sh --list              list the targets (package and name) and exit
-#   FUZZ_TARGETS='FuzzScanObject cfetch.FuzzRobots internal/record.FuzzParse' scripts/fuzz.sh
+#   FUZZ_TARGETS='FuzzScanObject robots.FuzzAllowed internal/record.FuzzParse' scripts/fuzz.sh
 #
 # Environment:
 #   FUZZ_TIME      time per target, a Go duration of h, m and s (default 4s)

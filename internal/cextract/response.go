@@ -255,6 +255,8 @@ func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 		if c.rule.priority != nil {
 			prio = *c.rule.priority
 		}
+		// Within the bounds every reader of requests enforces.
+		prio = min(max(prio, record.MinPriority), record.MaxPriority)
 		if reason := pol.check(c, depth); reason != "" {
 			st.Drop(reason)
 			if p.explain != nil {
@@ -273,6 +275,9 @@ func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 			continue
 		}
 		p.out = append(p.out, p.reqs.encode(c.url, prio, depth, c.rule.ownExt, ""))
+		if len(p.out) >= spillAt {
+			p.spill()
+		}
 	}
 	if emitted > 0 {
 		st.Count("links", "emitted", int64(emitted))
@@ -326,6 +331,22 @@ func (p *processor) reportMissing() {
 			p.tool.Printf("%s: %d item(s) not written: required field %q had no value", describeRule("item", r.name, r.file, r.pos), r.missing[f], f)
 		}
 	}
+}
+
+// spillAt is how many records of one response are held before they are
+// written: a sitemap of 500,000 URLs is not held whole. The order is kept
+// (items, then requests, then the ack); only the ack must come last.
+const spillAt = 4096
+
+// spill writes the records held so far.
+func (p *processor) spill() {
+	for _, b := range p.out {
+		if !p.write(b) {
+			break
+		}
+	}
+	clear(p.out)
+	p.out = p.out[:0]
 }
 
 // write writes one record, and reports the first write error.

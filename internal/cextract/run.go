@@ -52,6 +52,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	tool.DrainOnInterrupt = stdinOnly(files) && cli.IsPipe(stdin)
 	w := ndjson.NewWriter(out)
 	p := &processor{tool: tool, w: w, x: x, explain: explain}
+	if explain == nil {
+		// A leased response it cannot read is still answered, so that the
+		// crawl loop settles it (dead, with the reason) and ends.
+		tool.LeasePath = []string{"request", "lease"}
+		tool.Answer = func(ack []byte) { p.write(ack) }
+	}
 	if explain != nil {
 		explain.w = out
 	}

@@ -85,34 +85,45 @@ func (s *sitemapRule) links(p *page, out []candidate, st *LinkStats) ([]candidat
 		}
 		return out, res
 	}
-	kind, entries, err := sitemap.Parse([]byte(p.body))
-	res.kind, res.entries, res.err = kind.String(), len(entries), err
-	for _, e := range entries {
+	// The body is only read: no copy of it (a sitemap is up to 50 MiB), and
+	// entries are taken as they are parsed, not gathered first.
+	kind, err := sitemap.Each(p.body, func(kind sitemap.Kind, e sitemap.Entry) {
+		res.entries++
 		if kind == sitemap.Index {
 			if len(s.follow) > 0 && !anyMatch(s.follow, e.Loc) {
 				res.filtered++
-				continue
+				return
 			}
 			add(e.Loc)
-			continue
+			return
 		}
 		if !s.lastmodOK(e.Lastmod) {
 			res.filtered++
-			continue
+			return
 		}
-		locs := []string{e.Loc}
+		if s.allowed(e.Loc, &res) {
+			add(e.Loc)
+		}
 		if s.alternate {
-			locs = append(locs, e.Alternates...)
-		}
-		for _, loc := range locs {
-			if len(s.allow) > 0 && !anyMatch(s.allow, loc) || anyMatch(s.deny, loc) {
-				res.filtered++
-				continue
+			for _, loc := range e.Alternates {
+				if s.allowed(loc, &res) {
+					add(loc)
+				}
 			}
-			add(loc)
 		}
-	}
+	})
+	res.kind, res.err = kind.String(), err
 	return out, res
+}
+
+// allowed applies allow and deny to a page's URL, counting what they leave
+// out.
+func (s *sitemapRule) allowed(loc string, res *sitemapResult) bool {
+	if len(s.allow) > 0 && !anyMatch(s.allow, loc) || anyMatch(s.deny, loc) {
+		res.filtered++
+		return false
+	}
+	return true
 }
 
 // lastmodOK applies lastmod_after and lastmod_before. An entry without a

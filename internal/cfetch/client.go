@@ -3,6 +3,7 @@ package cfetch
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -13,17 +14,21 @@ import (
 	"golang.org/x/net/http/httpproxy"
 )
 
-// newClient returns the one http.Client of a run. Redirects are not followed
-// by the client (the scheduler follows them, hop by hop, to apply
-// politeness and robots.txt to each); bodies are not decompressed by the
+// newTransport returns the one http.Transport of a run, with proxy as its
+// proxy function. Fetcher.exchange sends each hop through it directly, not
+// through an http.Client: the scheduler follows redirects, hop by hop, to
+// apply politeness, robots.txt and the address policy to each (and a
+// client would fail a whole exchange on a Location it cannot parse before
+// it could be told not to follow it). Bodies are not decompressed by the
 // transport (Fetcher decodes gzip, deflate, br and zstd itself); timeouts
 // come from each request's context, plus the connect, TLS-handshake and
 // response-header limits set here. Connections go through a dialer that
-// knows --resolve and caches DNS answers.
-func newClient(o *Options) *http.Client {
+// knows --resolve, caches DNS answers and applies the address policy
+// (private.go).
+func newTransport(o *Options, proxy func(*http.Request) (*url.URL, error)) *http.Transport {
 	d := newDialer(o)
 	tr := &http.Transport{
-		Proxy:                  proxyFunc(o),
+		Proxy:                  proxy,
 		DialContext:            d.DialContext,
 		ForceAttemptHTTP2:      o.HTTP2,
 		TLSClientConfig:        &tls.Config{InsecureSkipVerify: o.Insecure},
@@ -40,12 +45,7 @@ func newClient(o *Options) *http.Client {
 		// A non-nil empty map turns HTTP/2 off.
 		tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 	}
-	return &http.Client{
-		Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
+	return tr
 }
 
 // proxyKey is the context key of a request's own proxy.
@@ -134,15 +134,21 @@ func (lt *latencyTrace) latency() time.Duration {
 
 // dialer opens TCP connections: to the addresses --resolve gives for a
 // host:port, else to the host's addresses from the DNS cache, trying each
-// in turn.
+// in turn. Unless the exchange's dialPolicy (in the context) or
+// --allow-private says otherwise, it connects to public addresses only,
+// checked once the name is resolved (private.go).
 type dialer struct {
-	net     net.Dialer
-	resolve map[string][]string
-	dns     *dnsCache // nil: no cache
+	net      net.Dialer // connects anywhere
+	checked  net.Dialer // refuses internal addresses as the socket connects
+	allowAll bool       // --allow-private
+	resolve  map[string][]string
+	dns      *dnsCache // nil: no cache
 }
 
 func newDialer(o *Options) *dialer {
-	d := &dialer{net: net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}, resolve: o.Resolve}
+	d := &dialer{net: net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}, resolve: o.Resolve, allowAll: o.AllowPrivate}
+	d.checked = d.net
+	d.checked.Control = refuseInternal
 	if o.DNSCacheSize > 0 {
 		d.dns = newDNSCache(o.DNSCacheSize, dnsCacheTTL, o.DNSTimeout)
 	}
@@ -151,14 +157,22 @@ func newDialer(o *Options) *dialer {
 
 // DialContext is the transport's dial function.
 func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	nd := &d.checked
+	pol, _ := ctx.Value(dialPolicyKey{}).(dialPolicy)
+	if d.allowAll || pol.unchecked(addr) {
+		nd = &d.net
+	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return d.net.DialContext(ctx, network, addr)
+		return nd.DialContext(ctx, network, addr)
 	}
 	addrs := d.resolved(host, port)
-	if addrs == nil {
+	if addrs != nil {
+		nd = &d.net // the user's own choice
+	} else {
 		if _, err := parseIP(host); err == nil || d.dns == nil {
-			return d.net.DialContext(ctx, network, addr)
+			c, err := nd.DialContext(ctx, network, addr)
+			return c, nameRefusal(err, host)
 		}
 		if addrs, err = d.dns.lookup(ctx, host); err != nil {
 			return nil, &net.OpError{Op: "dial", Net: network, Err: err}
@@ -166,18 +180,27 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	}
 	var first error
 	for _, a := range addrs {
-		c, err := d.net.DialContext(ctx, network, net.JoinHostPort(a, port))
+		c, err := nd.DialContext(ctx, network, net.JoinHostPort(a, port))
 		if err == nil {
 			return c, nil
 		}
 		if first == nil {
-			first = err
+			first = nameRefusal(err, host)
 		}
 		if ctx.Err() != nil {
 			break
 		}
 	}
 	return nil, first
+}
+
+// nameRefusal names the host in a refusal of the address it resolved to.
+func nameRefusal(err error, host string) error {
+	var ie *internalAddrError
+	if errors.As(err, &ie) {
+		ie.host = host
+	}
+	return err
 }
 
 // resolved returns the --resolve addresses of host:port, or nil.

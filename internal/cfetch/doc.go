@@ -28,8 +28,9 @@
 // emitter, in order. The single writer flushes whenever nothing else is
 // pending.
 //
-// One http.Client (with one Transport, a dialer that knows --resolve and
-// caches DNS answers) serves the whole run; its requests carry their own
+// One http.Transport (with a dialer that knows --resolve, caches DNS
+// answers and keeps crawled content out of internal addresses, private.go)
+// serves the whole run; its requests carry their own
 // timeouts and are not cancelled by an interrupt, so the first SIGINT lets
 // in-flight fetches finish and write their records.
 package cfetch

@@ -34,12 +34,14 @@ const (
 	ErrInvalidRequest    = "invalid_request"
 	ErrRobots            = "robots"
 	ErrCacheMiss         = "cache_miss"
+	ErrPrivateAddress    = "private_address"
 	ErrNetwork           = "network"
 )
 
 // retryableErrors are the codes worth another attempt: the network may
 // behave differently next time. DNS failures, bad URLs, oversized bodies,
-// broken encodings and redirect problems will not change on a retry.
+// broken encodings, redirect problems and refused addresses will not
+// change on a retry.
 var retryableErrors = map[string]bool{
 	ErrRefused: true, ErrReset: true, ErrTimeout: true, ErrTLS: true,
 	ErrProtocol: true, ErrTruncated: true, ErrNetwork: true,
@@ -73,6 +75,10 @@ func classify(err error, ph phase) *FetchError {
 	if errors.As(err, &fe) {
 		return fe
 	}
+	var internal *internalAddrError
+	if errors.As(err, &internal) {
+		return &FetchError{ErrPrivateAddress, internal.Error()}
+	}
 	detail := describeErr(err)
 	var (
 		dnsErr    *net.DNSError
@@ -98,7 +104,9 @@ func classify(err error, ph phase) *FetchError {
 		return &FetchError{ErrTLS, detail}
 	case isTimeout(err):
 		return &FetchError{ErrTimeout, detail}
-	case strings.Contains(detail, "malformed"), strings.Contains(detail, "bare LF"),
+	case strings.Contains(detail, "Content-Length"):
+		return &FetchError{ErrProtocol, contentLengthDetail(detail)}
+	case strings.Contains(detail, "malformed"), strings.Contains(detail, "transfer encoding"), strings.Contains(detail, "bare LF"),
 		strings.Contains(detail, "invalid CR"), strings.Contains(detail, "headers exceeded"),
 		strings.Contains(detail, "too many 1xx"), strings.Contains(detail, "chunk"):
 		return &FetchError{ErrProtocol, detail}
@@ -123,12 +131,27 @@ func isTimeout(err error) bool {
 	return errors.As(err, &t) && t.Timeout()
 }
 
-// describeErr drops the `Get "URL": ` prefix url.Error adds: the record
-// already says which URL it is about.
+// describeErr drops the `Get "URL": ` prefix url.Error adds (the record
+// already says which URL it is about) and net/http's own prefixes.
 func describeErr(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return strings.TrimPrefix(err.Error(), "net/http: ")
+	s := strings.TrimPrefix(err.Error(), "net/http: ")
+	return strings.TrimPrefix(s, "HTTP/1.x transport connection broken: ")
+}
+
+// contentLengthDetail says what is wrong with a response's Content-Length
+// in our words; net/http says `bad Content-Length "-5"` and `http: message
+// cannot contain multiple Content-Length headers; got ["2" "3"]`.
+func contentLengthDetail(detail string) string {
+	if _, v, ok := strings.Cut(detail, "bad Content-Length "); ok {
+		return "invalid Content-Length " + v
+	}
+	if _, v, ok := strings.Cut(detail, "multiple Content-Length headers; got "); ok {
+		v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
+		return "conflicting Content-Length headers: " + strings.ReplaceAll(v, `" "`, `", "`)
+	}
+	return detail
 }

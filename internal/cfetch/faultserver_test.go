@@ -305,6 +305,16 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			c.Write(bytes.Repeat([]byte("x"), 20000))
 			c.(*net.TCPConn).SetLinger(0)
 		})
+	case "badlength":
+		// /badlength/<how>: a Content-Length no message may carry.
+		cl := map[string]string{
+			"word":     "Content-Length: ten\r\n",
+			"negative": "Content-Length: -5\r\n",
+			"conflict": "Content-Length: 2\r\nContent-Length: 3\r\n",
+		}[rest]
+		s.hijack(w, func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"+cl+"\r\nok")
+		})
 	case "badchunk":
 		s.hijack(w, func(c net.Conn) {
 			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nnot a chunk\r\n")

@@ -23,12 +23,14 @@ import (
 // scheduler), with cookies, the HTTP cache, body decoding and charset
 // conversion. It is safe for concurrent use; build it with NewFetcher.
 type Fetcher struct {
-	client *http.Client
-	opts   *Options
-	retry  retryPolicy
-	jars   *cookieJars // nil: --no-cookies
-	cache  *httpCache  // nil: no --cache-dir
-	agent  string      // robots.txt product token
+	transport *http.Transport
+	proxy     func(*http.Request) (*url.URL, error) // the transport's proxy function
+	policy    addressPolicy
+	opts      *Options
+	retry     retryPolicy
+	jars      *cookieJars // nil: --no-cookies
+	cache     *httpCache  // nil: no --cache-dir
+	agent     string      // robots.txt product token
 
 	robotsOpts   Options     // opts with robots.txt's size limits
 	robotsHeader http.Header // headers of robots.txt requests
@@ -46,16 +48,18 @@ type Fetcher struct {
 	wireBytes, robotsBytes atomic.Int64
 }
 
-// NewFetcher returns a Fetcher with its own http.Client for opts, which
+// NewFetcher returns a Fetcher with its own http.Transport for opts, which
 // must be valid and must not change afterwards.
 func NewFetcher(opts *Options) (*Fetcher, error) {
 	f := &Fetcher{
-		client: newClient(opts),
+		proxy:  proxyFunc(opts),
+		policy: newAddressPolicy(opts),
 		opts:   opts,
 		retry:  newRetryPolicy(opts),
 		agent:  opts.robotsAgent(),
 		now:    time.Now,
 	}
+	f.transport = newTransport(opts, f.proxy)
 	if opts.Cookies {
 		f.jars = newCookieJars(cookieJarsMax)
 	}
@@ -79,7 +83,7 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 func (f *Fetcher) WireBytes() int64 { return f.wireBytes.Load() }
 
 // Close releases idle connections.
-func (f *Fetcher) Close() { f.client.CloseIdleConnections() }
+func (f *Fetcher) Close() { f.transport.CloseIdleConnections() }
 
 // outcome is the result of one exchange: a response or an error.
 type outcome struct {
@@ -204,6 +208,7 @@ func (o *outcome) summary() string {
 // at once, and judges it.
 func (f *Fetcher) robotsStep(ctx context.Context, j *job) *finish {
 	robotsURL := j.url.String()
+	j.internalOK = f.policy.robots(j.url)
 	out := f.exchange(ctx, j, &f.robotsOpts, true)
 	fin := &finish{kind: finRobots, j: j, key: j.robotsFor, status: out.status, latency: out.latency, cached: out.cached}
 	for out.err == nil && isRedirect(out.status) && j.hops < robotsMaxRedirects {
@@ -215,6 +220,11 @@ func (f *Fetcher) robotsStep(ctx context.Context, j *job) *finish {
 		if fe != nil {
 			break
 		}
+		ok, fe := f.policy.hop(j.url, next)
+		if fe != nil {
+			break // as a redirect not followed: no robots.txt, allow all
+		}
+		j.internalOK = ok
 		j.hops++
 		j.url = next
 		out.release()
@@ -283,6 +293,11 @@ func (f *Fetcher) follow(j *job, out *outcome) bool {
 		out.failRedirect(target, fetchErr(ErrOffsiteRedirect, "redirect to %s, outside the request's allowed_domains", target))
 		return false
 	}
+	internalOK, fe := f.policy.hop(u, next)
+	if fe != nil {
+		out.failRedirect(target, fe)
+		return false
+	}
 	j.visited = append(j.visited, key)
 	method, keepBody := redirectMethod(out.status, j.method)
 	if !isRedirect(out.status) {
@@ -322,6 +337,7 @@ func (f *Fetcher) follow(j *job, out *outcome) bool {
 	}
 	j.header, j.method = header, method
 	j.setURL(next)
+	j.internalOK = internalOK
 	j.last = out.withoutBody()
 	out.release()
 	return true
@@ -362,6 +378,7 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 	if j.proxy != nil {
 		ctx = context.WithValue(ctx, proxyKey{}, j.proxy)
 	}
+	pol := dialPolicy{internalOK: j.internalOK}
 	var reqBody io.Reader
 	if j.body != "" {
 		reqBody = strings.NewReader(j.body)
@@ -372,10 +389,17 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 		return out
 	}
 	hreq.Header = f.hopHeader(j, stale)
+	if hreq.Header == nil {
+		hreq.Header = http.Header{}
+	}
 	if j.hostHdr != "" {
 		hreq.Host = j.hostHdr
 	}
-	resp, err := f.client.Do(hreq)
+	if proxy, err := f.proxy(hreq); err == nil {
+		pol.proxy = proxyAddr(proxy)
+	}
+	// The transport, not an http.Client: see newTransport.
+	resp, err := f.transport.RoundTrip(hreq.WithContext(withDialPolicy(ctx, pol)))
 	if err != nil {
 		out.err = f.timeoutDetail(ctx, classify(err, phaseHeaders))
 		out.connected = lt.connected()
@@ -423,7 +447,8 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 }
 
 // hopHeader is the header of one exchange: the job's, plus the cookies of
-// its crawl, basic auth for the --auth-domain, and the validators of a
+// its crawl, basic auth (the URL's own credentials, as http.Client would
+// send them, else --user for the --auth-domain), and the validators of a
 // stale cache entry. The job's header is cloned only when something is
 // added.
 func (f *Fetcher) hopHeader(j *job, stale *cacheEntry) http.Header {
@@ -446,7 +471,12 @@ func (f *Fetcher) hopHeader(j *job, stale *cacheEntry) http.Header {
 			set("Cookie", c)
 		}
 	}
-	if f.opts.AuthUser != "" && h.Get("Authorization") == "" && j.url.User == nil && domainMatch(j.url.Hostname(), f.authDomain) {
+	switch {
+	case h.Get("Authorization") != "":
+	case j.url.User != nil:
+		pass, _ := j.url.User.Password()
+		set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(j.url.User.Username()+":"+pass)))
+	case f.opts.AuthUser != "" && domainMatch(j.url.Hostname(), f.authDomain):
 		set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(f.opts.AuthUser+":"+f.opts.AuthPass)))
 	}
 	if stale != nil {

@@ -66,6 +66,28 @@ func TestFaults(t *testing.T) {
 			}
 		}},
 		{name: "redirect to ftp", url: s.URL + "/redirect-to/302?to=ftp://x/", wantErr: ErrUnsupportedScheme},
+		{name: "unparsable Location is invalid_url, not retried", url: s.URL + "/redirect-to/302?to=/a%25zz", args: []string{"--retries", "2"}, wantErr: ErrInvalidURL, check: func(t *testing.T, r record.Response) {
+			want := []record.Redirect{{URL: s.URL + "/redirect-to/302?to=/a%25zz", Status: 302}}
+			if r.URL != "/a%zz" || !equalRedirects(r.Redirects, want) || !strings.Contains(r.ErrorDetail, `redirect to an invalid URL "/a%zz"`) {
+				t.Errorf("url %s redirects %v detail %q", r.URL, r.Redirects, r.ErrorDetail)
+			}
+		}},
+		{name: "unparsable Location host", url: s.URL + "/redirect-to/301?to=http://%5B::1/", args: []string{"--retries", "2"}, wantErr: ErrInvalidURL},
+		{name: "Content-Length not a number", url: s.URL + "/badlength/word", wantErr: ErrProtocol, check: func(t *testing.T, r record.Response) {
+			if r.ErrorDetail != `invalid Content-Length "ten"` {
+				t.Errorf("detail %q", r.ErrorDetail)
+			}
+		}},
+		{name: "negative Content-Length", url: s.URL + "/badlength/negative", wantErr: ErrProtocol, check: func(t *testing.T, r record.Response) {
+			if r.ErrorDetail != `invalid Content-Length "-5"` {
+				t.Errorf("detail %q", r.ErrorDetail)
+			}
+		}},
+		{name: "two different Content-Lengths", url: s.URL + "/badlength/conflict", wantErr: ErrProtocol, check: func(t *testing.T, r record.Response) {
+			if r.ErrorDetail != `conflicting Content-Length headers: "2", "3"` {
+				t.Errorf("detail %q", r.ErrorDetail)
+			}
+		}},
 		{name: "503 once then 200", url: s.URL + "/flaky/a", args: []string{"--retries", "2"}, wantCode: 200, wantRetry: 1},
 		{name: "429 with Retry-After 1", url: s.URL + "/ratelimit/a", args: []string{"--retries", "2"}, wantCode: 200, wantRetry: 1},
 		{name: "Retry-After over the max", url: s.URL + "/ratelimit-long", args: []string{"--retries", "2"}, wantCode: 429, check: func(t *testing.T, r record.Response) {

@@ -17,7 +17,8 @@ fetches them concurrently and politely. Writes exactly one response record per
 request, in the order they complete; a failed fetch is a response with "error"
 set (dns, refused, reset, timeout, tls, protocol, too_large, truncated, decode,
 redirect_loop, too_many_redirects, offsite_redirect, unsupported_scheme, invalid_url,
-invalid_request, robots, cache_miss, network). Records of other kinds pass through unchanged.
+invalid_request, robots, cache_miss, private_address, network). Records of other
+kinds pass through unchanged.
 
 Politeness: requests are queued per host:port; at most --per-host run at once
 on one host, --delay apart (or as AutoThrottle decides), so that one slow or
@@ -30,7 +31,16 @@ Text bodies (HTML, XML, JSON, JavaScript, text/*) are converted to UTF-8 in
 "body"; others are base64 in "body_base64", or files under --save-dir. gzip,
 deflate, br and zstd are decoded. Redirects are followed and listed in
 "redirects"; 5xx, 408, 429 and network errors are retried with exponential
-backoff per request. Cookies are kept per "crawlid".`,
+backoff per request. Cookies are kept per "crawlid".
+
+Internal addresses (loopback, link-local such as the cloud metadata service
+169.254.169.254, private, unique-local, CGNAT) are off limits unless the crawl
+started there: a URL whose host is written as one — 127.0.0.1, [::1],
+localhost, 10.0.0.5 — is fetched when it is a seed, or a link ("referer") or
+redirect from a page on such a host; from anywhere else it is answered with
+"error":"private_address". A host name that resolves to an internal address
+is refused as it connects. --resolve hosts and proxies are the user's choice
+and not checked; --allow-private turns the check off.`,
 	Examples: `  echo https://example.com/ | cfetch | jq -r .status
   cfetch urls.txt > responses.jsonl
   cfetch -c 64 --per-host 2 --delay 1s -H 'Accept-Language: de' < requests.jsonl > responses.jsonl
@@ -69,6 +79,7 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 	f.StringVar(&proxy, "proxy", "", "`URL` of the proxy for every request without its own \"proxy\"; default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (Scrapy HttpProxyMiddleware)")
 	var resolve []string
 	f.StringArrayVar(&resolve, "resolve", nil, "`HOST:PORT:ADDR[,ADDR]` connect to ADDR for HOST:PORT, as curl does; HOST may be *; repeatable")
+	f.BoolVar(&opts.AllowPrivate, "allow-private", false, "let any request connect to loopback, link-local, private and other internal addresses; by default only a crawl that starts on one may")
 	f.IntVar(&opts.DNSCacheSize, "dns-cache-size", opts.DNSCacheSize, "host names whose addresses are cached for 5m; 0: no cache (Scrapy DNSCACHE_SIZE, DNSCACHE_ENABLED)")
 	f.DurationVar(&opts.DNSTimeout, "dns-timeout", opts.DNSTimeout, "time limit of one DNS lookup (Scrapy DNS_TIMEOUT)")
 	noHTTP2 := f.Bool("no-http2", false, "speak HTTP/1.1 only (HTTP/2 is used with TLS servers that offer it)")

@@ -155,7 +155,7 @@ func TestStdLogIsAWarning(t *testing.T) {
 	restore := routeStdLog(tool)
 	log.Printf("Unsolicited response received on idle HTTP channel starting with %q; err=<nil>", "X")
 	restore()
-	want := "cfetch: warning: Unsolicited response received on idle HTTP channel starting with \"X\"; err=<nil>\n"
+	want := "cfetch: warning: a server sent data no request asked for, starting with \"X\": its connection was closed\n"
 	if errb.String() != want {
 		t.Errorf("stderr %q, want %q", errb.String(), want)
 	}
@@ -200,6 +200,9 @@ func TestExtraBytesAfterTheBodyLogNothingRaw(t *testing.T) {
 	for line := range strings.Lines(errb.String()) {
 		if !strings.HasPrefix(line, "cfetch: ") {
 			t.Errorf("stderr line not in cfetch's format: %q", line)
+		}
+		if strings.Contains(line, "err=<nil>") || strings.Contains(line, "Unsolicited") {
+			t.Errorf("stderr line in net/http's words: %q", line)
 		}
 	}
 }

@@ -29,6 +29,8 @@ type job struct {
 	hostHdr string      // the request's own Host header, until the chain leaves its host
 	body    string
 	proxy   *url.URL // the request's own "proxy", nil for the default
+	// internalOK: this hop may connect to internal addresses (private.go).
+	internalOK bool
 
 	seq       uint64    // order of arrival: first in, first out among equals
 	notBefore time.Time // a retry waits until then

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/robots"
 )
 
 // Options are cfetch's settings. The zero value is not useful: start from
@@ -59,8 +61,13 @@ type Options struct {
 	// http_auth_domain); AuthDomain "" means the host of the first request.
 	AuthUser, AuthPass, AuthDomain string
 	// Resolve maps "host:port" (host may be "*") to addresses, like curl's
-	// --resolve.
+	// --resolve. Those hosts connect to those addresses even when they are
+	// internal (private.go).
 	Resolve map[string][]string
+	// AllowPrivate lets every request connect to loopback, link-local,
+	// private and other internal addresses; by default only a crawl that
+	// starts on one may (private.go).
+	AllowPrivate bool
 	// DNSCacheSize is how many host names keep their addresses
 	// (DNSCACHE_SIZE); 0 disables the cache (DNSCACHE_ENABLED=False).
 	DNSCacheSize int
@@ -207,7 +214,7 @@ func (o *Options) robotsAgent() string {
 	if o.RobotsAgent != "" {
 		return strings.ToLower(o.RobotsAgent)
 	}
-	return productToken(o.UserAgent)
+	return robots.ProductToken(o.UserAgent)
 }
 
 // Validate checks the settings; its errors name the flag and the valid values.
@@ -251,8 +258,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--max-redirects must be 0 or more (got %d)", o.MaxRedirects)
 	case o.RedirectMode != "auto" && o.RedirectMode != "follow" && o.RedirectMode != "handback":
 		return fmt.Errorf("--redirect-mode must be auto, follow or handback (got %q)", o.RedirectMode)
-	case o.Retries < 0:
-		return fmt.Errorf("--retries must be 0 or more (got %d)", o.Retries)
+	case o.Retries < 0 || o.Retries > record.MaxRetries:
+		return fmt.Errorf("--retries must be between 0 and %d (got %d)", record.MaxRetries, o.Retries)
 	case o.RetryBackoff < 0:
 		return fmt.Errorf("--retry-backoff must be a duration of 0 or more such as 50ms (got %s)", o.RetryBackoff)
 	case o.RestBackoff < 0:
@@ -281,7 +288,7 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("--header: %v", err)
 		}
 	}
-	if o.RobotsAgent != "" && !validToken(o.RobotsAgent) {
+	if o.RobotsAgent != "" && !robots.ValidToken(o.RobotsAgent) {
 		return fmt.Errorf("--robots-agent must be a product token of letters, digits, '_' and '-' such as mybot (got %q)", o.RobotsAgent)
 	}
 	if o.Proxy != nil {

@@ -386,6 +386,19 @@ func (p *pipeline) newJob(line ndjson.Line, env record.Envelope) *job {
 		j.ready = b
 		return j
 	}
+	if fe = p.fetch.admit(j); fe != nil {
+		// A request the address policy refuses: a failed fetch, answered
+		// before it is queued, so that nothing (robots.txt included) is
+		// sent.
+		resp := p.fetch.record(j, &outcome{url: j.url.String(), err: fe})
+		b, err := record.Encode(resp)
+		if err != nil {
+			p.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
+			return nil
+		}
+		p.tool.Stats.Error(fe.Code)
+		j.ready = b
+	}
 	return j
 }
 

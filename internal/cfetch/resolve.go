@@ -88,7 +88,7 @@ func validHostName(h string) bool {
 	}
 	for i := 0; i < len(h); i++ {
 		c := h[i]
-		if !(isTokenChar(c) || c == '.') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
 			return false
 		}
 	}

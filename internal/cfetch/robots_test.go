@@ -6,77 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/temoto/robotstxt"
+	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/robots"
 )
-
-func TestRobotsRules(t *testing.T) {
-	tests := []struct {
-		name  string
-		txt   string
-		allow []string
-		deny  []string
-	}{
-		{"simple", "User-agent: *\nDisallow: /private/\n",
-			[]string{"/", "/public", "/private"}, []string{"/private/", "/private/x?y=1"}},
-		{"equal length: Allow wins, whatever the order (RFC 9309)", "User-agent: *\nDisallow: /page\nAllow: /page\n",
-			[]string{"/page", "/page2"}, nil},
-		{"equal length, Allow first", "User-agent: *\nAllow: /page\nDisallow: /page\n",
-			[]string{"/page"}, nil},
-		{"longest match wins", "User-agent: *\nDisallow: /a\nAllow: /a/b\n",
-			[]string{"/a/b", "/a/b/c", "/b"}, []string{"/a", "/a/c"}},
-		{"Disallow / and Allow /$", "User-agent: *\nDisallow: /\nAllow: /$\n",
-			[]string{"/"}, []string{"/x", "/index.html"}},
-		{"Disallow / beats an empty Disallow", "User-agent: *\nDisallow:\nDisallow: /\n",
-			nil, []string{"/", "/x"}},
-		{"wildcards", "User-agent: *\nDisallow: /*.php$\nDisallow: /*?sessionid\n",
-			[]string{"/index.php?x=1", "/a.phpx", "/page?id=1", "/p?a=1&sessionid=2"}, []string{"/index.php", "/x/y.php", "/page?sessionid=7"}},
-		{"patterns match from the start only", "User-agent: *\nDisallow: /a*b\n",
-			[]string{"/x/a/b", "/b"}, []string{"/ab", "/a/x/b"}},
-		{"Disallow *", "User-agent: *\nDisallow: *\n", nil, []string{"/", "/a"}},
-		{"percent-encoded rule, UTF-8 URL", "User-agent: *\nDisallow: /caf%c3%a9\n",
-			[]string{"/cafe"}, []string{"/café", "/caf%C3%A9/x"}},
-		{"UTF-8 rule, percent-encoded URL", "User-agent: *\nDisallow: /café\n",
-			[]string{"/cafe"}, []string{"/caf%C3%A9", "/caf%c3%a9"}},
-		{"escaped unreserved characters", "User-agent: *\nDisallow: /%7Ejoe\n",
-			[]string{"/joe"}, []string{"/~joe/x"}},
-		{"escaped reserved characters stay escaped", "User-agent: *\nDisallow: /a%2Fb\n",
-			[]string{"/a/b"}, []string{"/a%2fb"}},
-		{"our group, exact token", "User-agent: *\nDisallow: /\n\nUser-agent: crawlutils\nDisallow: /mine/\n",
-			[]string{"/", "/x"}, []string{"/mine/a"}},
-		{"our group, any case, with a version", "User-agent: *\nDisallow: /\n\nUser-agent: CrawlUtils/2.0\nAllow: /\n",
-			[]string{"/x"}, nil},
-		{"a token that is only a prefix of ours is not ours", "User-agent: crawl\nDisallow: /\n",
-			[]string{"/x"}, nil},
-		{"groups split by an empty Disallow", "User-agent: crawlutils\nDisallow:\n\nUser-agent: other\nDisallow: /\n",
-			[]string{"/x"}, nil},
-		{"two user agents share a group", "User-agent: other\nUser-agent: crawlutils\nDisallow: /both\n",
-			[]string{"/x"}, []string{"/both"}},
-		{"groups of the same agent merge", "User-agent: *\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n",
-			[]string{"/c"}, []string{"/a", "/b"}},
-		{"comments, BOM, CRLF, odd spacing", "\ufeff# hello\r\nUSER-AGENT :  *   # all\r\n  disallow:/x # no\r\n",
-			[]string{"/y"}, []string{"/x"}},
-		{"rules before any User-agent are ignored", "Disallow: /\nUser-agent: *\nDisallow: /x\n",
-			[]string{"/y"}, []string{"/x"}},
-		{"an HTML page allows all", "<!DOCTYPE html>\n<html><head><title>Not found</title></head>\n<body><p>Disallow: nothing: here</p></body></html>\n",
-			[]string{"/", "/x"}, nil},
-		{"a bad Crawl-delay does not spoil the file", "User-agent: *\nCrawl-delay: soon\nDisallow: /x\n",
-			[]string{"/y"}, []string{"/x"}},
-		{"empty file", "", []string{"/"}, nil},
-	}
-	for _, tt := range tests {
-		r := parseRobots([]byte(tt.txt), "crawlutils")
-		for _, p := range tt.allow {
-			if u := mustURL(t, "http://a.test"+p); !r.allowed(u) {
-				t.Errorf("%s: %s denied, want allowed", tt.name, p)
-			}
-		}
-		for _, p := range tt.deny {
-			if u := mustURL(t, "http://a.test"+p); r.allowed(u) {
-				t.Errorf("%s: %s allowed, want denied", tt.name, p)
-			}
-		}
-	}
-}
 
 func mustURL(t *testing.T, s string) *url.URL {
 	t.Helper()
@@ -85,20 +17,6 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
-}
-
-func TestRobotsCrawlDelayAndSitemaps(t *testing.T) {
-	txt := "User-agent: *\nCrawl-delay: 10\n\nUser-agent: crawlutils\nCrawl-delay: 0.5\nDisallow: /x\n\nSitemap: https://a.test/sitemap.xml\n"
-	r := parseRobots([]byte(txt), "crawlutils")
-	if r.crawlDelay != 500*time.Millisecond {
-		t.Errorf("crawl delay %s, want our group's 500ms", r.crawlDelay)
-	}
-	if len(r.sitemaps) != 1 || r.sitemaps[0] != "https://a.test/sitemap.xml" {
-		t.Errorf("sitemaps %q", r.sitemaps)
-	}
-	if r := parseRobots([]byte(txt), "otherbot"); r.crawlDelay != 10*time.Second {
-		t.Errorf("otherbot crawl delay %s", r.crawlDelay)
-	}
 }
 
 func TestJudgeRobots(t *testing.T) {
@@ -152,7 +70,7 @@ func TestJudgeRobots(t *testing.T) {
 func TestRobotsCache(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c := newRobotsCache(2)
-	good := &robotsEntry{state: robotsParsed, rules: parseRobots([]byte("User-agent: *\nDisallow: /x\n"), "crawlutils"), expires: now.Add(robotsTTL)}
+	good := &robotsEntry{state: robotsParsed, rules: robots.Parse([]byte("User-agent: *\nDisallow: /x\n"), "crawlutils"), expires: now.Add(robotsTTL)}
 	c.put("a:80", good)
 	if e, fresh := c.get("a:80", now.Add(robotsTTL-time.Second)); e != good || !fresh {
 		t.Error("entry not fresh before its expiry")
@@ -175,60 +93,73 @@ func TestRobotsCache(t *testing.T) {
 	}
 }
 
-func TestProductToken(t *testing.T) {
-	for in, want := range map[string]string{
-		DefaultUserAgent():                      "crawlutils",
-		"MyBot/1.0":                             "mybot",
-		"Mozilla/5.0 (compatible; Googlebot)":   "mozilla",
-		"  my_bot-2 extra":                      "my_bot-2",
-		"/1.0":                                  "",
-		"Googlebot-Image":                       "googlebot-image",
-		"crawlutils/0.1.0-dev (+https://x/y z)": "crawlutils",
-	} {
-		if got := productToken(in); got != want {
-			t.Errorf("productToken(%q) = %q, want %q", in, got, want)
+// TestDefaultRobotsAgent: the group cfetch obeys by default is named by
+// the product token of its default User-Agent.
+func TestDefaultRobotsAgent(t *testing.T) {
+	o := DefaultOptions()
+	if got := o.robotsAgent(); got != "crawlutils" {
+		t.Errorf("robots agent %q, want crawlutils", got)
+	}
+}
+
+// TestRobotsLongestMatchAsWritten pins two defects of matching with
+// temoto/robotstxt (RFC 9309 §2.2.2): a wildcard rule was ranked by the
+// length of the regexp it compiled to, not by its octets as written, so
+// "Allow: /*.css$" (7 octets) beat "Disallow: /private/" (9); and
+// /robots.txt, which is implicitly allowed, was refused under "Disallow: /".
+func TestRobotsLongestMatchAsWritten(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		txt, path string
+		allowed   bool
+	}{
+		{"User-agent: *\nDisallow: /private/\nAllow: /*.css$\n", "/private/a.css", false},
+		{"User-agent: *\nDisallow: /private/\nAllow: /*.css$\n", "/public/a.css", true},
+		{"User-agent: *\nAllow: /x/page.\nDisallow: /*.html\n", "/x/page.html", true},
+		{"User-agent: *\nAllow: /x/page.\nDisallow: /*.html\n", "/x/y.html", false},
+		{"User-agent: *\nDisallow: /x/page.\nAllow: /*.html\n", "/x/page.html", false},
+		{"User-agent: *\nDisallow: /x/page.\nAllow: /*.html\n", "/x/y.html", true},
+		{"User-agent: *\nDisallow: /\n", "/robots.txt", true},
+		{"User-agent: *\nDisallow: /\n", "/robots.txt.bak", false},
+	}
+	for _, tt := range tests {
+		out := &outcome{status: 200, connected: true, body: &body{data: []byte(tt.txt)}}
+		v := judgeRobots(out, "http://a.test/robots.txt", "crawlutils", now)
+		if ok, why := v.entry.check(mustURL(t, "http://a.test"+tt.path), "crawlutils"); ok != tt.allowed {
+			t.Errorf("%q: %s allowed = %v (%s), want %v", tt.txt, tt.path, ok, why, tt.allowed)
 		}
 	}
 }
 
-// FuzzRobots: any file parses, the rewrite never trips the library, and
-// equally long Allow and Disallow rules resolve to Allow.
-func FuzzRobots(f *testing.F) {
-	for _, s := range []string{
-		"User-agent: *\nDisallow: /private/\n",
-		"User-agent: crawlutils\nAllow: /a$\nDisallow: /*.php\nCrawl-delay: 2.5\n",
-		"User-agent: *\nDisallow:\nUser-agent: x\nDisallow: /\nSitemap: http://a/s.xml\n",
-		"<html><body>Disallow: /</body></html>",
-		"\ufeffuser-agent:*\r\ndisallow:/caf%c3%a9\rallow:/%7e",
-		"Crawl-delay: 1e400\nUser-agent: *\nCrawl-delay: -1\n",
-	} {
-		f.Add(s, "/a/b?c=d")
+// TestRobotsWildcardAllowDoesNotOpenADisallowedDirectory: the tester's
+// case end to end. /private/a.css is answered "error":"robots" and never
+// requested; /robots.txt asked for as a page is fetched although the file
+// says "Disallow: /" for everything else.
+func TestRobotsWildcardAllowDoesNotOpenADisallowedDirectory(t *testing.T) {
+	s := newFaultServer()
+	defer s.Close()
+	s.setRobots("shop.test", robotsText("User-agent: *\nDisallow: /private/\nAllow: /*.css$\n"))
+	s.setRobots("closed.test", robotsText("User-agent: *\nDisallow: /\n"))
+	port, resolve := vhost(t, s.Server)
+	shop, closed := "http://shop.test:"+port, "http://closed.test:"+port
+	in := strings.Join([]string{shop + "/private/a.css", shop + "/ok", closed + "/robots.txt", closed + "/ok"}, "\n") + "\n"
+	res := runCfetch(t, in, append(resolve, fast...)...)
+	if res.code != 0 || len(res.resps) != 4 {
+		t.Fatalf("exit %d, %d responses\n%s", res.code, len(res.resps), res.stderr)
 	}
-	f.Fuzz(func(t *testing.T, txt, path string) {
-		if _, err := robotstxt.FromBytes(canonicalRobots([]byte(txt))); err != nil {
-			t.Fatalf("canonical rewrite does not parse: %v\n%q", err, canonicalRobots([]byte(txt)))
+	byURL := map[string]record.Response{}
+	for _, r := range res.resps {
+		byURL[r.URL] = r
+	}
+	for u, denied := range map[string]bool{shop + "/private/a.css": true, shop + "/ok": false, closed + "/robots.txt": false, closed + "/ok": true} {
+		if r := byURL[u]; (r.Error == ErrRobots) != denied {
+			t.Errorf("%s: error %q %s, want denied %v", u, r.Error, r.ErrorDetail, denied)
 		}
-		r := parseRobots([]byte(txt), "crawlutils")
-		u, err := url.Parse("http://a.test/" + strings.TrimPrefix(path, "/"))
-		if err != nil {
-			return
-		}
-		r.allowed(u)
-		if r.crawlDelay < 0 {
-			t.Fatalf("negative crawl delay %s", r.crawlDelay)
-		}
-		// The URL's own path, as both Allow and Disallow: Allow wins.
-		rule := u.EscapedPath()
-		if strings.ContainsAny(rule, "*$# \t") {
-			return
-		}
-		both := parseRobots([]byte("User-agent: *\nDisallow: "+rule+"\nAllow: "+rule+"\n"), "crawlutils")
-		if !both.allowed(u) {
-			t.Fatalf("Allow and Disallow %q: %s denied", rule, u.EscapedPath())
-		}
-		deny := parseRobots([]byte("User-agent: *\nDisallow: "+rule+"\n"), "crawlutils")
-		if deny.allowed(u) {
-			t.Fatalf("Disallow %q: %s allowed", rule, u.EscapedPath())
-		}
-	})
+	}
+	if n := s.hits("shop.test /private/a.css"); n != 0 {
+		t.Errorf("/private/a.css was requested %d times", n)
+	}
+	if n := s.hits("closed.test /robots.txt"); n != 2 {
+		t.Errorf("closed.test/robots.txt requested %d times, want 2 (the file, then the page)", n)
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/robots"
 )
 
 // How long robots.txt answers are kept.
@@ -38,9 +40,9 @@ const (
 // robotsEntry is one host's robots.txt as cfetch applies it.
 type robotsEntry struct {
 	state   string
-	rules   *robotsRules // for robotsParsed
-	url     string       // the robots.txt URL
-	detail  string       // for robotsUnavailable: what went wrong
+	rules   *robots.Rules // for robotsParsed
+	url     string        // the robots.txt URL
+	detail  string        // for robotsUnavailable: what went wrong
 	expires time.Time
 }
 
@@ -50,7 +52,7 @@ func (e *robotsEntry) check(u *url.URL, agent string) (ok bool, why string) {
 	case robotsUnavailable:
 		return false, fmt.Sprintf("%s is unavailable (%s): nothing may be fetched until it can be read (RFC 9309)", e.url, e.detail)
 	case robotsParsed:
-		if !e.rules.allowed(u) {
+		if !e.rules.Allowed(u) {
 			return false, fmt.Sprintf("disallowed by %s for user agent %q", e.url, agent)
 		}
 	}
@@ -59,10 +61,10 @@ func (e *robotsEntry) check(u *url.URL, agent string) (ok bool, why string) {
 
 // crawlDelay is the Crawl-delay of the host's group, 0 when none.
 func (e *robotsEntry) crawlDelay() time.Duration {
-	if e == nil || e.rules == nil {
+	if e == nil {
 		return 0
 	}
-	return e.rules.crawlDelay
+	return e.rules.CrawlDelay()
 }
 
 // robotsVerdict is what one robots.txt fetch means. unreachable is set
@@ -101,7 +103,7 @@ func judgeRobots(out *outcome, robotsURL, agent string, now time.Time) robotsVer
 				data = cutLastLine(data)
 			}
 		}
-		e.rules = parseRobots(data, agent)
+		e.rules = robots.Parse(data, agent)
 	case out.status == http.StatusTooManyRequests || out.status >= 500:
 		e.state, e.detail, e.expires = robotsUnavailable, fmt.Sprintf("status %d", out.status), now.Add(robotsRetryTTL)
 		return robotsVerdict{entry: e, retryable: true}

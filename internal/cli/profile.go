@@ -10,10 +10,41 @@ import (
 // `go tool pprof`); it is for measuring the tools, not for everyday use.
 const ProfileEnv = "CRAWLUTILS_CPUPROFILE"
 
+// MemProfileEnv names a file to write a heap profile to at the end of the
+// run: what was allocated, and the peak in use (-sample_index=inuse_space
+// shows what was live at the last GC).
+const MemProfileEnv = "CRAWLUTILS_MEMPROFILE"
+
 // startProfile starts the CPU profile ProfileEnv asks for and returns the
 // function that stops it. A profile that cannot be written is reported on
 // stderr and the run goes on without it.
 func startProfile() (stop func()) {
+	stopCPU := startCPUProfile()
+	return func() {
+		stopCPU()
+		writeHeapProfile()
+	}
+}
+
+// writeHeapProfile writes the heap profile MemProfileEnv asks for.
+func writeHeapProfile() {
+	path := os.Getenv(MemProfileEnv)
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v (no profile written)\n", MemProfileEnv, err)
+	}
+}
+
+func startCPUProfile() (stop func()) {
 	path := os.Getenv(ProfileEnv)
 	if path == "" {
 		return func() {}

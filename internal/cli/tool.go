@@ -42,6 +42,14 @@ type Tool struct {
 	// DrainOnInterrupt makes Records read to the end of input after a
 	// signal instead of stopping (see IsPipe).
 	DrainOnInterrupt bool
+	// LeasePath and Answer make Reject answer a rejected line that holds
+	// a lease at LeasePath (["request", "lease"] in a response, ["lease"]
+	// in a request), found even in a record too deep or too broken to
+	// parse (record.FindString): Answer gets an ack with the error
+	// "invalid_record" to write, so a crawl loop dead-letters the request
+	// instead of renewing its lease forever.
+	LeasePath []string
+	Answer    func(ack []byte)
 
 	mu       sync.Mutex
 	failed   bool
@@ -80,6 +88,25 @@ func (t *Tool) Reject(line ndjson.Line, reason string, err error) {
 	t.Printf("%s: %v", line.Pos(), err)
 	t.Stats.Drop(reason)
 	t.MarkPartial()
+	t.answer(line.Bytes)
+}
+
+// answer writes the ack of a rejected leased line (see LeasePath).
+func (t *Tool) answer(raw []byte) {
+	if t.Answer == nil || len(t.LeasePath) == 0 {
+		return
+	}
+	lease, ok := record.FindString(raw, t.LeasePath...)
+	if !ok || lease == "" {
+		return
+	}
+	url, _ := record.FindString(raw, "url")
+	b, err := record.Encode(&record.Ack{Kind: record.KindAck, Lease: lease, URL: url, Error: record.ErrInvalidRecord})
+	if err != nil {
+		return
+	}
+	t.Stats.Count("acks", "invalid_record", 1)
+	t.Answer(b)
 }
 
 // MarkPartial makes the exit status 3 (unless something worse happened).

@@ -202,7 +202,7 @@ func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
 			p.first = p.last
 		}
 		switch {
-		case env.Kind == record.KindRequest || env.Kind == "" && hasURL(env.Raw):
+		case env.IsRequest():
 			p.request(line, env)
 		case env.Kind == record.KindAck:
 			p.ack(line, env)
@@ -231,14 +231,6 @@ func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
 	}
 }
 
-// hasURL reports whether raw, an object without a kind, has a "url": it is
-// then a request, as in Scrapy Cluster's crawl requests ({"url": …,
-// "appid": …, "crawlid": …}, no kind), which cfetch takes too.
-func hasURL(raw []byte) bool {
-	var r record.Request
-	return record.Decode(raw, &r) == nil && r.URL != ""
-}
-
 func (p *pusher) fail(err error) {
 	if p.err == nil {
 		p.err = err
@@ -261,10 +253,15 @@ func (p *pusher) flush() {
 	}
 }
 
+// request queues one request: a record of kind request, or an object
+// without a kind that has a "url" (Scrapy Cluster's crawl requests have
+// none). One that does not decode, a field of the wrong type or a number
+// out of its bounds, is reported with its line and refused as invalid.
 func (p *pusher) request(line ndjson.Line, env record.Envelope) {
 	var req record.Request
 	if err := record.Decode(env.Raw, &req); err != nil {
 		p.tool.Reject(line, "invalid", fmt.Errorf("invalid request: %v", err))
+		p.writeReject(env.Raw, frontier.ReasonInvalid)
 		return
 	}
 	if req.Lease != "" {

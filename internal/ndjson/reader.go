@@ -127,16 +127,29 @@ var errTooLong = errors.New("line too long")
 // readLine reads one line, copying it out of the bufio buffer.
 func (r *Reader) readLine() (Line, error) {
 	var buf []byte
+	// The full buffers of a long line, copied, joined once at its end: a
+	// 50 MB line then costs twice its size, not the many regrowths of one
+	// slice (bufio.Reader.ReadBytes does the same, without a cap).
+	var full [][]byte
+	size := 0
 	tooLong := false
 	for {
 		chunk, err := r.cur.ReadSlice('\n')
 		if !tooLong {
-			if len(buf)+len(chunk) > r.MaxLine+2 { // +2 for "\r\n"
+			if size+len(chunk) > r.MaxLine+2 { // +2 for "\r\n"
 				tooLong = true
-				buf = nil
+				full = nil
+			} else if err == bufio.ErrBufferFull {
+				full = append(full, bytes.Clone(chunk))
 			} else {
+				buf = make([]byte, 0, size+len(chunk))
+				for _, f := range full {
+					buf = append(buf, f...)
+				}
 				buf = append(buf, chunk...)
+				full = nil
 			}
+			size += len(chunk)
 		}
 		if err == bufio.ErrBufferFull {
 			continue

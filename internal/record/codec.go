@@ -13,12 +13,18 @@ import (
 
 // Decode parses one JSON object into v (a *Request, *Response, *Item or *Ack)
 // and keeps the fields v does not declare in its Extra map. Errors name the
-// field and what was wrong with it.
+// JSON field and what was wrong with it, never a Go type. A request's
+// numbers are checked against their bounds (MaxRetries, MaxPriority, …):
+// one out of them is an error too.
+//
+// v may also be a pointer to a struct of the caller's own, for a command
+// that needs only a few fields of any record: it is decoded as
+// encoding/json decodes it, with the same errors as for a record.
 func Decode(raw []byte, v any) error {
 	if r, ok := v.(*Request); ok && r != nil && zeroRequest(r) {
 		extra := r.Extra
 		if decodeRequest(raw, r) {
-			return nil
+			return checkRequestNumbers(r)
 		}
 		*r = Request{Extra: extra}
 	}
@@ -31,16 +37,16 @@ func decodeSlow(raw []byte, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {
 		return describe(err)
 	}
-	extra := unknownFields(raw, knownKeys(v))
 	switch r := v.(type) {
 	case *Request:
-		r.Extra = extra
+		r.Extra = unknownFields(raw, knownKeys(v))
+		return checkRequestNumbers(r)
 	case *Response:
-		r.Extra = extra
+		r.Extra = unknownFields(raw, knownKeys(v))
 	case *Item:
-		r.Extra = extra
+		r.Extra = unknownFields(raw, knownKeys(v))
 	case *Ack:
-		r.Extra = extra
+		r.Extra = unknownFields(raw, knownKeys(v))
 	}
 	return nil
 }
@@ -66,6 +72,10 @@ var encoderPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // Encode returns v as one JSON line (with the trailing newline), HTML
 // characters unescaped so URLs stay readable, and the Extra fields of a
 // typed record appended in key order.
+//
+// A raw member (attrs, item data, a response's request, an unknown field)
+// with invalid UTF-8 is written with each bad byte replaced by U+FFFD, as
+// a string is, so the line is always JSON.
 func Encode(v any) ([]byte, error) {
 	if r, ok := v.(*Request); ok && r != nil {
 		if line, ok := encodeRequest(r); ok {
@@ -99,6 +109,9 @@ func encodeSlow(v any) ([]byte, error) {
 		extra = r.Extra
 	}
 	if len(extra) == 0 {
+		if !rawUTF8(v) {
+			return bytes.Clone(validUTF8(out)), nil
+		}
 		return bytes.Clone(out), nil
 	}
 	// out ends with "}\n": reopen the object and append the extra fields.
@@ -118,7 +131,11 @@ func encodeSlow(v any) ([]byte, error) {
 		line = append(line, ':')
 		line = append(line, compact(extra[k])...)
 	}
-	return append(line, '}', '\n'), nil
+	line = append(line, '}', '\n')
+	if !rawUTF8(v) {
+		line = validUTF8(line)
+	}
+	return line, nil
 }
 
 // compact drops insignificant whitespace so a record stays on one line.
@@ -173,20 +190,38 @@ func describe(err error) error {
 	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 }
 
+// friendlyType names what a value of Go type t is in JSON, with its
+// article: "a string", "an array of string". It never names a Go type.
 func friendlyType(t reflect.Type) string {
+	noun := jsonNoun(t)
+	switch {
+	case t.Kind() == reflect.Bool:
+		return noun
+	case strings.IndexByte("aeiou", noun[0]) >= 0:
+		return "an " + noun
+	}
+	return "a " + noun
+}
+
+// jsonNoun names what a value of Go type t is in JSON, without an article.
+func jsonNoun(t reflect.Type) string {
 	switch t.Kind() {
 	case reflect.String:
-		return "a string"
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "an integer"
+		return "string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "non-negative integer"
 	case reflect.Float64, reflect.Float32:
-		return "a number"
+		return "number"
 	case reflect.Bool:
 		return "true or false"
-	case reflect.Slice:
-		return "an array of " + strings.TrimPrefix(friendlyType(t.Elem()), "a ")
-	case reflect.Map:
-		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "array of " + jsonNoun(t.Elem())
+	case reflect.Map, reflect.Struct:
+		return "object"
+	case reflect.Pointer:
+		return jsonNoun(t.Elem())
 	}
-	return t.String()
+	return "JSON value"
 }

@@ -7,6 +7,13 @@
 // tool or a user's jq step added. Numbers that are not ours (attrs, item data)
 // stay json.RawMessage, so they round-trip exactly.
 //
+// Records are validated where they are read, so every command refuses the
+// same things with the same words: Parse replaces invalid UTF-8 with U+FFFD
+// (as encoding/json decodes it), so a record passed on unchanged is still
+// JSON; Decode's errors name the JSON field, and it refuses a request whose
+// numbers are out of their bounds (MaxRetries, MaxPriority, MaxDepth, …);
+// Envelope.IsRequest says what is a request, with or without a kind.
+//
 // Parse classifies one input line without decoding it fully; Decode and Encode
 // turn a line into a typed record and back. ScanObject reads the top-level
 // members of a JSON object in one validating pass that accepts exactly what

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzParse: Parse never panics, what it accepts is a JSON object, and its
@@ -13,7 +14,8 @@ import (
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{"kind":"request","url":"https://a/"}`, "https://a/b", `[1]`, `{"kind":1}`, "", "a.b", `{"a":"\u00e9"}`,
 		`{"Kind":"item"}`, `{"\u212aind":"item"}`, `{"kind":"x","kind":null}`, `{"kind":1,"kind":"ack"}`, `{"kind":"\ud800"}`,
-		`{"kind":"item",}`, "\v{\"kind\":\"ack\"}", `{"a":[[[]]],"kind":"response"}`} {
+		`{"kind":"item",}`, "\v{\"kind\":\"ack\"}", `{"a":[[[]]],"kind":"response"}`,
+		"{\"kind\":\"x\",\"v\":\"a\xffb\xe2\x82\",\"k\xfe\":1}", "{\"kind\":\"\xff\"}", "https://a/\xff", "{\"a\":1}\xff"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
@@ -32,6 +34,14 @@ func FuzzParse(f *testing.F) {
 		if json.Unmarshal(env.Raw, &m) != nil {
 			t.Fatalf("accepted %q but Raw %q is not an object", line, env.Raw)
 		}
+		if !utf8.Valid(env.Raw) {
+			t.Fatalf("accepted %q but Raw %q is not UTF-8", line, env.Raw)
+		}
+		// Mended, it decodes as the line does.
+		var orig map[string]any
+		if !env.Bare && (json.Unmarshal(bytes.TrimSpace(line), &orig) != nil || !reflect.DeepEqual(m, orig)) {
+			t.Fatalf("Raw %q decodes to %v, the line %q to %v", env.Raw, m, line, orig)
+		}
 	})
 }
 
@@ -42,6 +52,7 @@ func FuzzDecodeEncode(f *testing.F) {
 		`{"kind":"request","url":"https://a/","x":{"y":[1,"}"]},"z":"\"q"}`,
 		`{"kind":"request","url":"u","attrs":{"n":1e400}}`,
 		`{"url":"u","priority":-3,"headers":{"A":"b"}}`,
+		"{\"url\":\"u\",\"attrs\":{\"\xff\":\"\xc3\"},\"x\xfe\":[\"\xe2\x82\"]}",
 	} {
 		f.Add([]byte(s))
 	}
@@ -53,6 +64,9 @@ func FuzzDecodeEncode(f *testing.F) {
 		out, err := Encode(&r)
 		if err != nil {
 			t.Fatalf("Encode: %v", err)
+		}
+		if !utf8.Valid(out) {
+			t.Fatalf("Encode wrote %q, not UTF-8", out)
 		}
 		var again Request
 		if err := Decode(out, &again); err != nil {

@@ -1,33 +1,11 @@
 package record
 
-import (
-	"encoding/json"
-	"math/big"
-)
-
-// JQValue turns a value decoded with json.Decoder.UseNumber into the
-// values gojq takes, in place: json.Number becomes int, *big.Int for an
-// integer past int64 (kept exact), or float64 for the rest; maps and
-// slices are walked.
-func JQValue(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		if b, ok := new(big.Int).SetString(string(x), 10); ok {
-			return b
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for key, val := range x {
-			x[key] = JQValue(val)
-		}
-	case []any:
-		for i, val := range x {
-			x[i] = JQValue(val)
-		}
-	}
-	return v
-}
+// JQValue turns a value decoded with json.Decoder.UseNumber into gojq's
+// input. gojq takes json.Number as it is: a path such as .data.price gives
+// it back unchanged, so it is written as it was read (1e999, 1.10 and
+// 12345678901234567890 stay so, as in jq 1.7), and arithmetic reads it as
+// an int, a *big.Int or a float64 where it must. Converting it first, as
+// this once did, made 1e999 +Inf, which encoding/json cannot write, and
+// folded 0.1 and 0.10000000000000001 into one value. So v is returned as
+// it is; JQValue stays the one place that says what gojq is given.
+func JQValue(v any) any { return v }

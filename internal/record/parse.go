@@ -27,9 +27,15 @@ var ErrEmpty = errors.New("empty line")
 // Parse classifies one line (without its newline): a JSON object, or a bare
 // URL such as https://example.com/, which becomes a request record. Anything
 // else is an error saying what was wrong, suitable after "<source>:<line>: ".
+//
+// Raw is the line itself, trimmed of white space, unless the line has
+// invalid UTF-8: each bad byte is then replaced by U+FFFD in a copy, as
+// encoding/json replaces it when it decodes, so that a record passed on
+// unchanged is still JSON (a bare URL with invalid UTF-8 is an error).
 func Parse(line []byte) (Envelope, error) {
 	b := bytes.TrimSpace(line)
 	if len(b) > 0 && b[0] == '{' {
+		b = validUTF8(b)
 		var kind []byte
 		if scanObject(b, func(key, value []byte) {
 			if isKindKey(key) {
@@ -50,6 +56,7 @@ func Parse(line []byte) (Envelope, error) {
 func ParseFields(line []byte) (env Envelope, fields []Field, err error) {
 	b := bytes.TrimSpace(line)
 	if len(b) > 0 && b[0] == '{' {
+		b = validUTF8(b)
 		if fs, ok := ScanObject(b); ok {
 			var kind []byte
 			for _, f := range fs {
@@ -104,6 +111,7 @@ func parse(b []byte) (Envelope, error) {
 	}
 	switch b[0] {
 	case '{':
+		b = validUTF8(b) // done already when Parse calls it: no copy then
 		var head struct {
 			Kind json.RawMessage `json:"kind"`
 		}

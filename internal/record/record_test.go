@@ -154,3 +154,46 @@ func TestFieldsKeepOrderAndExactNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeErrorsNameJSONFieldsNotGoOnes: errors name our JSON fields,
+// never Go's structs or types ("Go struct field head.url of type
+// string"), also when Decode reads into a struct of a command's own (as
+// cdedupe reads the few fields its keys need).
+func TestDecodeErrorsNameJSONFieldsNotGoOnes(t *testing.T) {
+	type head struct {
+		Kind    string          `json:"kind"`
+		URL     string          `json:"url"`
+		Data    json.RawMessage `json:"data"`
+		Retries int             `json:"retries"`
+	}
+	tests := []struct {
+		in   string
+		v    any
+		want string
+	}{
+		{`{"url":5}`, new(head), `field "url": expected a string, got number`},
+		{`{"kind":true}`, new(head), `field "kind": expected a string, got bool`},
+		{`{"retries":1.5}`, new(head), `field "retries": expected an integer, got number 1.5`},
+		{`[1]`, new(head), `expected a JSON object, got array`},
+		{`{"url":"u","redirects":[{"url":"a","status":"301"}]}`, new(Request), `field "redirects.status": expected an integer, got string`},
+		{`{"kind":"item","data":{},"crawlid":5}`, new(Item), `field "crawlid": expected a string, got number`},
+		{`{"kind":"response","url":"u","headers":{"a":1}}`, new(Response), `field "headers": expected a string, got number`},
+		{`{"kind":"ack","lease":[]}`, new(Ack), `field "lease": expected a string, got array`},
+		{`{"url":"u","redirects":[5]}`, new(Request), `field "redirects": expected an object, got number`},
+		{`{"url":"u","redirects":5}`, new(Request), `field "redirects": expected an array of object, got number`},
+	}
+	for _, tt := range tests {
+		err := Decode([]byte(tt.in), tt.v)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Decode(%s, %T) = %v, want %q", tt.in, tt.v, err, tt.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "head.") || strings.Contains(err.Error(), "record.")) {
+			t.Errorf("Decode(%s, %T) names Go's types: %v", tt.in, tt.v, err)
+		}
+	}
+	// A struct of one's own gets no Extra to fill and is decoded whole.
+	var h head
+	if err := Decode([]byte(`{"kind":"item","url":"u","data":{"a":1e999},"x":1}`), &h); err != nil || h.URL != "u" || string(h.Data) != `{"a":1e999}` {
+		t.Errorf("Decode into a struct of one's own = %+v, %v", h, err)
+	}
+}

@@ -344,7 +344,11 @@ func encodeRequest(r *Request) (line []byte, ok bool) {
 	if len(r.Extra) > 0 {
 		b = appendExtra(b, r.Extra)
 	}
-	return append(b, '}', '\n'), true
+	b = append(b, '}', '\n')
+	if !rawUTF8(r) {
+		b = validUTF8(b)
+	}
+	return b, true
 }
 
 // requestSize estimates the length of r encoded, to allocate once: each

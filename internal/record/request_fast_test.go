@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // allFields is a request with every field set.
@@ -285,8 +286,10 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 		var direct Request
 		if decodeRequest(raw, &direct) {
-			if werr != nil || !reflect.DeepEqual(direct, want) {
-				t.Fatalf("decodeRequest(%q)\n got %#v\nwant %#v (error %v)", raw, direct, want, werr)
+			// The fast path decodes; Decode then checks the numbers.
+			derr := checkRequestNumbers(&direct)
+			if (derr == nil) != (werr == nil) || derr != nil && derr.Error() != werr.Error() || !reflect.DeepEqual(direct, want) {
+				t.Fatalf("decodeRequest(%q)\n got %#v (numbers: %v)\nwant %#v (error %v)", raw, direct, derr, want, werr)
 			}
 		}
 	})
@@ -331,6 +334,9 @@ func FuzzEncodeRequest(f *testing.F) {
 		}
 		if !ok && werr == nil {
 			t.Fatalf("encodeRequest(%#v) left to encoding/json, which took it: %q", r, want)
+		}
+		if err == nil && !utf8.Valid(got) {
+			t.Fatalf("Encode(%#v) = %q, not UTF-8", r, got)
 		}
 	})
 }

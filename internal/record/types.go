@@ -8,6 +8,11 @@ const (
 	KindResponse = "response"
 	KindItem     = "item"
 	KindAck      = "ack"
+
+	// ErrInvalidRecord is the error of an ack that answers a leased record
+	// a command could not read (invalid JSON, nested too deep, a field of
+	// the wrong type).
+	ErrInvalidRecord = "invalid_record"
 )
 
 // Request is a URL to fetch, with Scrapy Cluster's crawl-request fields.
@@ -104,11 +109,14 @@ type Item struct {
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
-// Ack says the request holding Lease is finished.
+// Ack says the request holding Lease is finished. With Error set, it was
+// not handled: a command could not read the record that carried it, and
+// the frontier dead-letters the request with Error as the reason.
 type Ack struct {
 	Kind  string `json:"kind"`
 	Lease string `json:"lease"`
 	URL   string `json:"url,omitempty"`
+	Error string `json:"error,omitempty"`
 
 	Extra map[string]json.RawMessage `json:"-"`
 }

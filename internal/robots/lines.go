@@ -1,4 +1,3 @@
-// Package robots holds what the commands that read robots.txt files share.
 package robots
 
 import (

@@ -55,40 +55,86 @@ var ErrTooLarge = errors.New("larger than 50 MiB uncompressed")
 
 // Gunzip decompresses data, refusing more than max bytes of output.
 func Gunzip(data []byte, max int64) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+	r, err := gunzipReader(bytes.NewReader(data), max)
 	if err != nil {
-		return nil, fmt.Errorf("gzip: %v", err)
+		return nil, err
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, max+1))
+	out, err := io.ReadAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("gzip: %v", err)
-	}
-	if int64(len(out)) > max {
-		return nil, ErrTooLarge
+		return nil, err
 	}
 	return out, nil
 }
 
-// Parse reads a sitemap document. A document whose root element is neither
-// urlset nor sitemapindex gives None and no error. Entries without a <loc>
-// are skipped. Namespaces are not checked (many sitemaps get them wrong);
-// elements are matched by local name, as Scrapy does.
-func Parse(data []byte) (Kind, []Entry, error) {
-	if IsGzip(data) {
-		var err error
-		if data, err = Gunzip(data, MaxSize); err != nil {
-			return None, nil, err
+// gunzipReader reads data decompressed, failing with ErrTooLarge past max
+// bytes of output.
+func gunzipReader(data io.Reader, max int64) (io.Reader, error) {
+	zr, err := gzip.NewReader(data)
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %v", err)
+	}
+	return &capped{r: zr, left: max}, nil
+}
+
+// capped reads r up to left bytes, then fails with ErrTooLarge if r has
+// more; r's own errors are reported as gzip errors.
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		if n, _ := io.ReadFull(c.r, one[:]); n > 0 {
+			return 0, ErrTooLarge
 		}
+		return 0, io.EOF
 	}
-	if len(data) > MaxSize {
-		return None, nil, ErrTooLarge
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
 	}
-	dec := xml.NewDecoder(bytes.NewReader(data))
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("gzip: %v", err)
+	}
+	return n, err
+}
+
+// Parse reads a sitemap document, as Each, and returns its entries.
+func Parse(data []byte) (Kind, []Entry, error) {
+	var entries []Entry
+	kind, err := Each(string(data), func(_ Kind, e Entry) { entries = append(entries, e) })
+	return kind, entries, err
+}
+
+// Each reads a sitemap document (gzip-compressed or not) and calls fn with
+// the document's kind and each entry that has a <loc>, in order, as it is read: memory does not
+// grow with the number of entries. A document whose root element is
+// neither urlset nor sitemapindex gives None and no error. Namespaces are
+// not checked (many sitemaps get them wrong); elements are matched by local
+// name, as Scrapy does. On malformed XML, the entries read before the
+// error have been given to fn, and the error says where it stopped.
+func Each(data string, fn func(Kind, Entry)) (Kind, error) {
+	var r io.Reader = strings.NewReader(data)
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		var err error
+		if r, err = gunzipReader(strings.NewReader(data), MaxSize); err != nil {
+			return None, err
+		}
+	} else if len(data) > MaxSize {
+		return None, ErrTooLarge
+	}
+	return each(r, fn)
+}
+
+func each(r io.Reader, fn func(Kind, Entry)) (Kind, error) {
+	dec := xml.NewDecoder(r)
 	dec.Strict = false
 	dec.Entity = xml.HTMLEntity
 	dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 	kind := None
-	var entries []Entry
 	var cur *Entry
 	var field string // "loc" or "lastmod" while inside one
 	var text strings.Builder
@@ -99,10 +145,13 @@ func Parse(data []byte) (Kind, []Entry, error) {
 			break
 		}
 		if err != nil {
-			if kind == None {
-				return None, nil, fmt.Errorf("not XML: %v", err)
+			if errors.Is(err, ErrTooLarge) {
+				return kind, err
 			}
-			return kind, withLoc(entries), fmt.Errorf("malformed XML: %v", err)
+			if kind == None {
+				return None, fmt.Errorf("not XML: %v", err)
+			}
+			return kind, fmt.Errorf("malformed XML: %v", err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -116,11 +165,10 @@ func Parse(data []byte) (Kind, []Entry, error) {
 				case "sitemapindex":
 					kind = Index
 				default:
-					return None, nil, nil
+					return None, nil
 				}
 			case depth == 2 && (name == "url" && kind == URLSet || name == "sitemap" && kind == Index):
-				entries = append(entries, Entry{})
-				cur = &entries[len(entries)-1]
+				cur = &Entry{}
 			case depth == 3 && cur != nil && (name == "loc" || name == "lastmod"):
 				field = name
 				text.Reset()
@@ -148,29 +196,20 @@ func Parse(data []byte) (Kind, []Entry, error) {
 				}
 				field = ""
 			}
-			if depth == 2 {
+			if depth == 2 && cur != nil {
+				if cur.Loc != "" {
+					fn(kind, *cur)
+				}
 				cur = nil
 			}
-			depth--
+			depth = max(depth-1, 0)
 		case xml.CharData:
 			if field != "" {
 				text.Write(t)
 			}
 		}
 	}
-	return kind, withLoc(entries), nil
-}
-
-// withLoc keeps the entries that have a <loc> (a document cut short ends
-// inside its last entry, before or in its <loc>).
-func withLoc(entries []Entry) []Entry {
-	out := entries[:0]
-	for _, e := range entries {
-		if e.Loc != "" {
-			out = append(out, e)
-		}
-	}
-	return out
+	return kind, nil
 }
 
 // Robots returns the URLs of the Sitemap: lines of a robots.txt, in order

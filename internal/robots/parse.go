@@ -1,0 +1,207 @@
+package robots
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Rules is the part of one robots.txt that applies to one crawler: the
+// rules of its group (see the package comment), its Crawl-delay, and the
+// file's Sitemap lines. A nil or zero Rules allows everything. A Rules is
+// not changed after Parse, so it is safe for concurrent use.
+type Rules struct {
+	rules      []rule // most specific first: longest, Allow before Disallow
+	crawlDelay time.Duration
+	sitemaps   []string
+}
+
+// rule is one Allow or Disallow line of the group.
+type rule struct {
+	pattern string // percent-normalized (normalizePattern); its length ranks it
+	allow   bool
+}
+
+// maxCrawlDelay bounds the Crawl-delay read, in seconds (11.6 days); a
+// larger value is not a delay anyone means, and is skipped.
+const maxCrawlDelay = 1e6
+
+// Parse reads a robots.txt body for the crawler whose product token is
+// agent (letters, digits, '_' and '-', in any case: "crawlutils"). It
+// never fails: a line it cannot read is skipped, and a body with no rules
+// for agent allows everything. The caller bounds the body (RFC 9309 §2.5:
+// parse at least the first 500 KiB).
+func Parse(body []byte, agent string) *Rules {
+	p := parser{agent: strings.ToLower(agent)}
+	EachLine(body, p.line)
+	return p.result()
+}
+
+// CrawlDelay is the crawler's Crawl-delay, 0 when the file sets none.
+// Crawl-delay is no part of RFC 9309; it is read as crawlers that obey it
+// read it: a Crawl-delay line applies to the User-agent lines right above
+// it (of our product token, or else of "*"), the largest when several do.
+// It does not end their group (RFC 9309 §2.2.4).
+func (r *Rules) CrawlDelay() time.Duration {
+	if r == nil {
+		return 0
+	}
+	return r.crawlDelay
+}
+
+// Sitemaps returns the URLs of the file's Sitemap lines, in order, whatever
+// group they stand in. The slice is the caller's.
+func (r *Rules) Sitemaps() []string {
+	if r == nil {
+		return nil
+	}
+	return slices.Clone(r.sitemaps)
+}
+
+// group is one group of the file, as far as it matters to our agent.
+type group struct {
+	mine, star bool   // a User-agent line names our product token; "*"
+	rules      []rule // kept only when mine or star
+}
+
+// parser reads the lines EachLine gives it into groups.
+type parser struct {
+	agent    string // lower-case product token
+	groups   []*group
+	cur      *group // the group being read; nil before the first User-agent
+	inAgents bool   // no rule since cur's first User-agent: another one joins cur
+	sitemaps []string
+
+	// The Crawl-delays: the run of User-agent lines the next one applies
+	// to (runMine, runStar), whether one came since that run (delayed), and
+	// the largest for our token and for "*".
+	runMine, runStar     bool
+	delayed              bool
+	mineDelay, starDelay time.Duration
+}
+
+func (p *parser) line(key, val string) {
+	switch key {
+	case "user-agent":
+		if !p.inAgents || p.delayed {
+			p.runMine, p.runStar, p.delayed = false, false, false
+		}
+		if !p.inAgents {
+			p.cur = &group{}
+			p.groups = append(p.groups, p.cur)
+			p.inAgents = true
+		}
+		switch {
+		case isStar(val):
+			p.cur.star, p.runStar = true, true
+		case p.agent != "" && ProductToken(val) == p.agent:
+			p.cur.mine, p.runMine = true, true
+		}
+	case "allow", "disallow":
+		if p.cur == nil {
+			return // before any group: no crawler's rule (RFC 9309 §2.1)
+		}
+		p.inAgents = false
+		if !p.cur.mine && !p.cur.star {
+			return
+		}
+		if pat := rulePattern(val); pat != "" {
+			p.cur.rules = append(p.cur.rules, rule{pattern: pat, allow: key == "allow"})
+		}
+	case "crawl-delay", "crawldelay":
+		if p.cur == nil {
+			return
+		}
+		if d, ok := parseCrawlDelay(val); ok {
+			if p.runMine {
+				p.mineDelay = max(p.mineDelay, d)
+			}
+			if p.runStar {
+				p.starDelay = max(p.starDelay, d)
+			}
+			p.delayed = true
+		}
+	case "sitemap":
+		if v := firstField(val); v != "" && printable(v) {
+			p.sitemaps = append(p.sitemaps, v)
+		}
+	}
+}
+
+// result merges the groups of our agent, or else the "*" groups, and
+// orders their rules so that the first that matches decides.
+func (p *parser) result() *Rules {
+	r := &Rules{sitemaps: p.sitemaps, crawlDelay: p.starDelay}
+	mine := slices.ContainsFunc(p.groups, func(g *group) bool { return g.mine })
+	if mine {
+		r.crawlDelay = p.mineDelay
+	}
+	for _, g := range p.groups {
+		if mine && g.mine || !mine && g.star {
+			r.rules = append(r.rules, g.rules...)
+		}
+	}
+	slices.SortStableFunc(r.rules, func(a, b rule) int {
+		if c := cmp.Compare(len(b.pattern), len(a.pattern)); c != 0 {
+			return c
+		}
+		switch {
+		case a.allow == b.allow:
+			return 0
+		case a.allow:
+			return -1
+		}
+		return 1
+	})
+	return r
+}
+
+// isStar reports whether a User-agent value is "*" (maybe followed by
+// white space and junk, as in "* # all").
+func isStar(v string) bool {
+	return v == "*" || len(v) > 1 && v[0] == '*' && (v[1] == ' ' || v[1] == '\t')
+}
+
+// rulePattern is the pattern of an Allow or Disallow value: its first
+// field (RFC 9309 §2.1: a path pattern holds no white space), with a
+// leading '/' added when it starts with neither '/' nor '*', percent-
+// normalized. "" for an empty value, a rule that matches nothing.
+func rulePattern(v string) string {
+	v = firstField(v)
+	if v == "" {
+		return ""
+	}
+	if v[0] != '/' && v[0] != '*' {
+		v = "/" + v
+	}
+	return normalizePattern(v)
+}
+
+// parseCrawlDelay reads a Crawl-delay value: seconds, maybe fractional.
+func parseCrawlDelay(v string) (time.Duration, bool) {
+	d, err := strconv.ParseFloat(firstField(v), 64)
+	if err != nil || !(d >= 0 && d <= maxCrawlDelay) { // NaN fails both
+		return 0, false
+	}
+	return time.Duration(d * float64(time.Second)), true
+}
+
+// firstField is v up to its first white space.
+func firstField(v string) string {
+	if i := strings.IndexAny(v, " \t\v\f"); i >= 0 {
+		return v[:i]
+	}
+	return v
+}
+
+// printable reports whether s holds no control characters or spaces.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] == 0x7f {
+			return false
+		}
+	}
+	return true
+}
