@@ -291,6 +291,10 @@ func skipText(reason string, resp *record.Response) string {
 		return fmt.Sprintf("status %d (only 2xx responses are extracted)", resp.Status)
 	case "skipped_binary":
 		return "binary body (only gzip-compressed text is read)"
+	case skippedTooLarge:
+		return "gzip-compressed body larger than 50 MiB uncompressed (the sitemap limit): not read"
+	case skippedBadGzip:
+		return "gzip-compressed body that does not decompress: not read"
 	case "skipped_body_path":
 		return "the body was saved to a file (body_path)"
 	}

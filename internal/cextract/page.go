@@ -40,6 +40,13 @@ type page struct {
 	baseOK  bool
 }
 
+// Reasons a gzip-compressed body is not read; unlike the other skips, each
+// is reported on stderr, since the page was meant to be read.
+const (
+	skippedTooLarge = "skipped_too_large" // over sitemap.MaxSize uncompressed
+	skippedBadGzip  = "skipped_bad_gzip"  // not a valid gzip stream
+)
+
 // newPage prepares a response for extraction. It returns the reason when
 // the response has nothing to extract (v1's skipped_* counters).
 func newPage(raw []byte, fields []record.Field, resp *record.Response, req *record.Request) (*page, string) {
@@ -55,8 +62,11 @@ func newPage(raw []byte, fields []record.Field, resp *record.Response, req *reco
 			return nil, "skipped_binary"
 		}
 		text, err := sitemap.Gunzip(data, sitemap.MaxSize)
-		if err != nil {
-			return nil, "skipped_binary"
+		switch {
+		case errors.Is(err, sitemap.ErrTooLarge):
+			return nil, skippedTooLarge
+		case err != nil:
+			return nil, skippedBadGzip
 		}
 		p := &page{raw: raw, fields: fields, resp: resp, req: req, body: string(text)}
 		p.url = pageURL(resp, req)

@@ -109,6 +109,10 @@ func (p *processor) extract(line ndjson.Line, raw []byte, fields []record.Field,
 	}
 	if pg == nil {
 		st.Count("responses", skipped, 1)
+		if t := skipText(skipped, resp); skipped == skippedTooLarge || skipped == skippedBadGzip {
+			p.tool.Printf("%s: %s: %s", line.Pos(), pageURL(resp, req), t)
+			p.tool.MarkPartial()
+		}
 		return
 	}
 	mark := len(p.out)
