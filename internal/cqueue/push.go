@@ -154,6 +154,15 @@ reason in the summary and, with --rejects FILE, written there with a "reason".`,
 		defer rf.Close()
 		p.rejects = ndjson.NewWriter(rf)
 	}
+	// A leased record push cannot read (a request back unfetched, an ack)
+	// still settles its lease: dead, with the reason, not in flight forever.
+	tool.LeasePath = []string{"lease"}
+	tool.Answer = func(ack []byte) {
+		var a record.Ack
+		if record.Decode(ack, &a) == nil {
+			p.settle(a)
+		}
+	}
 	// Upstream got the same signal: read what it still sends, so the acks
 	// of the work it finishes are settled.
 	stdinOnly := len(files) == 0 || len(files) == 1 && files[0] == "-"
@@ -259,7 +268,12 @@ func (p *pusher) flush() {
 // out of its bounds, is reported with its line and refused as invalid.
 func (p *pusher) request(line ndjson.Line, env record.Envelope) {
 	var req record.Request
-	if err := record.Decode(env.Raw, &req); err != nil {
+	err := record.Decode(env.Raw, &req)
+	if n := record.Nesting(env.Raw); err == nil && n > record.MaxRequestNesting {
+		// Queued, it could be fetched but its response not read.
+		err = fmt.Errorf("nested %d levels deep, more than %d", n, record.MaxRequestNesting)
+	}
+	if err != nil {
 		p.tool.Reject(line, "invalid", fmt.Errorf("invalid request: %v", err))
 		p.writeReject(env.Raw, frontier.ReasonInvalid)
 		return
@@ -320,13 +334,23 @@ func (p *pusher) ack(line ndjson.Line, env record.Envelope) {
 		p.tool.Reject(line, "invalid", fmt.Errorf("invalid ack: %v", err))
 		return
 	}
-	p.batch.Acks = append(p.batch.Acks, a.Lease)
+	p.settle(a)
+}
+
+// settle adds an ack to the batch: one with an error fails its request
+// (the frontier dead-letters it with the error as the reason).
+func (p *pusher) settle(a record.Ack) {
+	if a.Error != "" {
+		p.batch.Fails = append(p.batch.Fails, frontier.Fail{Lease: a.Lease, Reason: a.Error})
+	} else {
+		p.batch.Acks = append(p.batch.Acks, a.Lease)
+	}
 	p.records++
 }
 
 // apply commits the batch: its requests, then its acks.
 func (p *pusher) apply() {
-	if p.err != nil || len(p.batch.Entries)+len(p.batch.Acks) == 0 {
+	if p.err != nil || len(p.batch.Entries)+len(p.batch.Acks)+len(p.batch.Fails) == 0 {
 		return
 	}
 	p.lastApply = time.Now()
@@ -351,10 +375,13 @@ func (p *pusher) apply() {
 	if res.Acks.Acked > 0 {
 		st.Count("acks", "settled", int64(res.Acks.Acked))
 	}
-	if res.Acks.Unknown > 0 {
-		st.Count("acks", "unknown", int64(res.Acks.Unknown))
+	if res.Acks.Unknown+res.FailUnknown > 0 {
+		st.Count("acks", "unknown", int64(res.Acks.Unknown+res.FailUnknown))
 	}
-	p.batch = frontier.Batch{Entries: p.batch.Entries[:0], Acks: p.batch.Acks[:0]}
+	if res.Failed > 0 {
+		st.Count("acks", "failed", int64(res.Failed))
+	}
+	p.batch = frontier.Batch{Entries: p.batch.Entries[:0], Acks: p.batch.Acks[:0], Fails: p.batch.Fails[:0]}
 	p.raws = p.raws[:0]
 	p.records = 0
 }

@@ -164,3 +164,44 @@ echo "${PIPESTATUS[*]}" > status`)
 		})
 	}
 }
+
+// A leased response that cextract cannot read is answered with an ack
+// carrying an error, and the loop ends with the request dead (it used to
+// renew the lease forever). The filter spoils the seed's response.
+func TestLoopEndsOnAResponseCextractRejects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawl loops are skipped with -short")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	srv, release := slowServer(t, 0)
+	close(release)
+	dir := t.TempDir()
+	l := &loop{t: t, url: srv.URL, dir: dir, bin: binDir(t), db: "--db " + filepath.Join(dir, "crawl.db")}
+	l.run(`echo "$SITE/page" | cqueue push -q $DB`)
+	c := l.cmd(`cd "$W"; cqueue pop -q $DB --follow | cfetch -q | sed -u 's/"status":200/"status":"200"/' | cextract -q -f t=h1 | cexport -q -o items.jsonl | cqueue push -q $DB`)
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	done := make(chan error, 1)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- c.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		<-done
+		t.Fatalf("the loop still ran 20s after its only response was rejected:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `invalid record: field "status"`) {
+		t.Errorf("cextract did not report the record:\n%s", stderr.String())
+	}
+	if out := l.run("cqueue info $DB"); !strings.Contains(out, `"queued":0,"in_flight":0,"dead":1`) {
+		t.Errorf("after the loop, info says %s", out)
+	}
+	if out := l.run("cqueue dump $DB"); !strings.Contains(out, `"reason":"invalid_record"`) {
+		t.Errorf("the dead request lacks its reason: %s", out)
+	}
+}

@@ -12,8 +12,9 @@ import (
 )
 
 // TestBackendsAgree drives both backends through the same random sequence
-// of pushes, pops (one-off, or by consumers with windows), acks, releases,
-// lease expiries, stops, expiries, and consumers joining, beating, leaving
+// of pushes, pops (one-off, or by consumers with windows), acks, fails
+// (with pushes in the same batch, and stale leases), releases, lease
+// expiries, stops, expiries, and consumers joining, beating, leaving
 // and going silent past the consumer timeout, and checks that they answer
 // exactly alike at every step: the two are independent implementations of
 // one deterministic algorithm (priority, FIFO, the rotation among queues,
@@ -39,7 +40,30 @@ const agreeConsumerTimeout = 45 * time.Second
 func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 	now := t0
 	inflight := []map[string]string{{}, {}} // url → lease, per backend
+	var retired [2][]string                 // leases acked, failed, released or replaced, per backend
 	var urlsSeen []string
+	// entries makes n requests to push, a fifth of them duplicates.
+	entries := func(n int) []Entry {
+		var es []Entry
+		for range n {
+			var u string
+			if len(urlsSeen) > 0 && rnd.IntN(5) == 0 {
+				u = urlsSeen[rnd.IntN(len(urlsSeen))] // a duplicate
+			} else {
+				u = fmt.Sprintf("http://h%d.test/%d", rnd.IntN(6), rnd.IntN(1_000_000))
+				urlsSeen = append(urlsSeen, u)
+			}
+			kv := []any{"crawl", fmt.Sprint("c", rnd.IntN(3)), "prio", rnd.IntN(4) - 1, "depth", rnd.IntN(3)}
+			if rnd.IntN(10) == 0 {
+				kv = append(kv, "dont_filter", true)
+			}
+			if rnd.IntN(8) == 0 {
+				kv = append(kv, "expires", now.Add(time.Duration(rnd.IntN(120)-20)*time.Second).Unix())
+			}
+			es = append(es, req(t, u, kv...))
+		}
+		return es
+	}
 	// The consumers joined, the same index in both backends (their ids
 	// differ); on another machine, so only heartbeats tell they live.
 	var cons [2][]Consumer
@@ -50,24 +74,7 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 		switch op := rnd.IntN(13); {
 		case op < 4:
 			n := 1 + rnd.IntN(8)
-			var es []Entry
-			for range n {
-				var u string
-				if len(urlsSeen) > 0 && rnd.IntN(5) == 0 {
-					u = urlsSeen[rnd.IntN(len(urlsSeen))] // a duplicate
-				} else {
-					u = fmt.Sprintf("http://h%d.test/%d", rnd.IntN(6), rnd.IntN(1_000_000))
-					urlsSeen = append(urlsSeen, u)
-				}
-				kv := []any{"crawl", fmt.Sprint("c", rnd.IntN(3)), "prio", rnd.IntN(4) - 1, "depth", rnd.IntN(3)}
-				if rnd.IntN(10) == 0 {
-					kv = append(kv, "dont_filter", true)
-				}
-				if rnd.IntN(8) == 0 {
-					kv = append(kv, "expires", now.Add(time.Duration(rnd.IntN(120)-20)*time.Second).Unix())
-				}
-				es = append(es, req(t, u, kv...))
-			}
+			es := entries(n)
 			what = fmt.Sprintf("push %d", n)
 			for i, f := range fs {
 				res, err := f.Push(ctx, es, now)
@@ -96,6 +103,9 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 				}
 				us := urls(t, ls)
 				for j, u := range us {
+					if old, ok := inflight[i][u]; ok {
+						retired[i] = append(retired[i], old)
+					}
 					inflight[i][u] = ls[j].Lease
 				}
 				got[i] = fmt.Sprint(us, priorities(ls), " held ", res.Held, " done ", res.Done)
@@ -116,6 +126,7 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 					ls = append(ls, inflight[i][u])
 					delete(inflight[i], u)
 				}
+				retired[i] = append(retired[i], ls...)
 				r, err := f.Apply(ctx, Batch{Releases: ls}, now)
 				if err != nil {
 					t.Fatal(err)
@@ -123,7 +134,10 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 				got[i] = fmt.Sprint(r)
 			}
 		case op < 9:
-			// Ack a random subset of what is in flight, the same URLs in both.
+			// Ack a random subset of what is in flight, the same URLs in
+			// both, failing one in four instead; now and then fail a
+			// retired lease too (it must match nothing), or push
+			// follow-ups in the same batch.
 			var pick []string
 			for u := range inflight[0] {
 				if rnd.IntN(2) == 0 {
@@ -131,14 +145,39 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 				}
 			}
 			slices.Sort(pick)
-			what = fmt.Sprintf("ack %d", len(pick))
+			fail := make([]bool, len(pick))
+			nfail := 0
+			for j := range fail {
+				if fail[j] = rnd.IntN(4) == 0; fail[j] {
+					nfail++
+				}
+			}
+			reason := fmt.Sprint("Reason ", rnd.IntN(3))
+			stale := -1
+			if len(retired[0]) > 0 && rnd.IntN(3) == 0 {
+				stale = rnd.IntN(len(retired[0]))
+			}
+			var es []Entry
+			if rnd.IntN(3) == 0 {
+				es = entries(1 + rnd.IntN(3))
+			}
+			what = fmt.Sprintf("ack %d, fail %d (%s), stale %d, push %d", len(pick)-nfail, nfail, reason, stale, len(es))
 			for i, f := range fs {
-				var ls []string
-				for _, u := range pick {
-					ls = append(ls, inflight[i][u])
+				b := Batch{Entries: es}
+				if stale >= 0 {
+					b.Fails = append(b.Fails, Fail{Lease: retired[i][stale], Reason: "stale"})
+				}
+				for j, u := range pick {
+					l := inflight[i][u]
+					if fail[j] {
+						b.Fails = append(b.Fails, Fail{Lease: l, Reason: reason})
+					} else {
+						b.Acks = append(b.Acks, l)
+					}
+					retired[i] = append(retired[i], l)
 					delete(inflight[i], u)
 				}
-				r, err := f.Ack(ctx, ls, now)
+				r, err := f.Apply(ctx, b, now)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -288,8 +327,8 @@ func heldBy(t *testing.T, f Frontier, cons []Consumer) []int64 {
 // redisInvariants checks that the Redis frontier's bookkeeping of
 // consumers matches its entries: F owner and the F held:CID sets mirror
 // each other and name only requests in flight, F consumers and F beats
-// name the same consumers, F abandons only requests that exist, and F
-// counts the sizes of F inflight and F dead.
+// name the same consumers, F abandons only requests that exist, F reason
+// only dead ones, and F counts the sizes of F inflight and F dead.
 func redisInvariants(t *testing.T, r *Redis) {
 	t.Helper()
 	F := r.prefix + "f:"
@@ -334,6 +373,12 @@ func redisInvariants(t *testing.T, r *Redis) {
 			t.Errorf("abandons of entry %s, which is gone", id)
 		}
 	}
+	reasons, _ := r.client.HKeys(ctx, F+"reason").Result()
+	for _, id := range reasons {
+		if err := r.client.ZScore(ctx, F+"dead", id).Err(); err != nil {
+			t.Errorf("reason of entry %s, which is not dead (%v)", id, err)
+		}
+	}
 	c, err := r.Counts(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -354,9 +399,23 @@ func priorities(ls []Leased) []int {
 }
 
 // sqliteInvariants checks that the SQLite frontier's bookkeeping matches
-// its rows: each queue's counters and head priority, and the totals.
+// its rows: each queue's counters and head priority, and the totals; and
+// that only dead requests have a fail reason.
 func sqliteInvariants(t *testing.T, f *SQLite) {
 	t.Helper()
+	var stray, tables int
+	if err := f.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'frontier_dead_reasons'`).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables > 0 {
+		if err := f.db.QueryRow(`SELECT count(*) FROM frontier_dead_reasons r
+			WHERE NOT EXISTS (SELECT 1 FROM frontier_entries e WHERE e.id = r.id AND e.state = 2)`).Scan(&stray); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if stray > 0 {
+		t.Errorf("%d fail reasons of requests that are not dead", stray)
+	}
 	rows, err := f.db.Query(`SELECT q.id, q.queued, q.in_flight, q.dead, q.top,
 		(SELECT count(*) FROM frontier_entries e WHERE e.queue = q.id AND e.state = 0),
 		(SELECT count(*) FROM frontier_entries e WHERE e.queue = q.id AND e.state = 1),

@@ -25,10 +25,14 @@
 // is finished and forgotten (its fingerprint stays in the duplicate filter).
 // If the lease expires first (the worker died), Reclaim (which Pop calls)
 // queues it again with retries+1; after Options.MaxLeaseExpiries expiries it
-// is dead-lettered, kept and reported but never handed out again. Nothing is
-// lost: a request leaves the frontier only when acked, purged by Stop or
-// Expire, or dropped because its crawl ended while it was in flight. Done
-// reports the end of the crawl: nothing queued, nothing in flight.
+// is dead-lettered, kept and reported but never handed out again. A stage
+// that cannot process a request (an invalid record, too large) answers with
+// a fail instead of an ack (Batch.Fails): the request is dead-lettered at
+// once, with the stage's reason (Dump's Reason). Nothing is lost: a
+// request leaves the frontier only when acked, purged by Stop or Expire, or
+// dropped because its crawl ended while it was in flight. Done reports the
+// end of the crawl: nothing queued, nothing in flight (dead requests do not
+// hold it open).
 //
 // Pushes and acks that belong together (the follow-ups of a page and the
 // page's ack) go through Apply, one transaction, so a crash keeps both or

@@ -24,12 +24,17 @@ type Frontier interface {
 	// error. A lease that expired but whose request has not been handed out
 	// again is still honoured (the work was done; nothing is refetched).
 	Ack(ctx context.Context, leases []string, now time.Time) (AckResult, error)
-	// Apply is Push, then Ack, then release, in one transaction: the
-	// follow-up requests of a page and the ack of the page commit together,
-	// so a crash can lose neither without the other. Released leases
-	// (Batch.Releases) return their in-flight requests to the queue at
-	// once, unfetched: no retry is counted and the lease is void (a
-	// graceful shutdown gives back what it will not fetch).
+	// Apply is Push, then Ack, then fail, then release, in one
+	// transaction: the follow-up requests of a page and the ack of the page
+	// commit together, so a crash can lose neither without the other.
+	// Failed leases (Batch.Fails: a stage could not process the request)
+	// dead-letter their requests with the fail's reason, as Ack would
+	// finish them: in flight, or queued again after the lease expired but
+	// not handed out since. A fail whose request is gone, dead already or
+	// handed out again is counted in BatchResult.FailUnknown and changes
+	// nothing. Released leases (Batch.Releases) return their in-flight
+	// requests to the queue at once, unfetched: no retry is counted and the
+	// lease is void (a graceful shutdown gives back what it will not fetch).
 	Apply(ctx context.Context, b Batch, now time.Time) (BatchResult, error)
 	// Pop hands out up to o.Max requests, each leased until now+o.Lease:
 	// highest priority first, FIFO (or LIFO, Options.Order) within a
@@ -211,20 +216,25 @@ type PushResult struct {
 	Reason string
 }
 
-// Batch is the work of Apply: requests to queue, leases to ack, leases to
-// release.
+// Batch is the work of Apply: requests to queue, leases to ack, leases
+// to fail (dead-letter with a reason), leases to release.
 type Batch struct {
 	Entries  []Entry
 	Acks     []string
+	Fails    []Fail
 	Releases []string
 }
 
-// BatchResult is what Apply did: one PushResult per entry, the acks, and
-// the releases (Released requests went back to their queue; ReleaseUnknown
-// leases held no request in flight).
+// BatchResult is what Apply did: one PushResult per entry, the acks, the
+// fails (Failed requests were dead-lettered; FailUnknown leases matched no
+// request that could still be failed) and the releases (Released requests
+// went back to their queue; ReleaseUnknown leases held no request in
+// flight).
 type BatchResult struct {
 	Pushed         []PushResult
 	Acks           AckResult
+	Failed         int
+	FailUnknown    int
 	Released       int
 	ReleaseUnknown int
 }
@@ -384,7 +394,9 @@ type DumpEntry struct {
 	Deadline time.Time // in flight only
 	Expiries int
 	Abandons int
-	Reason   string // dead only: "lease_expired" or "consumer_died"
+	// Reason, dead only, is why: "lease_expired", "consumer_died", or the
+	// reason of the Fail that dead-lettered it (see FailReason).
+	Reason string
 }
 
 // Names of the counters Stats returns (absent when zero).
@@ -396,6 +408,8 @@ const (
 	StatReleased     = "released"       // returned unfetched by a release
 	StatRequeued     = "requeued"       // returned to the queue after a lease expired
 	StatDeadLettered = "dead_lettered"  // dead-lettered after MaxLeaseExpiries or MaxAbandons
+	StatFailed       = "failed"         // dead-lettered by a fail (Batch.Fails)
+	StatFailUnknown  = "fail_unknown"   // fails matching nothing
 	StatAbandoned    = "abandoned"      // returned to the queue when its consumer died
 	StatConsumerDied = "consumers_died" // consumers declared dead
 	StatDropped      = "dropped"        // in flight when its crawl stopped or expired, then expired

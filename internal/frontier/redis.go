@@ -66,7 +66,7 @@ func (r *Redis) Ack(ctx context.Context, leases []string, now time.Time) (AckRes
 
 // Apply implements Frontier.
 func (r *Redis) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult, error) {
-	if len(b.Entries) == 0 && len(b.Acks) == 0 && len(b.Releases) == 0 {
+	if len(b.Entries) == 0 && len(b.Acks) == 0 && len(b.Fails) == 0 && len(b.Releases) == 0 {
 		return BatchResult{}, nil
 	}
 	lifo := "0"
@@ -77,8 +77,9 @@ func (r *Redis) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult,
 	if r.opts.DedupeTTL > 0 {
 		seenExp = now.Add(r.opts.DedupeTTL).UnixMilli()
 	}
-	args := make([]any, 0, 9+8*len(b.Entries)+len(b.Acks)+len(b.Releases))
-	args = append(args, r.prefix, now.UnixMilli(), now.Unix(), seenExp, lifo, len(b.Entries), len(b.Acks), dedupe.RedisSeenKey(r.prefix, ""), len(b.Releases))
+	args := make([]any, 0, 10+8*len(b.Entries)+len(b.Acks)+2*len(b.Fails)+len(b.Releases))
+	args = append(args, r.prefix, now.UnixMilli(), now.Unix(), seenExp, lifo, len(b.Entries), len(b.Acks), dedupe.RedisSeenKey(r.prefix, ""),
+		len(b.Releases), len(b.Fails))
 	for i := range b.Entries {
 		e := &b.Entries[i]
 		if err := checkEntry(e); err != nil {
@@ -93,6 +94,9 @@ func (r *Redis) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult,
 	for _, l := range b.Acks {
 		args = append(args, l)
 	}
+	for _, fl := range b.Fails {
+		args = append(args, fl.Lease, FailReason(fl.Reason))
+	}
 	for _, l := range b.Releases {
 		args = append(args, l)
 	}
@@ -100,7 +104,7 @@ func (r *Redis) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult,
 	if err != nil {
 		return BatchResult{}, r.fail("push", err)
 	}
-	if len(v) != 5 {
+	if len(v) != 7 {
 		return BatchResult{}, r.fail("push", fmt.Errorf("unexpected script answer %v", v))
 	}
 	reasons, _ := v[0].([]any)
@@ -119,6 +123,8 @@ func (r *Redis) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult,
 	out.Acks.Unknown = int(asInt(v[2]))
 	out.Released = int(asInt(v[3]))
 	out.ReleaseUnknown = int(asInt(v[4]))
+	out.Failed = int(asInt(v[5]))
+	out.FailUnknown = int(asInt(v[6]))
 	return out, nil
 }
 
@@ -346,10 +352,11 @@ func (r *Redis) dumpPage(ctx context.Context, ids []string, raws map[string]stri
 	inflight := pipe.ZMScore(ctx, F+"inflight", ids...)
 	dead := pipe.ZMScore(ctx, F+"dead", ids...)
 	abandons := pipe.HMGet(ctx, F+"abandons", ids...)
+	reasons := pipe.HMGet(ctx, F+"reason", ids...)
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return r.fail("dump", err)
 	}
-	mv, lv, iv, dv, av := metas.Val(), leases.Val(), inflight.Val(), dead.Val(), abandons.Val()
+	mv, lv, iv, dv, av, rv := metas.Val(), leases.Val(), inflight.Val(), dead.Val(), abandons.Val(), reasons.Val()
 	for i, id := range ids {
 		meta := asString(mv[i])
 		parts := strings.SplitN(meta, ":", 4)
@@ -375,7 +382,10 @@ func (r *Redis) dumpPage(ctx context.Context, ids []string, raws map[string]stri
 			nonce, _ := strconv.ParseUint(asString(lv[i]), 16, 64)
 			d.State, d.Lease, d.Deadline = InFlight, formatLease(n, nonce), time.UnixMilli(int64(iv[i]))
 		case dv[i] != 0:
-			d.State, d.Reason = Dead, r.opts.deadReason(d.Abandons)
+			d.State, d.Reason = Dead, asString(rv[i])
+			if d.Reason == "" {
+				d.Reason = r.opts.deadReason(d.Abandons)
+			}
 		}
 		raw, err := handout([]byte(raws[id]), d.Lease, expiries)
 		if err != nil {

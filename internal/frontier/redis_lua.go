@@ -13,6 +13,8 @@ import "github.com/redis/go-redis/v9"
 //	F lease   HASH id → nonce of the current or last lease (16 hex digits)
 //	F inflight ZSET id, score = lease deadline (Unix ms)
 //	F dead    ZSET id, score = time it was dead-lettered (Unix ms)
+//	F reason  HASH id → reason, for the dead entries a fail dead-lettered
+//	          (the others' reason follows from their counters)
 //	F q:QID   ZSET of a queue's queued entries: member = 16 hex digits of
 //	          the id (FIFO) or of 2^53 - id (LIFO), score = -priority, so
 //	          ZPOPMIN takes the highest priority, then the lowest member
@@ -39,11 +41,11 @@ import "github.com/redis/go-redis/v9"
 //	F cm:CRAWLID HASH the crawl's metadata (CrawlMeta), key → value
 //
 // and the duplicate filter's sets, P + "seen:" + crawlid (see package
-// dedupe). Every step that takes an entry out of flight (ack, release,
-// reclaim, abandon) clears its F owner and F held:CID membership; only
-// queued entries are purged (stop, expiry). A script that fails midway is
-// not rolled back by Redis, so the Go side validates everything a script
-// could choke on first.
+// dedupe). Every step that takes an entry out of flight (ack, fail,
+// release, reclaim, abandon) clears its F owner and F held:CID
+// membership; only queued entries are purged (stop, expiry). A script that
+// fails midway is not rolled back by Redis, so the Go side validates
+// everything a script could choke on first.
 const luaLib = `
 local P = ARGV[1]
 local F = P .. 'f:'
@@ -276,17 +278,18 @@ local function beat(cid, info, nowms)
 end
 `
 
-// applyScript pushes entries, acks leases, then releases leases.
-// ARGV: P, now ms, now s, seen-set expiry (Unix ms, 0 none), lifo (0/1),
-// number of entries, number of acks, seen-set key prefix, number of
-// releases; then 8 per entry: crawlid, appid, host, priority, expires,
-// dont_filter (0/1), seen member, raw; then the acks, then the releases.
-// Returns {reasons ("" = queued), acked, ack unknown, released, release
+// applyScript pushes entries, acks leases, fails leases, then releases
+// leases. ARGV: P, now ms, now s, seen-set expiry (Unix ms, 0 none), lifo
+// (0/1), number of entries, number of acks, seen-set key prefix, number of
+// releases, number of fails; then 8 per entry: crawlid, appid, host,
+// priority, expires, dont_filter (0/1), seen member, raw; then the acks,
+// then 2 per fail: lease, reason; then the releases. Returns {reasons (""
+// = queued), acked, ack unknown, released, release unknown, failed, fail
 // unknown}.
 var applyScript = redis.NewScript(luaLib + `
-local nows, seenexp, lifo = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1'
-local n, na, seenp, nr = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9])
-local base = 9
+local nowms, nows, seenexp, lifo = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1'
+local n, na, seenp, nr, nf = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10])
+local base = 10
 local results, seen_touched, pushed = {}, {}, 0
 for i = 1, n do
 	local o = base + (i - 1) * 8
@@ -360,6 +363,7 @@ for j = 1, na do
 			count('inflight', -1)
 		elseif redis.call('ZREM', F .. 'dead', id) == 1 then
 			redis.call('HINCRBY', qi, 'dead', -1)
+			redis.call('HDEL', F .. 'reason', id)
 			count('dead', -1)
 		elseif redis.call('ZREM', F .. 'q:' .. qid, m) == 1 then
 			count('queued', -1)
@@ -374,9 +378,41 @@ end
 stat('acked', acked)
 stat('ack_unknown', unknown)
 
+-- A fail dead-letters what an ack would finish, unless it is dead already.
+local failed, funknown = 0, 0
+for j = 1, nf do
+	local o = base + n * 8 + na + (j - 1) * 2
+	local id, nonce = string.match(ARGV[o + 1], '^(%d+)%.(%x+)$')
+	local meta = nil
+	if id and redis.call('HGET', F .. 'lease', id) == nonce and not redis.call('ZSCORE', F .. 'dead', id) then
+		meta = redis.call('HGET', F .. 'meta', id)
+	end
+	if meta then
+		local qid, prio, m = parse_meta(meta)
+		local qi = F .. 'qi:' .. qid
+		if redis.call('ZREM', F .. 'inflight', id) == 1 then
+			redis.call('HINCRBY', qi, 'inflight', -1)
+			count('inflight', -1)
+		elseif redis.call('ZREM', F .. 'q:' .. qid, m) == 1 then
+			count('queued', -1)
+			touched[qid] = true
+		end
+		disown(id)
+		redis.call('ZADD', F .. 'dead', nowms, id)
+		redis.call('HINCRBY', qi, 'dead', 1)
+		redis.call('HSET', F .. 'reason', id, ARGV[o + 2])
+		count('dead', 1)
+		failed = failed + 1
+	else
+		funknown = funknown + 1
+	end
+end
+stat('failed', failed)
+stat('fail_unknown', funknown)
+
 local released, runknown = 0, 0
 for j = 1, nr do
-	local id, nonce = string.match(ARGV[base + n * 8 + na + j], '^(%d+)%.(%x+)$')
+	local id, nonce = string.match(ARGV[base + n * 8 + na + nf * 2 + j], '^(%d+)%.(%x+)$')
 	if id and redis.call('HGET', F .. 'lease', id) == nonce and redis.call('ZREM', F .. 'inflight', id) == 1 then
 		disown(id)
 		local qid, prio, m = parse_meta(redis.call('HGET', F .. 'meta', id))
@@ -400,7 +436,7 @@ end
 stat('released', released)
 refresh_touched()
 flush_stats()
-return {results, acked, unknown, released, runknown}
+return {results, acked, unknown, released, runknown, failed, funknown}
 `)
 
 // popScript purges expired crawls, abandons the leases of dead consumers,

@@ -27,7 +27,8 @@ import (
 // frontier_consumers holds the registered consumers and their heartbeats.
 // frontier_crawl_meta holds each crawl's metadata (CrawlMeta); a file made
 // before it existed gets it from the first SetCrawlMeta, so older programs
-// still open the file (the schema version is unchanged).
+// still open the file (the schema version is unchanged). In the same way
+// frontier_dead_reasons (see sqlite_fail.go) comes with the first fail.
 const sqliteSchema = `
 CREATE TABLE IF NOT EXISTS frontier_meta (
 	name TEXT PRIMARY KEY,
@@ -87,7 +88,7 @@ CREATE TABLE IF NOT EXISTS frontier_crawl_meta (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS frontier_entries_pop ON frontier_entries (queue, prio DESC, ord) WHERE state = 0;
 CREATE INDEX IF NOT EXISTS frontier_entries_lease ON frontier_entries (deadline) WHERE state = 1;
-`
+` + sqliteDeadReasonsTable + ";\n"
 
 // sqliteIndexesV2 are the indexes on columns schema version 2 added (run
 // after the migration).

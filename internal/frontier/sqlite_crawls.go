@@ -187,8 +187,16 @@ func (f *SQLite) crawlHostsTx(ctx context.Context, tx *ptx, crawl int64, c *Craw
 // Dump implements Frontier. It reads one snapshot while writers go on.
 func (f *SQLite) Dump(ctx context.Context, fn func(DumpEntry) error) error {
 	return f.read(ctx, "dump", func(tx *ptx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT e.id, e.state, e.prio, e.lease, e.deadline, e.expiries, e.abandons, e.raw, q.host, c.crawlid
-			FROM frontier_entries e JOIN frontier_queues q ON q.id = e.queue JOIN frontier_crawls c ON c.id = q.crawl
+		reasons, err := hasDeadReasons(ctx, tx)
+		if err != nil {
+			return err
+		}
+		reasonCol, reasonJoin := `''`, ``
+		if reasons {
+			reasonCol, reasonJoin = `coalesce(r.reason, '')`, ` LEFT JOIN frontier_dead_reasons r ON r.id = e.id`
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT e.id, e.state, e.prio, e.lease, e.deadline, e.expiries, e.abandons, e.raw, q.host, c.crawlid, `+reasonCol+`
+			FROM frontier_entries e JOIN frontier_queues q ON q.id = e.queue JOIN frontier_crawls c ON c.id = q.crawl`+reasonJoin+`
 			ORDER BY e.id`)
 		if err != nil {
 			return err
@@ -198,8 +206,9 @@ func (f *SQLite) Dump(ctx context.Context, fn func(DumpEntry) error) error {
 			var id, prio, nonce, deadline int64
 			var state, expiries, abandons int
 			var raw []byte
+			var reason string
 			var d DumpEntry
-			if err := rows.Scan(&id, &state, &prio, &nonce, &deadline, &expiries, &abandons, &raw, &d.Host, &d.CrawlID); err != nil {
+			if err := rows.Scan(&id, &state, &prio, &nonce, &deadline, &expiries, &abandons, &raw, &d.Host, &d.CrawlID, &reason); err != nil {
 				return err
 			}
 			d.Priority, d.Expiries, d.Abandons = int(prio), expiries, abandons
@@ -207,7 +216,10 @@ func (f *SQLite) Dump(ctx context.Context, fn func(DumpEntry) error) error {
 			case stInFlight:
 				d.State, d.Lease, d.Deadline = InFlight, formatLease(id, uint64(nonce)), time.UnixMilli(deadline)
 			case stDead:
-				d.State, d.Reason = Dead, f.opts.deadReason(abandons)
+				d.State, d.Reason = Dead, reason
+				if reason == "" {
+					d.Reason = f.opts.deadReason(abandons)
+				}
 			default:
 				d.State = Queued
 			}

@@ -36,6 +36,9 @@ func (f *SQLite) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult
 		if res.Acks, err = f.ackTx(ctx, tx, b.Acks, qs, stats); err != nil {
 			return err
 		}
+		if res.Failed, res.FailUnknown, err = f.failTx(ctx, tx, b.Fails, qs, stats); err != nil {
+			return err
+		}
 		if res.Released, res.ReleaseUnknown, err = f.releaseTx(ctx, tx, b.Releases, qs, stats); err != nil {
 			return err
 		}
@@ -274,6 +277,7 @@ func (f *SQLite) ackTx(ctx context.Context, tx *ptx, leases []string, qs queues,
 		top                    bool
 	}
 	deltas := map[int64]*delta{}
+	var dead []int64 // acked dead requests, whose reason goes with them
 	del := tx.StmtContext(ctx, f.st.ackEntry)
 	for _, l := range leases {
 		id, nonce, ok := parseLease(l)
@@ -292,6 +296,9 @@ func (f *SQLite) ackTx(ctx context.Context, tx *ptx, leases []string, qs queues,
 			return r, err
 		}
 		r.Acked++
+		if state == stDead {
+			dead = append(dead, id)
+		}
 		if q, ok := qs[queue]; ok {
 			q.dirty = true
 			switch state {
@@ -327,6 +334,9 @@ func (f *SQLite) ackTx(ctx context.Context, tx *ptx, leases []string, qs queues,
 				return r, err
 			}
 		}
+	}
+	if err := forgetReasonsTx(ctx, tx, dead); err != nil {
+		return r, err
 	}
 	stats[StatAcked] += int64(r.Acked)
 	stats[StatAckUnknown] += int64(r.Unknown)

@@ -79,3 +79,17 @@ func FuzzFindString(f *testing.F) {
 		check("request.lease", v.Request.Lease, nested, nestedOK)
 	})
 }
+
+func TestNesting(t *testing.T) {
+	for in, want := range map[string]int{
+		`{}`:                     1,
+		`{"a":[1,{"b":"[[[{"}]}`: 3,
+		`{"a":"\"[["}`:           1,
+		`"x"`:                    0,
+		strings.Repeat("[", 600) + strings.Repeat("]", 600): 600,
+	} {
+		if got := Nesting([]byte(in)); got != want {
+			t.Errorf("Nesting(%.40q) = %d, want %d", in, got, want)
+		}
+	}
+}
