@@ -13,6 +13,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/record"
 )
 
 // Run is the cqueue command: a subcommand and its flags in args. It
@@ -160,6 +161,11 @@ func (s *store) open(ctx context.Context, tool *cli.Tool, create bool) (frontier
 			tool.Printf("no frontier at %s (push creates one)", dsn)
 			return nil, cli.ExitFailure
 		}
+	}
+	if d := s.opts.DepthPriority; d < record.MinPriority || d > record.MaxPriority {
+		// Beyond it, priority - depth*N leaves the range a Redis score
+		// orders exactly.
+		return nil, tool.Usage("--depth-priority must be between %d and %d (got %d)", record.MinPriority, record.MaxPriority, d)
 	}
 	o := s.opts
 	o.BusyTimeout = s.busyTimeout

@@ -55,7 +55,7 @@ func handout(raw []byte, lease string, expiries int) ([]byte, error) {
 		if err := record.Decode(raw, &req); err != nil {
 			return nil, err
 		}
-		req.Retries += expiries
+		req.Retries = min(req.Retries+expiries, record.MaxRetries)
 		enc, err := record.Encode(&req)
 		if err != nil {
 			return nil, err
