@@ -90,6 +90,12 @@ func (k *keyer) classify(p parsed) (c class, key, origin string, leased bool, er
 	default:
 		return classPass, "", "", false, nil
 	}
+	// A request is checked as every tool checks it (field types, bounds),
+	// so a bad one is reported here, with its line, not passed on.
+	var req record.Request
+	if err := record.Decode(p.env.Raw, &req); err != nil {
+		return 0, "", "", false, err
+	}
 	if l := field(p.fields, "lease"); len(l) > 0 && string(l) != "null" && string(l) != `""` {
 		leased = true
 	}

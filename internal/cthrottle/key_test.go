@@ -40,7 +40,6 @@ func TestClassify(t *testing.T) {
 		{host, `{"url":"https://a.test/"}`, classKeyed, "a.test", false},
 		{host, `{"URL":"https://a.test/"}`, classKeyed, "a.test", false},
 		{host, `{"kind":"request"}`, classUnkeyed, "", false},
-		{host, `{"kind":"request","url":42}`, classUnkeyed, "", false},
 		{host, `{"kind":"response","url":"https://a.test/"}`, classPass, "", false},
 		{host, `{"kind":"ack","lease":"x"}`, classPass, "", false},
 		{host, `{"data":{"url":"x"}}`, classPass, "", false},
@@ -57,6 +56,17 @@ func TestClassify(t *testing.T) {
 		c, key, _, leased, err := tt.k.classify(p)
 		if err != nil || c != tt.class || key != tt.key || leased != tt.leased {
 			t.Errorf("%s: %v %q %v (%v), want %v %q %v", tt.line, c, key, leased, err, tt.class, tt.key, tt.leased)
+		}
+	}
+	// A request whose fields do not decode is an error, reported with its
+	// line, as in every tool.
+	for _, line := range []string{`{"kind":"request","url":42}`, `{"url":"https://a.test/","priority":1.5}`, `{"url":"https://a.test/","retries":-1}`} {
+		p, err := parseLine([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, _, err := host.classify(p); err == nil {
+			t.Errorf("%s: classified without an error", line)
 		}
 	}
 }
