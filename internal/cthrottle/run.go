@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/crawlutils/crawlutils/internal/throttle"
@@ -85,19 +83,12 @@ func openStore(ctx context.Context, o *Options) (throttle.Store, error) {
 	if dsn == "" {
 		return throttle.NewLocal(), nil
 	}
-	// go-redis logs its connection retries on stderr itself; its errors
-	// reach the user once, through ours.
-	redis.SetLogger(quietLogger{})
 	s, err := throttle.Open(context.WithoutCancel(ctx), dsn, throttle.Options{BusyTimeout: o.BusyTimeout})
 	if err != nil {
 		return nil, trimPrefix(err)
 	}
 	return s, nil
 }
-
-type quietLogger struct{}
-
-func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // trimPrefix drops the library's "throttle: " from an error: the tool's
 // name is printed before it.

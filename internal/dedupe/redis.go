@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -62,6 +63,7 @@ func DialRedis(ctx context.Context, url string) (*redis.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bad Redis URL %s: %v", url, err)
 	}
+	quietRedisLog.Do(func() { redis.SetLogger(quietLogger{}) })
 	c := redis.NewClient(opt)
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()
@@ -69,6 +71,16 @@ func DialRedis(ctx context.Context, url string) (*redis.Client, error) {
 	}
 	return c, nil
 }
+
+// quietRedisLog silences go-redis's own log, which it writes to stderr in
+// its own format (connection retries, pool messages): every error it
+// meets reaches the user once, as the error of the call, through the
+// command's message format.
+var quietRedisLog sync.Once
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // Close implements Store.
 func (r *Redis) Close() error { return r.client.Close() }
