@@ -35,7 +35,7 @@ func findMetaRefresh(page []byte) (time.Duration, string, bool) {
 	if len(page) > metaRefreshScan {
 		page = page[:metaRefreshScan]
 	}
-	if !bytes.Contains(bytes.ToLower(page), []byte("refresh")) {
+	if !containsFoldASCII(page, "refresh") {
 		return 0, "", false
 	}
 	z := html.NewTokenizer(bytes.NewReader(page))

@@ -69,6 +69,7 @@ func Main(run RunFunc) int {
 	stopWatch := make(chan struct{})
 	defer close(stopWatch)
 	watchOutput(os.Stdout, outputWatchEvery, stopWatch, outputGone)
+	tuneGC()
 	stop := startProfile()
 	defer stop()
 	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
