@@ -1,0 +1,311 @@
+package cextract
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+func inTableContext(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Table, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr:
+		return true
+	}
+	return false
+}
+
+// tagName reads a tag name at p.s[i]; ok is false for unusual names.
+func (p *fastParser) tagName(i int) (name string, j int, ok bool) {
+	s := p.s
+	j = i
+	lower := true
+	for j < len(s) {
+		c := s[j]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' {
+			j++
+			continue
+		}
+		if c >= 'A' && c <= 'Z' {
+			lower = false
+			j++
+			continue
+		}
+		break
+	}
+	if j == i || j >= len(s) || !(isSpaceByte(s[j]) || s[j] == '/' || s[j] == '>') {
+		return "", j, false
+	}
+	name = s[i:j]
+	if !lower {
+		name = strings.ToLower(name)
+	}
+	return name, j, true
+}
+
+func (p *fastParser) endTag() bool {
+	s := p.s
+	i := p.i + 2
+	if i >= len(s) || !(s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z') {
+		return false
+	}
+	name, j, ok := p.tagName(i)
+	if !ok {
+		return false
+	}
+	for j < len(s) && isSpaceByte(s[j]) {
+		j++
+	}
+	if j >= len(s) || s[j] != '>' {
+		return false
+	}
+	p.i = j + 1
+	a := atom.Lookup([]byte(name))
+	switch p.mode {
+	case modeInHead:
+		if a != atom.Head {
+			return false
+		}
+		p.mode = modeAfterHead
+		return true
+	case modeAfterBody:
+		if a != atom.Html {
+			return false
+		}
+		p.mode = modeAfterAfterBody
+		return true
+	case modeInBody:
+	default:
+		return false
+	}
+	c := p.cur()
+	switch a {
+	case atom.Body:
+		if c != p.body {
+			return false
+		}
+		p.mode = modeAfterBody
+		return true
+	case atom.Html:
+		if c != p.body {
+			return false
+		}
+		p.mode = modeAfterAfterBody
+		return true
+	case atom.Table:
+		// </table> closes an open tbody (or the implied one) first.
+		for c.DataAtom == atom.Tbody || c.DataAtom == atom.Thead || c.DataAtom == atom.Tfoot || c.DataAtom == atom.Tr {
+			p.pop()
+			c = p.cur()
+		}
+	}
+	if c.Data != name || c.Namespace != "" || c == p.body {
+		return false
+	}
+	p.pop()
+	return true
+}
+
+func (p *fastParser) pop() {
+	n := p.stack[len(p.stack)-1]
+	p.stack = p.stack[:len(p.stack)-1]
+	switch n.DataAtom {
+	case atom.P:
+		p.openP--
+	case atom.A:
+		p.openA--
+	case atom.Form:
+		p.openForm--
+	case atom.Button:
+		p.openButton--
+	}
+}
+
+// closesP are the start tags that close an open <p>.
+var closesP = map[atom.Atom]bool{
+	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true, atom.Center: true,
+	atom.Details: true, atom.Dialog: true, atom.Dir: true, atom.Div: true, atom.Dl: true, atom.Fieldset: true,
+	atom.Figcaption: true, atom.Figure: true, atom.Footer: true, atom.Header: true, atom.Hgroup: true,
+	atom.Main: true, atom.Menu: true, atom.Nav: true, atom.Ol: true, atom.P: true, atom.Search: true, atom.Section: true,
+	atom.Summary: true, atom.Ul: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true,
+	atom.H6: true, atom.Pre: true, atom.Listing: true, atom.Form: true, atom.Li: true, atom.Dd: true, atom.Dt: true,
+	atom.Plaintext: true, atom.Table: true, atom.Hr: true, atom.Xmp: true,
+}
+
+// bailTags are start tags whose handling fastParse leaves to x/net/html.
+var bailTags = map[atom.Atom]bool{
+	atom.Html: true, atom.Head: true, atom.Body: true, atom.Frameset: true, atom.Frame: true, atom.Template: true,
+	atom.Svg: true, atom.Math: true, atom.Image: true, atom.Isindex: true, atom.Textarea: true, atom.Select: true,
+	atom.Plaintext: true, atom.Xmp: true, atom.Iframe: true, atom.Noembed: true, atom.Noframes: true, atom.Nobr: true,
+	atom.Applet: true, atom.Marquee: true, atom.Object: true, atom.Rb: true, atom.Rp: true, atom.Rt: true, atom.Rtc: true,
+	atom.Caption: true, atom.Col: true, atom.Colgroup: true, atom.Tbody: true, atom.Td: true, atom.Tfoot: true,
+	atom.Th: true, atom.Thead: true, atom.Tr: true, atom.Keygen: true, atom.Menuitem: true, atom.Optgroup: true,
+}
+
+// special elements stop the search for an open li, dd or dt.
+var special = map[atom.Atom]bool{
+	atom.Applet: true, atom.Area: true, atom.Article: true, atom.Aside: true, atom.Base: true, atom.Basefont: true,
+	atom.Bgsound: true, atom.Blockquote: true, atom.Body: true, atom.Br: true, atom.Button: true, atom.Caption: true,
+	atom.Center: true, atom.Col: true, atom.Colgroup: true, atom.Dd: true, atom.Details: true, atom.Dir: true,
+	atom.Dl: true, atom.Dt: true, atom.Embed: true, atom.Fieldset: true, atom.Figcaption: true, atom.Figure: true,
+	atom.Footer: true, atom.Form: true, atom.Frame: true, atom.Frameset: true, atom.H1: true, atom.H2: true,
+	atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true, atom.Head: true, atom.Header: true, atom.Hgroup: true,
+	atom.Hr: true, atom.Html: true, atom.Iframe: true, atom.Img: true, atom.Input: true, atom.Keygen: true,
+	atom.Li: true, atom.Link: true, atom.Listing: true, atom.Main: true, atom.Marquee: true, atom.Menu: true,
+	atom.Meta: true, atom.Nav: true, atom.Noembed: true, atom.Noframes: true, atom.Noscript: true, atom.Object: true,
+	atom.Ol: true, atom.Param: true, atom.Plaintext: true, atom.Pre: true, atom.Script: true, atom.Search: true,
+	atom.Section: true, atom.Select: true, atom.Source: true, atom.Style: true, atom.Summary: true, atom.Table: true,
+	atom.Tbody: true, atom.Td: true, atom.Template: true, atom.Textarea: true, atom.Tfoot: true, atom.Th: true,
+	atom.Thead: true, atom.Title: true, atom.Tr: true, atom.Track: true, atom.Ul: true, atom.Wbr: true, atom.Xmp: true,
+}
+
+func (p *fastParser) startTag() bool {
+	name, j, ok := p.tagName(p.i + 1)
+	if !ok {
+		return false
+	}
+	a := atom.Lookup([]byte(name))
+	if a != 0 {
+		name = a.String()
+	}
+	attrs, selfClosing, end, ok := p.attributes(j)
+	if !ok {
+		return false
+	}
+	p.i = end
+	n := p.node()
+	n.Type, n.DataAtom, n.Data, n.Attr = html.ElementNode, a, name, attrs
+	switch p.mode {
+	case modeInitial, modeBeforeHTML:
+		if a != atom.Html {
+			return false
+		}
+		p.doc.AppendChild(n)
+		p.htmlEl = n
+		p.stack = append(p.stack, n)
+		p.mode = modeBeforeHead
+		return true
+	case modeBeforeHead:
+		if a != atom.Head {
+			return false
+		}
+		p.htmlEl.AppendChild(n)
+		p.head = n
+		p.mode = modeInHead
+		return true
+	case modeInHead:
+		switch a {
+		case atom.Meta, atom.Link, atom.Base, atom.Basefont, atom.Bgsound:
+			p.head.AppendChild(n)
+			return true
+		case atom.Title, atom.Style, atom.Script:
+			p.head.AppendChild(n)
+			return p.rawText(n)
+		}
+		return false
+	case modeAfterHead:
+		if a != atom.Body {
+			return false
+		}
+		p.htmlEl.AppendChild(n)
+		p.body = n
+		p.stack = append(p.stack, n)
+		p.mode = modeInBody
+		return true
+	case modeInBody:
+	default:
+		return false
+	}
+	c := p.cur()
+	if inTableContext(c) {
+		switch {
+		case a == atom.Style || a == atom.Script:
+			c.AppendChild(n)
+			return p.rawText(n)
+		case a == atom.Tr && c.DataAtom == atom.Table:
+			// The implied <tbody>.
+			tb := p.node()
+			tb.Type, tb.DataAtom, tb.Data = html.ElementNode, atom.Tbody, "tbody"
+			c.AppendChild(tb)
+			p.stack = append(p.stack, tb)
+			tb.AppendChild(n)
+			p.stack = append(p.stack, n)
+			return true
+		case a == atom.Tr && (c.DataAtom == atom.Tbody || c.DataAtom == atom.Thead || c.DataAtom == atom.Tfoot),
+			(a == atom.Tbody || a == atom.Thead || a == atom.Tfoot) && c.DataAtom == atom.Table,
+			(a == atom.Td || a == atom.Th) && c.DataAtom == atom.Tr:
+			c.AppendChild(n)
+			p.stack = append(p.stack, n)
+			return true
+		}
+		return false
+	}
+	if bailTags[a] || n.Namespace != "" {
+		return false
+	}
+	if closesP[a] && p.openP > 0 {
+		return false
+	}
+	switch a {
+	case atom.Area, atom.Br, atom.Embed, atom.Img, atom.Wbr, atom.Input, atom.Param, atom.Source, atom.Track,
+		atom.Hr, atom.Meta, atom.Link, atom.Base, atom.Basefont, atom.Bgsound:
+		c.AppendChild(n)
+		return true
+	case atom.Title, atom.Style, atom.Script:
+		c.AppendChild(n)
+		return p.rawText(n)
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		switch c.DataAtom {
+		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			return false
+		}
+	case atom.Pre, atom.Listing:
+		if p.i < len(p.s) && p.s[p.i] == '\n' {
+			return false
+		}
+	case atom.Form:
+		if p.openForm > 0 {
+			return false
+		}
+		p.openForm++
+	case atom.A:
+		if p.openA > 0 {
+			return false
+		}
+		p.openA++
+		sortAttrs(n.Attr)
+	case atom.B, atom.Big, atom.Code, atom.Em, atom.Font, atom.I, atom.S, atom.Small, atom.Strike, atom.Strong, atom.Tt, atom.U:
+		// x/net/html sorts the attributes of formatting elements (for its
+		// Noah's Ark check); so must we, to build the same tree.
+		sortAttrs(n.Attr)
+	case atom.Button:
+		if p.openButton > 0 {
+			return false
+		}
+		p.openButton++
+	case atom.P:
+		p.openP++
+	case atom.Option:
+		if c.DataAtom == atom.Option {
+			return false
+		}
+	case atom.Li, atom.Dd, atom.Dt:
+		for k := len(p.stack) - 1; k >= 0; k-- {
+			x := p.stack[k].DataAtom
+			if x == atom.Li || x == atom.Dd || x == atom.Dt {
+				return false
+			}
+			if special[x] && x != atom.Address && x != atom.Div && x != atom.P {
+				break
+			}
+		}
+	case atom.Table:
+		c.AppendChild(n)
+		p.stack = append(p.stack, n)
+		return true
+	}
+	_ = selfClosing // ignored on HTML elements, as the parser does
+	c.AppendChild(n)
+	p.stack = append(p.stack, n)
+	return true
+}

@@ -1,0 +1,139 @@
+package cqueue
+
+import (
+	"context"
+	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+)
+
+// checkRules has cextract check the rules file; its report is shown only
+// when the rules have errors.
+func (c *crawl) checkRules(ctx context.Context) int {
+	code, out := c.runOnce(ctx, "cextract", c.tools.cextract, "--check", c.o.rules)
+	if code == cli.ExitOK {
+		return code
+	}
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		c.tool.Relay(line)
+	}
+	c.tool.Printf("rules %s: not usable (see above): nothing was queued", c.o.rules)
+	if code == cli.ExitFailure {
+		return code
+	}
+	return cli.ExitUsage
+}
+
+// checkFrontier refuses a crawl the frontier cannot run as asked: another
+// crawl's requests are waiting in it (the loop would fetch them too, into
+// OUT, with these rules), or this crawl was started with other rules or
+// seeds (unless --force).
+func (c *crawl) checkFrontier(ctx context.Context) int {
+	tool, o := c.tool, &c.o
+	info, err := c.fr.Info(ctx, frontier.InfoFilter{})
+	if err != nil {
+		tool.Printf("%v", err)
+		return cli.ExitFailure
+	}
+	refused := false
+	own := "--db"
+	if dedupe.IsRedisURL(o.dsn) {
+		own = "Redis database (redis://host:port/N)"
+	}
+	for _, ci := range info.Crawls {
+		if ci.CrawlID == o.crawlID || ci.Pending+ci.InFlight == 0 {
+			continue
+		}
+		tool.Printf("the frontier %s also holds crawl %q (%d queued, %d in flight), which this crawl loop would fetch too, with these rules, into %s: to resume that crawl, give --crawlid %s; to drop it, cqueue stop %s --crawlid %s; or give this crawl its own %s",
+			redactDSN(o.dsn), ci.CrawlID, ci.Pending, ci.InFlight, outName(o.out), shellQuote(ci.CrawlID), o.dsnFlag(), shellQuote(ci.CrawlID), own)
+		refused = true
+	}
+	if refused {
+		return cli.ExitUsage
+	}
+	meta, err := c.fr.CrawlMeta(ctx, o.crawlID)
+	if err != nil {
+		tool.Printf("%v", err)
+		return cli.ExitFailure
+	}
+	c.meta = meta
+	if conflicts := c.id.conflicts(o.crawlID, meta); len(conflicts) > 0 {
+		for _, msg := range conflicts {
+			if o.force {
+				tool.Printf("%s (--force: going on)", strings.SplitN(msg, ": use --force", 2)[0])
+			} else {
+				tool.Printf("%s", msg)
+			}
+		}
+		if !o.force {
+			return cli.ExitUsage
+		}
+	}
+	if prev := meta["out"]; prev != "" && prev != o.out && !o.quiet {
+		tool.Printf("warning: crawl %q was started with OUT %s; this run exports to %s, so its items are split between the two", o.crawlID, outName(prev), outName(o.out))
+	}
+	return cli.ExitOK
+}
+
+// beforeLoop decides whether there is anything to crawl, and records the
+// crawl's identity once there is; done says the run is over with code.
+func (c *crawl) beforeLoop(ctx context.Context) (code int, done bool) {
+	tool, o := c.tool, &c.o
+	info, err := c.fr.Info(ctx, frontier.InfoFilter{CrawlID: o.crawlID})
+	if err != nil {
+		tool.Printf("%v", err)
+		return cli.ExitFailure, true
+	}
+	var pending int64
+	for _, ci := range info.Crawls {
+		pending += ci.Pending + ci.InFlight
+	}
+	s := &c.seed
+	seenBefore := s.queued == 0 && s.refused[frontier.ReasonDuplicate] == s.valid()
+	switch {
+	case pending > 0:
+	case s.valid() == 0:
+		tool.Printf("%s: no valid seed (%d line(s) read%s), and crawl %q has nothing queued: nothing to crawl",
+			seedsName(o.seeds), s.read, s.rejectedNote(), o.crawlID)
+		return cli.ExitFailure, true
+	case s.queued == 0 && !seenBefore:
+		tool.Printf("%s: no seed could be queued (%s), and crawl %q has nothing queued: nothing to crawl",
+			seedsName(o.seeds), joinCounts(s.refused), o.crawlID)
+		return cli.ExitFailure, true
+	}
+	stored, err := c.fr.SetCrawlMeta(ctx, o.crawlID, c.id.meta(c.start), false)
+	if err == nil && len(c.id.conflicts(o.crawlID, stored)) > 0 {
+		if !o.force {
+			// Another run started the crawl in between, with other rules
+			// or seeds.
+			for _, msg := range c.id.conflicts(o.crawlID, stored) {
+				tool.Printf("%s", msg)
+			}
+			return cli.ExitUsage, true
+		}
+		_, err = c.fr.SetCrawlMeta(ctx, o.crawlID, c.id.identityMeta(), true)
+	}
+	if err != nil {
+		tool.Printf("%v", err)
+		return cli.ExitFailure, true
+	}
+	switch {
+	case pending > 0 || !seenBefore:
+	case c.meta[metaLastFailure] != "":
+		tool.Printf("crawl %q has nothing queued or in flight and its seeds were seen before, but its last run could fetch nothing (%s): %s",
+			o.crawlID, c.meta[metaLastFailure], c.startOver())
+		return cli.ExitFailure, true
+	default:
+		if !o.quiet {
+			tool.Printf("crawl %q is complete: every seed was crawled before, and nothing is queued or in flight; %s",
+				o.crawlID, c.startOver())
+		}
+		if s.rejected() > 0 {
+			return cli.ExitPartial, true
+		}
+		return cli.ExitOK, true
+	}
+	return cli.ExitOK, false
+}

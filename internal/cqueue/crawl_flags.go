@@ -1,0 +1,208 @@
+package cqueue
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+)
+
+var crawlHelp = cli.Help{
+	Usage:   "cqueue crawl SEEDS RULES OUT [flags]",
+	Summary: "run a whole crawl: push the seeds, run the crawl loop to its end, account for it",
+	Description: `Pushes the seeds, then runs the crawl loop
+
+  cqueue pop --follow | cfetch | cextract -r RULES | cexport -o OUT | cqueue push
+
+(with --cthrottle ARGS, cthrottle ARGS between cqueue pop and cfetch, sharing the
+frontier's store, so every loop on it keeps one rate per host) until nothing is
+queued or in flight, with one progress line on a terminal and
+one account at the end. SEEDS is a file of URLs or request records, one a line
+("-": stdin); a bad line is reported with its line number and skipped. RULES is
+a cextract rules file, checked before anything is queued. OUT is the export
+(.csv, .jsonl, .json or .xml), appended to as cexport -o does; "-" writes the
+item records to stdout instead.
+
+The crawl is named by --crawlid, by default OUT's name without its extension
+(with OUT "-", the db's). The frontier is --db FILE, else --redis URL, else
+$CRAWLUTILS_REDIS or $CRAWLUTILS_DB, else OUT.db. The same command run again
+resumes the crawl, after a kill, a Ctrl-C or a failure: seeds seen before are
+refused as duplicates and the export is completed. A rerun with other rules or
+other seeds is refused (exit 2), naming what differs, unless --force; so is a
+frontier that holds another crawl's unfinished requests, which the loop would
+fetch too.
+
+--cfetch ARGS (and --cextract, --cexport, --pop, --push) passes flags to that
+tool. ARGS is split into words as a shell splits a command line, quotes and
+backslashes included, but nothing in it is expanded: --cfetch '--concurrency 32
+--user-agent "mybot/1.0 (+https://example.com/bot)"'. Repeat it to add more.
+Every tool also reads its settings from the environment (CFETCH_CONCURRENCY=32)
+and the config file, as on its own. The flags cqueue crawl sets itself (-q,
+--stats, -o, -r, --db, …) are refused there.
+
+The first SIGINT or SIGTERM stops the crawl gracefully, as Ctrl-C stops the
+loop: every tool finishes what it holds and the next run starts where this one
+stopped (exit 130); a second one stops everything at once.
+
+Exit status: 0 the crawl is complete; 1 a tool failed, or nothing could be
+fetched at all (every fetch failed: the account says why), or no seed and
+nothing queued; 2 usage error, rules with errors, or a rerun refused; 3 the
+crawl finished but records were rejected (reported above, and counted in the
+account) or a tool exited 3; 130 interrupted.`,
+	Examples: `  cqueue crawl seeds.txt shop.yml items.csv
+  cqueue crawl seeds.txt shop.yml items.csv --cfetch '--concurrency 32 --delay 250ms'
+  cqueue crawl seeds.txt shop.yml items.csv --cthrottle '--rate 2/s'   # per host, for every loop on this frontier
+  cqueue crawl seeds.txt shop.yml items.jsonl --redis redis://10.0.0.5:6379/0   # on every machine
+  cqueue crawl --stats crawl.json seeds.txt shop.yml items.csv; jq .pages crawl.json
+  cqueue crawl seeds.txt shop.yml - | jq -c .data`,
+	Output: "not used: the export is OUT",
+}
+
+// crawlOptions are cqueue crawl's settings.
+type crawlOptions struct {
+	seeds, rules, out string
+	crawlID, appID    string
+	force             bool
+	// pass are the words passed on to each tool, by --TOOL flag name.
+	pass map[string][]string
+	// dsn is the frontier: an SQLite path or a Redis URL.
+	dsn string
+	// childFlags are the frontier's flags for the loop's cqueue pop and
+	// push; queueFlags push's queueing settings.
+	childFlags, queueFlags []string
+	statsFile              string
+	quiet                  bool
+	config                 string
+	// store has the frontier's settings (queue order, dedupe) for the
+	// seeds, which cqueue crawl pushes itself.
+	store store
+}
+
+func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reader, stdout io.Writer) int {
+	if o, ok := stdout.(*output); ok {
+		stdout = o.w // the loop's own stdout; -o is refused below, never opened
+	}
+	start := time.Now()
+	var s store
+	o := crawlOptions{appID: "crawl", pass: map[string][]string{}}
+	raw := map[string]*[]string{}
+	f := tool.NewFlags(crawlHelp)
+	s.addFlags(f)
+	f.StringVar(&o.crawlID, "crawlid", "", "the crawl's name (default: OUT's name without its extension; with OUT -, the db's)")
+	f.StringVar(&o.appID, "appid", o.appID, "the appid of the seeds")
+	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
+	for _, pt := range passThrough {
+		raw[pt.flag] = f.StringArray(pt.flag, nil, fmt.Sprintf("pass `ARGS` to %s (words split as by a shell, nothing expanded; repeatable)", pt.tool))
+	}
+	s.addQueueFlags(f)
+	rest, code, done := parse(tool, f, args, stdout, true)
+	if done {
+		return code
+	}
+	if f.Output != "" {
+		return tool.Usage("-o %s: the export is OUT, the third argument", f.Output)
+	}
+	if len(rest) != 3 {
+		return tool.Usage("want SEEDS RULES OUT, got %d argument(s)", len(rest))
+	}
+	o.seeds, o.rules, o.out = rest[0], rest[1], rest[2]
+	for _, pt := range passThrough {
+		for _, v := range *raw[pt.flag] {
+			words, err := splitArgs(v)
+			if err == nil {
+				err = checkPassThrough(pt.flag, pt.reserved, words)
+			} else {
+				err = fmt.Errorf("--%s %q: %v", pt.flag, v, err)
+			}
+			if err != nil {
+				return tool.Usage("%v", err)
+			}
+			o.pass[pt.flag] = append(o.pass[pt.flag], words...)
+		}
+		if pt.flag == "cthrottle" && len(*raw[pt.flag]) > 0 && o.pass[pt.flag] == nil {
+			o.pass[pt.flag] = []string{} // --cthrottle '': cthrottle with its defaults
+		}
+	}
+	if msg := o.setStore(&s); msg != "" {
+		return tool.Usage("%s", msg)
+	}
+	if o.crawlID == "" {
+		if o.out == "-" && dedupe.IsRedisURL(o.dsn) {
+			return tool.Usage("OUT is - and the frontier is in Redis: give --crawlid")
+		}
+		o.crawlID = defaultCrawlID(o.out, o.dsn)
+	}
+	if fl := f.Lookup("config"); fl != nil {
+		o.config = fl.Value.String()
+	}
+	o.statsFile, o.quiet, o.store = tool.StatsFile, tool.Quiet, s
+	tool.StatsFile = "" // the account is written instead of the generic stats
+	return (&crawl{tool: tool, o: o, start: start, stdin: stdin, stdout: stdout}).run(ctx)
+}
+
+// setStore resolves the frontier and the flags the loop's pop and push get
+// for it; it returns a usage message when the flags do not add up.
+func (o *crawlOptions) setStore(s *store) string {
+	if s.db != "" && s.redis != "" {
+		return "--db and --redis: give one"
+	}
+	dsn, err := s.dsn()
+	if err != nil {
+		if o.out == "-" {
+			return "OUT is -: give --db FILE or --redis URL (the frontier is OUT.db otherwise)"
+		}
+		dsn = o.out + ".db"
+	}
+	o.dsn = dsn
+	if !dedupe.IsRedisURL(dsn) {
+		// A Redis URL goes to pop and push in $CRAWLUTILS_REDIS, out of
+		// sight of ps: it may hold a password.
+		o.childFlags = []string{"--db", dsn}
+	}
+	if s.busyTimeout > 0 {
+		o.childFlags = append(o.childFlags, "--busy-timeout", s.busyTimeout.String())
+	}
+	if s.scrapyKeys {
+		o.queueFlags = append(o.queueFlags, "--scrapy-fingerprints")
+	}
+	if s.opts.DedupeTTL > 0 {
+		o.queueFlags = append(o.queueFlags, "--dedupe-ttl", s.opts.DedupeTTL.String())
+	}
+	if s.opts.Order == frontier.LIFO {
+		o.queueFlags = append(o.queueFlags, "--order", "lifo")
+	}
+	if s.opts.DepthPriority != 0 {
+		o.queueFlags = append(o.queueFlags, "--depth-priority", strconv.Itoa(s.opts.DepthPriority))
+	}
+	return ""
+}
+
+// dsnFlag is the frontier's flag, for the commands a message suggests.
+func (o *crawlOptions) dsnFlag() string {
+	if dedupe.IsRedisURL(o.dsn) {
+		return "--redis " + shellQuote(redactDSN(o.dsn))
+	}
+	return "--db " + shellQuote(o.dsn)
+}
+
+// defaultCrawlID names a crawl after its export (never after its rules: a
+// crawl rerun with fixed rules must stay the same crawl), or after its db
+// when the items go to stdout.
+func defaultCrawlID(out, dsn string) string {
+	name := out
+	if out == "-" {
+		name = dsn
+	}
+	base := filepath.Base(name)
+	if id := strings.TrimSuffix(base, filepath.Ext(base)); id != "" {
+		return id
+	}
+	return base
+}
