@@ -117,6 +117,14 @@ func (p addressPolicy) writtenInternal(u *url.URL) string {
 		}
 		return ""
 	}
+	if ip, ok := parseIPv4Loose(host); ok {
+		// 2130706433, 127.1, 0x7f000001: 127.0.0.1 to a proxy or a
+		// resolver that reads them as browsers do.
+		if k := internalKind(ip); k != "" {
+			return article(k) + " address"
+		}
+		return ""
+	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return "a loopback name"
 	}
