@@ -54,7 +54,7 @@ func parseFlags(tool *cli.Tool, args []string, stdout interface{ Write([]byte) (
 	f := tool.NewFlags(help)
 	o.flags = f
 	f.StringVar(&o.DB, "db", "", "the seen-set's SQLite `FILE` (default $CRAWLUTILS_DB)")
-	f.StringVar(&o.Redis, "redis", "", "the seen-set's Redis `URL`, redis://host:port/db (default $CRAWLUTILS_REDIS)")
+	f.StringVar(&o.Redis, "redis", "", "the seen-set's Redis `URL`, redis://host:port/db, or a Redis Cluster: redis+cluster://h1:port,h2:port (default $CRAWLUTILS_REDIS)")
 	f.StringVar(&o.Key, "key", "", "dedupe by the value of the jq `EXPR` (e.g. .data.upc) instead of the default keys")
 	f.StringVar(&o.Namespace, "namespace", "", "put every key in namespace `NS` (default: the record's crawlid, else \"default\")")
 	f.DurationVar(&o.TTL, "ttl", 0, "forget a namespace idle this long (Scrapy Cluster's DUPEFILTER_TIMEOUT; 0: never)")

@@ -40,7 +40,7 @@ func (c *crawl) checkFrontier(ctx context.Context) int {
 	refused := false
 	own := "--db"
 	if dedupe.IsRedisURL(o.dsn) {
-		own = "Redis database (redis://host:port/N)"
+		own = "key prefix on that Redis (add ?prefix=NAME: to the --redis URL)"
 	}
 	for _, ci := range info.Crawls {
 		if ci.CrawlID == o.crawlID || ci.Pending+ci.InFlight == 0 {

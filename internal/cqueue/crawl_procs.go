@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -341,8 +340,5 @@ func redactDSN(dsn string) string {
 	if !dedupe.IsRedisURL(dsn) {
 		return dsn
 	}
-	if u, err := url.Parse(dsn); err == nil {
-		return u.Redacted()
-	}
-	return dsn
+	return dedupe.RedactRedisURL(dsn)
 }

@@ -98,7 +98,7 @@ type store struct {
 
 func (s *store) addFlags(f *cli.Flags) {
 	f.StringVar(&s.db, "db", "", "the frontier's SQLite `FILE` (default $CRAWLUTILS_DB)")
-	f.StringVar(&s.redis, "redis", "", "the frontier's Redis `URL`, redis://host:port/db (default $CRAWLUTILS_REDIS)")
+	f.StringVar(&s.redis, "redis", "", "the frontier's Redis `URL`, redis://host:port/db, or a Redis Cluster: redis+cluster://h1:port,h2:port (default $CRAWLUTILS_REDIS)")
 	f.DurationVar(&s.busyTimeout, "busy-timeout", 0, "how long to wait for another process's write lock on the SQLite file (default 5s)")
 }
 

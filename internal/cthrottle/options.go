@@ -104,7 +104,7 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (*Options, []st
 	f.IntVar(&o.Buffer, "buffer", 10000, "most records held at once; past it, reading stops until one is written")
 	f.IntVar(&o.Batch, "batch", 512, "most records reserved per round trip to the state")
 	f.StringVar(&o.DB, "db", "", "the schedule's SQLite `FILE`, shared by the processes that name it (default $CRAWLUTILS_DB)")
-	f.StringVar(&o.Redis, "redis", "", "the schedule's Redis `URL`, redis://host:port/db, shared across machines (default $CRAWLUTILS_REDIS)")
+	f.StringVar(&o.Redis, "redis", "", "the schedule's Redis `URL`, redis://host:port/db or redis+cluster://h1:port,h2:port, shared across machines (default $CRAWLUTILS_REDIS)")
 	f.BoolVar(&o.Local, "local", false, "keep the schedule in this process only (golang.org/x/time/rate), shared with nobody")
 	f.DurationVar(&o.BusyTimeout, "busy-timeout", 0, "wait this long for another process's write lock on the SQLite file (default 5s)")
 	f.BoolVar(&o.Robots, "robots", false, "also obey each host's robots.txt Crawl-delay and Request-rate when slower than the rate")

@@ -4,18 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// Redis is a Store in a Redis server: one SET per namespace, at key
-// RedisSeenKey(prefix, ns). It is safe for concurrent use, and any number
-// of processes on any number of machines may share the server.
+// Redis is a Store in a Redis server or cluster: one SET per namespace,
+// at key RedisSeenKey(prefix, ns), where prefix is RedisConn.KeyPrefix's
+// (on a cluster every namespace of one prefix is in one slot, that of the
+// frontier sharing the prefix, whose scripts add to these sets). It is
+// safe for concurrent use, and any number of processes on any number of
+// machines may share the server.
 type Redis struct {
-	client *redis.Client
-	prefix string
+	conn   *RedisConn
+	client redis.UniversalClient
+	prefix string // the key prefix, hash-tagged on a cluster
 	ttl    time.Duration
 }
 
@@ -34,7 +37,8 @@ end
 return out
 `)
 
-// RedisSeenKey is the Redis key of namespace ns's seen set.
+// RedisSeenKey is the Redis key of namespace ns's seen set, for the key
+// prefix RedisConn.KeyPrefix returned ("" is DefaultPrefix).
 func RedisSeenKey(prefix, ns string) string {
 	if prefix == "" {
 		prefix = DefaultPrefix
@@ -42,48 +46,28 @@ func RedisSeenKey(prefix, ns string) string {
 	return prefix + "seen:" + ns
 }
 
-// OpenRedis connects to the Redis server at url (redis://[user:pass@]host:port/db,
-// rediss:// for TLS) and checks it answers.
+// OpenRedis connects to the Redis server or cluster at url (see DialRedis
+// for the forms: redis://[user:pass@]host:port/db, rediss:// for TLS,
+// redis+cluster://host:port,host:port for a cluster) and checks it
+// answers.
 func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
 	c, err := DialRedis(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("dedupe: %w", err)
 	}
-	p := o.Prefix
-	if p == "" {
-		p = DefaultPrefix
+	p, err := c.KeyPrefix(o.Prefix)
+	if err == nil {
+		err = c.CheckSlot(ctx, p)
 	}
-	return &Redis{client: c, prefix: p, ttl: o.TTL}, nil
-}
-
-// DialRedis returns a client for the Redis server at url after checking, with
-// PING, that it answers. Errors name the URL (without its password).
-func DialRedis(ctx context.Context, url string) (*redis.Client, error) {
-	opt, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("bad Redis URL %s: %v", url, err)
-	}
-	quietRedisLog.Do(func() { redis.SetLogger(quietLogger{}) })
-	c := redis.NewClient(opt)
-	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("cannot reach Redis at %s (db %d): %v", opt.Addr, opt.DB, err)
+		return nil, fmt.Errorf("dedupe: %w", err)
 	}
-	return c, nil
+	return &Redis{conn: c, client: c.Client, prefix: p, ttl: o.TTL}, nil
 }
-
-// quietRedisLog silences go-redis's own log, which it writes to stderr in
-// its own format (connection retries, pool messages): every error it
-// meets reaches the user once, as the error of the call, through the
-// command's message format.
-var quietRedisLog sync.Once
-
-type quietLogger struct{}
-
-func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // Close implements Store.
-func (r *Redis) Close() error { return r.client.Close() }
+func (r *Redis) Close() error { return r.conn.Close() }
 
 // SeenBatch implements Store. now sets the namespace's expiry (now+TTL),
 // which Redis enforces with its own clock.
@@ -99,10 +83,10 @@ func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.T
 	}
 	res, err := seenScript.Run(ctx, r.client, []string{RedisSeenKey(r.prefix, ns)}, args...).Int64Slice()
 	if err != nil {
-		return nil, fmt.Errorf("dedupe: seen: redis: %w", err)
+		return nil, fmt.Errorf("dedupe: seen: %s: %w", r.conn.Name(), err)
 	}
 	if len(res) != len(keys) {
-		return nil, fmt.Errorf("dedupe: seen: redis script returned %d answers for %d keys", len(res), len(keys))
+		return nil, fmt.Errorf("dedupe: seen: %s: script returned %d answers for %d keys", r.conn.Name(), len(res), len(keys))
 	}
 	for i, n := range res {
 		out[i] = n == 1
@@ -114,7 +98,7 @@ func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.T
 func (r *Redis) Len(ctx context.Context, ns string, _ time.Time) (int64, error) {
 	n, err := r.client.SCard(ctx, RedisSeenKey(r.prefix, ns)).Result()
 	if err != nil {
-		return 0, fmt.Errorf("dedupe: len: redis: %w", err)
+		return 0, fmt.Errorf("dedupe: len: %s: %w", r.conn.Name(), err)
 	}
 	return n, nil
 }
@@ -128,7 +112,7 @@ func (r *Redis) Export(ctx context.Context, ns string, _ time.Time, fn func(Key)
 	for {
 		members, next, err := r.client.SScan(ctx, key, cursor, "", 1000).Result()
 		if err != nil {
-			return fmt.Errorf("dedupe: export: redis: %w", err)
+			return fmt.Errorf("dedupe: export: %s: %w", r.conn.Name(), err)
 		}
 		for _, m := range members {
 			k, err := keyFromMember(m)
@@ -149,7 +133,7 @@ func (r *Redis) Export(ctx context.Context, ns string, _ time.Time, fn func(Key)
 // Forget implements Store.
 func (r *Redis) Forget(ctx context.Context, ns string) error {
 	if err := r.client.Del(ctx, RedisSeenKey(r.prefix, ns)).Err(); err != nil && !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("dedupe: forget: redis: %w", err)
+		return fmt.Errorf("dedupe: forget: %s: %w", r.conn.Name(), err)
 	}
 	return nil
 }

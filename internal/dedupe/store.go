@@ -40,21 +40,25 @@ type Options struct {
 	// BusyTimeout (SQLite) is how long to wait for another process's
 	// write lock; 0 means DefaultBusyTimeout.
 	BusyTimeout time.Duration
-	// Prefix (Redis) is prepended to every key; "" means DefaultPrefix.
+	// Prefix (Redis) is prepended to every key; "" means the Redis URL's
+	// prefix= option, else DefaultPrefix. On a Redis Cluster it is put in
+	// braces, a hash tag (see RedisConn.KeyPrefix).
 	Prefix string
 }
 
 // DefaultPrefix is the Redis key prefix of every crawlutils store.
 const DefaultPrefix = "crawlutils:"
 
-// IsRedisURL reports whether dsn names a Redis server (redis:// or
-// rediss://) rather than an SQLite file.
+// IsRedisURL reports whether dsn names a Redis server (redis://,
+// rediss://, unix://) or a Redis Cluster (redis+cluster://,
+// rediss+cluster://, see DialRedis) rather than an SQLite file.
 func IsRedisURL(dsn string) bool {
-	return strings.HasPrefix(dsn, "redis://") || strings.HasPrefix(dsn, "rediss://") || strings.HasPrefix(dsn, "unix://")
+	return strings.HasPrefix(dsn, "redis://") || strings.HasPrefix(dsn, "rediss://") || strings.HasPrefix(dsn, "unix://") ||
+		IsRedisClusterURL(dsn)
 }
 
-// Open opens the store dsn names: a Redis URL (redis://host:port/db) or
-// else the path of an SQLite file.
+// Open opens the store dsn names: a Redis URL (redis://host:port/db,
+// redis+cluster://host:port,…) or else the path of an SQLite file.
 func Open(ctx context.Context, dsn string, o Options) (Store, error) {
 	if IsRedisURL(dsn) {
 		return OpenRedis(ctx, dsn, o)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,8 +32,20 @@ func backends(t *testing.T, o Options) map[string]Store {
 	}
 	t.Cleanup(func() { r.Close() })
 	out["redis"] = r
+	// The same Redis store on a Redis Cluster, shared by the tests, each
+	// under a prefix of its own.
+	oc := o
+	oc.Prefix = fmt.Sprintf("test%d:", clusterPrefixN.Add(1))
+	c, err := OpenRedis(ctx, redistest.SharedCluster(t), oc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	out["cluster"] = c
 	return out
 }
+
+var clusterPrefixN atomic.Int64
 
 func forEach(t *testing.T, o Options, fn func(t *testing.T, s Store)) {
 	for name, s := range backends(t, o) {

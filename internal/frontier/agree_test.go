@@ -11,12 +11,13 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
-// TestBackendsAgree drives both backends through the same random sequence
-// of pushes, pops (one-off, or by consumers with windows), acks, fails
-// (with pushes in the same batch, and stale leases), releases, lease
-// expiries, stops, expiries, and consumers joining, beating, leaving
-// and going silent past the consumer timeout, and checks that they answer
-// exactly alike at every step: the two are independent implementations of
+// TestBackendsAgree drives every backend (SQLite, Redis, the Redis
+// frontier on a Redis Cluster) through the same random sequence of
+// pushes, pops (one-off, or by consumers with windows), acks, fails (with
+// pushes in the same batch, and stale leases), releases, lease expiries,
+// stops, expiries, and consumers joining, beating, leaving and going
+// silent past the consumer timeout, and checks that they answer exactly
+// alike at every step: SQLite and Redis are independent implementations of
 // one deterministic algorithm (priority, FIFO, the rotation among queues,
 // ids and turns, leases, abandons), so any difference is a bug in one.
 func TestBackendsAgree(t *testing.T) {
@@ -27,7 +28,10 @@ func TestBackendsAgree(t *testing.T) {
 				o.Order, o.DepthPriority = LIFO, 1
 			}
 			bs := backends(t)
-			fs := []Frontier{bs["sqlite"](t, o), bs["redis"](t, o)}
+			var fs []Frontier
+			for _, name := range backendNames {
+				fs = append(fs, bs[name](t, o))
+			}
 			agree(t, rand.New(rand.NewPCG(seed, 42)), fs)
 		})
 	}
@@ -39,8 +43,11 @@ const agreeConsumerTimeout = 45 * time.Second
 
 func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 	now := t0
-	inflight := []map[string]string{{}, {}} // url → lease, per backend
-	var retired [2][]string                 // leases acked, failed, released or replaced, per backend
+	inflight := make([]map[string]string, len(fs)) // url → lease, per backend
+	for i := range inflight {
+		inflight[i] = map[string]string{}
+	}
+	retired := make([][]string, len(fs)) // leases acked, failed, released or replaced, per backend
 	var urlsSeen []string
 	// entries makes n requests to push, a fifth of them duplicates.
 	entries := func(n int) []Entry {
@@ -64,13 +71,13 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 		}
 		return es
 	}
-	// The consumers joined, the same index in both backends (their ids
+	// The consumers joined, the same index in every backend (their ids
 	// differ); on another machine, so only heartbeats tell they live.
-	var cons [2][]Consumer
+	cons := make([][]Consumer, len(fs))
 	for step := range agreeSteps {
 		now = now.Add(time.Duration(rnd.IntN(20)) * time.Second)
 		var what string
-		var got [2]string
+		got := make([]string, len(fs))
 		switch op := rnd.IntN(13); {
 		case op < 4:
 			n := 1 + rnd.IntN(8)
@@ -250,18 +257,21 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 				}
 			}
 		}
-		sqliteInvariants(t, fs[0].(*SQLite))
-		if t.Failed() {
-			t.Fatalf("step %d (%s): SQLite bookkeeping is off", step, what)
+		for i, f := range fs {
+			switch f := f.(type) {
+			case *SQLite:
+				sqliteInvariants(t, f)
+			case *Redis:
+				redisInvariants(t, f)
+			}
+			if t.Failed() {
+				t.Fatalf("step %d (%s): %s bookkeeping is off", step, what, backendNames[i])
+			}
+			if got[i] != got[0] {
+				t.Fatalf("step %d (%s): %s %s, %s %s", step, what, backendNames[0], got[0], backendNames[i], got[i])
+			}
 		}
-		redisInvariants(t, fs[1].(*Redis))
-		if t.Failed() {
-			t.Fatalf("step %d (%s): Redis bookkeeping is off", step, what)
-		}
-		if got[0] != got[1] {
-			t.Fatalf("step %d (%s): sqlite %s, redis %s", step, what, got[0], got[1])
-		}
-		var state [2]string
+		state := make([]string, len(fs))
 		for i, f := range fs {
 			c, err := f.Counts(ctx)
 			if err != nil {
@@ -274,8 +284,10 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 			st, _ := f.Stats(ctx)
 			state[i] = fmt.Sprint(c, jsonOf(info), st, "\nheld ", heldBy(t, f, cons[i]), "\n", dumpState(t, f))
 		}
-		if state[0] != state[1] {
-			t.Fatalf("step %d (%s): state differs:\nsqlite %s\nredis  %s", step, what, state[0], state[1])
+		for i := range state {
+			if state[i] != state[0] {
+				t.Fatalf("step %d (%s): state differs:\n%s %s\n%s %s", step, what, backendNames[0], state[0], backendNames[i], state[i])
+			}
 		}
 	}
 }
@@ -344,7 +356,11 @@ func redisInvariants(t *testing.T, r *Redis) {
 			t.Errorf("entry %s: owner %s, not in flight (%v)", id, cid, err)
 		}
 	}
-	held, err := r.client.Keys(ctx, F+"held:*").Result()
+	node, err := r.conn.Node(ctx, F) // KEYS names no key: ask the node holding the frontier
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := node.Keys(ctx, F+"held:*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}

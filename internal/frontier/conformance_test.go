@@ -16,8 +16,9 @@ import (
 	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
-// The conformance suite: every test runs against both backends, an SQLite
-// file in t.TempDir() and a real redis-server.
+// The conformance suite: every test runs against every backend, an SQLite
+// file in t.TempDir(), a real redis-server, and the same Redis frontier on
+// a real Redis Cluster.
 
 var t0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -39,20 +40,32 @@ func backends(t *testing.T) map[string]func(t *testing.T, o Options) Frontier {
 		},
 		"redis": func(t *testing.T, o Options) Frontier {
 			once.Do(func() { url = redistest.Start(t) })
-			o.Prefix = fmt.Sprintf("test%d:", prefixN.Add(1))
-			f, err := OpenRedis(context.Background(), url, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { f.Close() })
-			return f
+			return openTestRedis(t, url, o)
+		},
+		"cluster": func(t *testing.T, o Options) Frontier {
+			return openTestRedis(t, redistest.SharedCluster(t), o)
 		},
 	}
 }
 
+// backendNames are the backends each runs, in order: the cluster is the
+// Redis frontier on a Redis Cluster (three masters, shared by the tests).
+var backendNames = []string{"sqlite", "redis", "cluster"}
+
+// openTestRedis opens a frontier at url under a new key prefix.
+func openTestRedis(t *testing.T, url string, o Options) *Redis {
+	o.Prefix = fmt.Sprintf("test%d:", prefixN.Add(1))
+	f, err := OpenRedis(context.Background(), url, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 // each runs fn against a fresh frontier of each backend.
 func each(t *testing.T, o Options, fn func(t *testing.T, f Frontier)) {
-	for _, name := range []string{"sqlite", "redis"} {
+	for _, name := range backendNames {
 		open := backends(t)[name]
 		t.Run(name, func(t *testing.T) { fn(t, open(t, o)) })
 	}

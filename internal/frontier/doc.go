@@ -3,8 +3,8 @@
 // leases and a dead letter, crawl policy, and Scrapy Cluster's info, stop
 // and expire actions. Two implementations share one interface and one
 // conformance test suite: an SQLite file (OpenSQLite), the embedded default,
-// safe for several processes at once, and a Redis server (OpenRedis), for
-// pipelines on many machines.
+// safe for several processes at once, and a Redis server or Redis Cluster
+// (OpenRedis), for pipelines on many machines.
 //
 // # Model
 //

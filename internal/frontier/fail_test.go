@@ -9,7 +9,7 @@ import (
 
 // Fails (Batch.Fails): a stage that cannot process a leased request
 // answers with a reason, and the request is dead-lettered with it. These
-// run against both backends, as the conformance suite does.
+// run against every backend, as the conformance suite does.
 
 // invariants checks f's bookkeeping against its rows or keys.
 func invariants(t *testing.T, f Frontier) {

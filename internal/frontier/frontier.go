@@ -146,8 +146,10 @@ type Options struct {
 	// gone is declared dead at once (Pop looks at processes at most once a
 	// second).
 	ConsumerTimeout time.Duration
-	// Prefix (Redis) is prepended to every key; "" means
-	// dedupe.DefaultPrefix ("crawlutils:").
+	// Prefix (Redis) is prepended to every key; "" means the Redis
+	// URL's prefix= option, else dedupe.DefaultPrefix ("crawlutils:").
+	// On a Redis Cluster it is put in braces, a hash tag (see
+	// dedupe.RedisConn.KeyPrefix).
 	Prefix string
 }
 
@@ -184,13 +186,6 @@ func (o Options) consumerTimeout() time.Duration {
 
 // DefaultConsumerTimeout is Options.ConsumerTimeout's default.
 const DefaultConsumerTimeout = 30 * time.Second
-
-func (o Options) prefix() string {
-	if o.Prefix == "" {
-		return dedupe.DefaultPrefix
-	}
-	return o.Prefix
-}
 
 // Open opens the frontier dsn names: a Redis URL (redis://host:port/db)
 // or else the path of an SQLite file.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"os/signal"
+
+	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
 // Some tests re-execute the test binary as a child process (several
@@ -22,6 +24,7 @@ func TestMain(m *testing.M) {
 		os.Exit(child(role, os.Getenv("FRONTIER_TEST_DB")))
 	}
 	code := m.Run()
+	redistest.StopShared() // the Redis Cluster of the "cluster" backend
 	for _, fn := range benchCleanups {
 		fn()
 	}

@@ -14,42 +14,65 @@ import (
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 )
 
-// Redis is a Frontier in a Redis server (see redis_lua.go for the key
-// layout): any number of processes on any number of machines may share
-// it. Every operation is one Lua script, atomic in Redis; Dump is the
-// exception (it pages through the entries, see Dump).
+// Redis is a Frontier in a Redis server or a Redis Cluster (see
+// redis_lua.go for the key layout): any number of processes on any number
+// of machines may share it. Every operation is one Lua script, atomic in
+// Redis; Dump is the exception (it pages through the entries, see Dump).
+// On a cluster every key of the frontier is in one slot (its key prefix
+// carries a hash tag, see dedupe.RedisConn.KeyPrefix), so each script runs
+// whole on the one node serving that slot, exactly as on one server.
 //
 // Durability is Redis's: with the default RDB snapshots a Redis crash loses
 // the writes since the last snapshot; run Redis with appendonly yes
 // (appendfsync everysec) to lose at most a second.
 type Redis struct {
-	client *redis.Client
+	conn   *dedupe.RedisConn
+	client redis.UniversalClient
 	opts   Options
-	prefix string
+	prefix string   // P: every key name starts with it (hash-tagged on a cluster)
+	keys   []string // KEYS of every script: one key of the frontier's slot
 	url    string
 
 	procs processCheck // the looks for gone processes (see goneConsumers)
 }
 
-// OpenRedis connects to the Redis server at url (redis://[user:pass@]host:port/db,
-// rediss:// for TLS), where the frontier's keys start with
-// Options.Prefix.
+// OpenRedis connects to the Redis server or cluster at url
+// (redis://[user:pass@]host:port/db, rediss:// for TLS,
+// redis+cluster://host:port,host:port… for a cluster: see
+// dedupe.DialRedis), where the frontier's keys start with Options.Prefix
+// (else the URL's prefix=, else dedupe.DefaultPrefix). On a cluster it
+// checks that the frontier's slot is served.
 func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
 	c, err := dedupe.DialRedis(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open: %w", err)
 	}
-	return &Redis{client: c, opts: o, prefix: o.prefix(), url: url}, nil
+	p, err := c.KeyPrefix(o.Prefix)
+	if err == nil {
+		err = c.CheckSlot(ctx, p)
+	}
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("frontier: open: %w", err)
+	}
+	return &Redis{conn: c, client: c.Client, opts: o, prefix: p, keys: []string{p + "f:counts"}, url: url}, nil
 }
 
 // Close implements Frontier.
-func (r *Redis) Close() error { return r.client.Close() }
+func (r *Redis) Close() error { return r.conn.Close() }
 
 func (r *Redis) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("frontier: %s: redis: %w", op, err)
+	return fmt.Errorf("frontier: %s: %s: %w", op, r.conn.Name(), err)
+}
+
+// run runs one of the frontier's scripts. The scripts name their keys
+// from P (ARGV[1]); KEYS[1], a key of the same slot, is what sends the
+// script to the node serving it on a cluster.
+func (r *Redis) run(ctx context.Context, s *redis.Script, args ...any) *redis.Cmd {
+	return s.Run(ctx, r.client, r.keys, args...)
 }
 
 // Push implements Frontier.
@@ -100,7 +123,7 @@ func (r *Redis) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult,
 	for _, l := range b.Releases {
 		args = append(args, l)
 	}
-	v, err := applyScript.Run(ctx, r.client, nil, args...).Slice()
+	v, err := r.run(ctx, applyScript, args...).Slice()
 	if err != nil {
 		return BatchResult{}, r.fail("push", err)
 	}
@@ -167,7 +190,7 @@ func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult
 	for range o.Max {
 		args = append(args, fmt.Sprintf("%016x", newNonce()))
 	}
-	v, err := popScript.Run(ctx, r.client, nil, args...).Slice()
+	v, err := r.run(ctx, popScript, args...).Slice()
 	if err != nil {
 		return PopResult{}, r.fail("pop", err)
 	}
@@ -211,7 +234,7 @@ func (r *Redis) Reclaim(ctx context.Context, now time.Time) (ReclaimResult, erro
 	for _, id := range gone {
 		args = append(args, id)
 	}
-	v, err := reclaimScript.Run(ctx, r.client, nil, args...).Int64Slice()
+	v, err := r.run(ctx, reclaimScript, args...).Int64Slice()
 	if err != nil {
 		return ReclaimResult{}, r.fail("reclaim", err)
 	}
@@ -223,7 +246,7 @@ func (r *Redis) Reclaim(ctx context.Context, now time.Time) (ReclaimResult, erro
 
 // Stop implements Frontier.
 func (r *Redis) Stop(ctx context.Context, crawlID string, now time.Time) (int, error) {
-	n, err := stopScript.Run(ctx, r.client, nil, r.prefix, crawlID).Int64()
+	n, err := r.run(ctx, stopScript, r.prefix, crawlID).Int64()
 	if err != nil {
 		return 0, r.fail("stop", err)
 	}
@@ -232,7 +255,7 @@ func (r *Redis) Stop(ctx context.Context, crawlID string, now time.Time) (int, e
 
 // Expire implements Frontier.
 func (r *Redis) Expire(ctx context.Context, now time.Time) ([]Expired, error) {
-	v, err := expireScript.Run(ctx, r.client, nil, r.prefix, now.Unix()).Slice()
+	v, err := r.run(ctx, expireScript, r.prefix, now.Unix()).Slice()
 	if err != nil {
 		return nil, r.fail("expire", err)
 	}
@@ -280,7 +303,7 @@ func (r *Redis) Stats(ctx context.Context) (map[string]int64, error) {
 
 // Info implements Frontier.
 func (r *Redis) Info(ctx context.Context, filter InfoFilter) (Info, error) {
-	v, err := infoScript.Run(ctx, r.client, nil, r.prefix, filter.AppID, filter.CrawlID).Slice()
+	v, err := r.run(ctx, infoScript, r.prefix, filter.AppID, filter.CrawlID).Slice()
 	if err != nil {
 		return Info{}, r.fail("info", err)
 	}

@@ -16,7 +16,7 @@ import (
 // Join implements Frontier.
 func (r *Redis) Join(ctx context.Context, c Consumer, now time.Time) (Consumer, error) {
 	c.ID = newConsumerID()
-	if err := joinScript.Run(ctx, r.client, nil, r.prefix, now.UnixMilli(), c.ID, consumerJSON(c)).Err(); err != nil {
+	if err := r.run(ctx, joinScript, r.prefix, now.UnixMilli(), c.ID, consumerJSON(c)).Err(); err != nil {
 		return Consumer{}, r.fail("join", err)
 	}
 	return c, nil
@@ -27,7 +27,7 @@ func (r *Redis) Beat(ctx context.Context, c Consumer, lease time.Duration, now t
 	if c.ID == "" {
 		return 0, fmt.Errorf("frontier: beat: consumer without id (not joined)")
 	}
-	n, err := beatScript.Run(ctx, r.client, nil, r.prefix, now.UnixMilli(), c.ID, consumerJSON(c), now.Add(lease).UnixMilli()).Int64()
+	n, err := r.run(ctx, beatScript, r.prefix, now.UnixMilli(), c.ID, consumerJSON(c), now.Add(lease).UnixMilli()).Int64()
 	if err != nil {
 		return 0, r.fail("beat", err)
 	}
@@ -39,7 +39,7 @@ func (r *Redis) Leave(ctx context.Context, c Consumer, now time.Time) error {
 	if c.ID == "" {
 		return nil // never joined: holds nothing
 	}
-	err := leaveScript.Run(ctx, r.client, nil, r.prefix, now.UnixMilli(), c.ID, r.opts.maxAbandons()).Err()
+	err := r.run(ctx, leaveScript, r.prefix, now.UnixMilli(), c.ID, r.opts.maxAbandons()).Err()
 	return r.fail("leave", err)
 }
 

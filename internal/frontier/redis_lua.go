@@ -3,9 +3,15 @@ package frontier
 import "github.com/redis/go-redis/v9"
 
 // The Redis frontier is a set of Lua scripts; Redis runs each atomically.
-// Every script gets the key prefix P as ARGV[1] and names its keys from it
-// (so it runs on a single Redis server, not a Redis Cluster). With F = P
-// + "f:", the keys are:
+// Every script gets the key prefix P as ARGV[1] and names its keys from
+// it; it is called with one key, F counts, as KEYS[1], which tells a
+// cluster client where to send it. On one server P is the prefix itself
+// ("crawlutils:"); on a Redis Cluster it carries a hash tag
+// ("{crawlutils:}"), so every key below, and the seen sets, hash to the
+// slot of KEYS[1] and the script runs whole on the node serving it
+// (Redis 7 lets a script touch keys it did not declare when they are in
+// the declared key's slot; one in another slot is an error, never a
+// silent write elsewhere). With F = P + "f:", the keys are:
 //
 //	F seq, F qseq, F turn           counters: entry ids, queue ids, round-robin turns
 //	F raw     HASH id → request JSON (without lease)

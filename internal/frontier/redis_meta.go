@@ -39,7 +39,7 @@ func (r *Redis) SetCrawlMeta(ctx context.Context, crawlID string, meta map[strin
 	for k, v := range meta {
 		args = append(args, k, v)
 	}
-	v, err := setCrawlMetaScript.Run(ctx, r.client, nil, args...).StringSlice()
+	v, err := r.run(ctx, setCrawlMetaScript, args...).StringSlice()
 	if err != nil {
 		return nil, r.fail("set crawl meta", err)
 	}

@@ -1,10 +1,15 @@
-// Package redistest starts a real, throwaway redis-server for tests.
+// Package redistest starts a real, throwaway redis-server, or a Redis
+// Cluster, for tests.
 //
 // Start runs redis-server on a free loopback port with persistence off and
-// stops it when the test ends. Tests against Redis use a real server, never
-// a mock: the frontier's and the dupefilter's Lua scripts are what is under
-// test. When redis-server is not installed the test is skipped, or fails
-// when the environment variable CI is set, so CI cannot pass by skipping.
+// stops it when the test ends. StartCluster (NewCluster) starts three of
+// them in cluster mode and joins them with redis-cli --cluster create;
+// SharedCluster shares one cluster among the tests of a binary. Tests
+// against Redis use a real server, never a mock: the frontier's and the
+// dupefilter's Lua scripts are what is under test, and on a cluster
+// whether each keeps to one slot. When redis-server (or, for a cluster,
+// redis-cli) is not installed the test is skipped, or fails when the
+// environment variable CI is set, so CI cannot pass by skipping.
 package redistest
 
 import (
@@ -31,18 +36,7 @@ var Binary = "redis-server"
 // its own server.
 func Start(t testing.TB) string {
 	t.Helper()
-	bin := Binary
-	if env := os.Getenv("REDIS_SERVER"); env != "" {
-		bin = env
-	}
-	path, err := exec.LookPath(bin)
-	if err != nil {
-		msg := fmt.Sprintf("redistest: %s not found (install Debian's redis-server, or set REDIS_SERVER): %v", bin, err)
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	path := need(t, Binary, "REDIS_SERVER", "redis-server")
 	dir := t.TempDir()
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
@@ -60,9 +54,49 @@ func Start(t testing.TB) string {
 	return ""
 }
 
+// need returns the path of program bin (or of the environment variable
+// env's value, when set). When it is not installed, the test fails if the
+// environment variable CI is set, so CI cannot pass by skipping, and is
+// skipped otherwise; pkg is the Debian package that provides it.
+func need(t testing.TB, bin, env, pkg string) string {
+	t.Helper()
+	if v := os.Getenv(env); v != "" {
+		bin = v
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		msg := fmt.Sprintf("redistest: %s not found (install Debian's %s, or set %s): %v", bin, pkg, env, err)
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return path
+}
+
 func start(t testing.TB, path, dir string, port int) (string, error) {
+	p, err := launch(path, dir, port)
+	if err != nil {
+		return "", err
+	}
+	t.Cleanup(func() { p.stop(t) })
+	return "redis://" + p.addr + "/0", nil
+}
+
+// proc is a running redis-server.
+type proc struct {
+	cmd     *exec.Cmd
+	exited  chan error
+	addr    string
+	logPath string
+}
+
+// launch runs redis-server on 127.0.0.1:port with persistence off, its
+// files in dir, and any further arguments, and waits until it answers
+// PING.
+func launch(path, dir string, port int, args ...string) (*proc, error) {
 	logPath := filepath.Join(dir, fmt.Sprintf("redis-%d.log", port))
-	cmd := exec.Command(path,
+	cmd := exec.Command(path, append([]string{
 		"--bind", "127.0.0.1",
 		"--port", strconv.Itoa(port),
 		"--save", "",
@@ -71,40 +105,41 @@ func start(t testing.TB, path, dir string, port int) (string, error) {
 		"--logfile", logPath,
 		"--daemonize", "no",
 		"--protected-mode", "yes",
-	)
+	}, args...)...)
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("start %s: %v", path, err)
+		return nil, fmt.Errorf("start %s: %v", path, err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	p := &proc{cmd: cmd, exited: make(chan error, 1), addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), logPath: logPath}
+	go func() { p.exited <- cmd.Wait() }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if ping(addr) {
-			break
+		if ping(p.addr) {
+			return p, nil
 		}
 		select {
-		case err := <-exited:
+		case err := <-p.exited:
 			log, _ := os.ReadFile(logPath)
-			return "", fmt.Errorf("redis-server exited (%v) before answering PING on %s:\n%s", err, addr, tail(log))
+			return nil, fmt.Errorf("redis-server exited (%v) before answering PING on %s:\n%s", err, p.addr, tail(log))
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
-			<-exited
-			return "", fmt.Errorf("redis-server did not answer PING on %s within 10s", addr)
+			<-p.exited
+			return nil, fmt.Errorf("redis-server did not answer PING on %s within 10s", p.addr)
 		}
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			if log, err := os.ReadFile(logPath); err == nil {
-				t.Logf("redis-server log (%s):\n%s", addr, tail(log))
-			}
+}
+
+// stop kills the server and, if t failed, shows the end of its log.
+func (p *proc) stop(t testing.TB) {
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+	if t.Failed() {
+		if log, err := os.ReadFile(p.logPath); err == nil {
+			t.Logf("redis-server log (%s):\n%s", p.addr, tail(log))
 		}
-	})
-	return "redis://" + addr + "/0", nil
+	}
 }
 
 // ping sends PING in RESP and waits for +PONG.

@@ -34,7 +34,7 @@ func TestBackendsAgree(t *testing.T) {
 }
 
 func agree(t *testing.T, rnd *rand.Rand, _ string, stores [][]Store, steps int) {
-	names := []string{"ref", "local", "sqlite", "redis"}
+	names := []string{"ref", "local", "sqlite", "redis", "cluster"}
 	// Each key keeps its rate for the whole history, as in one run.
 	type keyRate struct {
 		key  string

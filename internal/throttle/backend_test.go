@@ -61,7 +61,16 @@ func TestSharedStateNeverDoublesASlot(t *testing.T) {
 // server's clock, so two machines whose clocks are an hour apart still
 // space their requests one interval apart.
 func TestRedisServerClock(t *testing.T) {
-	url := redistest.Start(t)
+	eachRedis(t, testRedisServerClock)
+}
+
+// eachRedis runs fn on a Redis server and on a Redis Cluster.
+func eachRedis(t *testing.T, fn func(t *testing.T, url string)) {
+	t.Run("redis", func(t *testing.T) { fn(t, redistest.Start(t)) })
+	t.Run("cluster", func(t *testing.T) { fn(t, redistest.SharedCluster(t)) })
+}
+
+func testRedisServerClock(t *testing.T, url string) {
 	r := mustRate(t, "2/s", 1)
 	var stores []Store
 	for range 2 {
@@ -98,7 +107,10 @@ func TestRedisServerClock(t *testing.T) {
 // TestRedisExpiresIdleKeys: a key's schedule expires Keep after its last
 // slot, so Redis holds only keys in use.
 func TestRedisExpiresIdleKeys(t *testing.T) {
-	url := redistest.Start(t)
+	eachRedis(t, testRedisExpiresIdleKeys)
+}
+
+func testRedisExpiresIdleKeys(t *testing.T, url string) {
 	s, err := OpenRedis(ctx, url, Options{Prefix: "ttl:", Keep: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)

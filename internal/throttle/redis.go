@@ -3,6 +3,7 @@ package throttle
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -10,21 +11,23 @@ import (
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 )
 
-// Redis is a Store in a Redis server: one string per key, at
-// PREFIX+"throttle:"+key, holding its schedule (tat, in microseconds)
-// and expiring Keep after its last slot, so Redis forgets idle keys by
-// itself. Every reservation is one Lua script, which Redis runs
-// atomically, reading the server's clock (TIME) inside it: every machine
-// sharing the server sees one schedule on one clock, whatever their own
-// clocks say. The waits it returns are durations, which mean the same on
-// every machine.
+// Redis is a Store in a Redis server or a Redis Cluster: one string per
+// key, at PREFIX+"throttle:"+key, holding its schedule (tat, in
+// microseconds) and expiring Keep after its last slot, so Redis forgets
+// idle keys by itself. Every reservation is one Lua script, which Redis
+// runs atomically, reading the server's clock (TIME) inside it: every
+// machine sharing the server sees one schedule on one clock, whatever
+// their own clocks say. The waits it returns are durations, which mean the
+// same on every machine.
 //
-// All keys of one reservation are passed to one script, so a Redis
-// Cluster would need them in one hash slot: use a single server (or a
-// primary with replicas), as for the frontier.
+// All keys of one reservation are passed to one script, so on a cluster
+// they must be in one slot: PREFIX carries a hash tag there (see
+// dedupe.RedisConn.KeyPrefix), which puts every key of one prefix on one
+// node, that of the frontier and seen sets of the same prefix.
 type Redis struct {
-	client *redis.Client
-	prefix string
+	conn   *dedupe.RedisConn
+	client redis.UniversalClient
+	prefix string // hash-tagged on a cluster
 	keep   time.Duration
 	caller bool
 }
@@ -77,7 +80,8 @@ end
 return out
 `)
 
-// RedisKey is the Redis key of key's schedule.
+// RedisKey is the Redis key of key's schedule, for the key prefix
+// dedupe.RedisConn.KeyPrefix returned ("" is dedupe.DefaultPrefix).
 func RedisKey(prefix, key string) string {
 	if prefix == "" {
 		prefix = dedupe.DefaultPrefix
@@ -85,17 +89,24 @@ func RedisKey(prefix, key string) string {
 	return prefix + "throttle:" + key
 }
 
-// OpenRedis connects to the Redis server at url (redis://[user:pass@]host:port/db,
-// rediss:// for TLS) and checks it answers.
+// OpenRedis connects to the Redis server or cluster at url
+// (redis://[user:pass@]host:port/db, rediss:// for TLS,
+// redis+cluster://host:port,host:port… for a cluster: see
+// dedupe.DialRedis) and checks it answers.
 func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
 	c, err := dedupe.DialRedis(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("throttle: %w", err)
 	}
-	r := &Redis{client: c, prefix: o.Prefix, keep: o.Keep, caller: o.CallerClock}
-	if r.prefix == "" {
-		r.prefix = dedupe.DefaultPrefix
+	p, err := c.KeyPrefix(o.Prefix)
+	if err == nil {
+		err = c.CheckSlot(ctx, p)
 	}
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("throttle: %w", err)
+	}
+	r := &Redis{conn: c, client: c.Client, prefix: p, keep: o.Keep, caller: o.CallerClock}
 	if r.keep <= 0 {
 		r.keep = DefaultKeep
 	}
@@ -103,7 +114,7 @@ func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
 }
 
 // Close implements Store.
-func (r *Redis) Close() error { return r.client.Close() }
+func (r *Redis) Close() error { return r.conn.Close() }
 
 // redisChunk is the most keys one script call takes.
 const redisChunk = 256
@@ -134,10 +145,10 @@ func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Rep
 		}
 		res, err := reserveScript.Run(ctx, r.client, keys, args...).Int64Slice()
 		if err != nil {
-			return Reply{}, fmt.Errorf("throttle: reserve: redis: %w", err)
+			return Reply{}, fmt.Errorf("throttle: reserve: %s: %w", r.conn.Name(), err)
 		}
 		if len(res) != 1+2*len(chunk) {
-			return Reply{}, fmt.Errorf("throttle: reserve: redis script returned %d values for %d keys", len(res), len(chunk))
+			return Reply{}, fmt.Errorf("throttle: reserve: %s: script returned %d values for %d keys", r.conn.Name(), len(res), len(chunk))
 		}
 		last = max(last, res[0])
 		for i, q := range chunk {
@@ -159,14 +170,19 @@ func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Rep
 // nothing and returns 0.
 func (r *Redis) Purge(context.Context, time.Time) (int, error) { return 0, nil }
 
-// Len implements Store, with SCAN: for tests and small servers.
+// Len implements Store, with SCAN on the node holding the keys: for tests
+// and small servers.
 func (r *Redis) Len(ctx context.Context) (int, error) {
+	node, err := r.conn.Node(ctx, r.prefix)
+	if err != nil {
+		return 0, fmt.Errorf("throttle: count: %s: %w", r.conn.Name(), err)
+	}
 	var cursor uint64
 	n := 0
 	for {
-		keys, next, err := r.client.Scan(ctx, cursor, RedisKey(r.prefix, "*"), 1000).Result()
+		keys, next, err := node.Scan(ctx, cursor, globEscape(RedisKey(r.prefix, ""))+"*", 1000).Result()
 		if err != nil {
-			return 0, fmt.Errorf("throttle: count: redis: %w", err)
+			return 0, fmt.Errorf("throttle: count: %s: %w", r.conn.Name(), err)
 		}
 		n += len(keys)
 		if next == 0 {
@@ -174,6 +190,18 @@ func (r *Redis) Len(ctx context.Context) (int, error) {
 		}
 		cursor = next
 	}
+}
+
+// globEscape escapes the characters special in a SCAN MATCH pattern.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[]\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // pttl returns the time to live of key's schedule (tests).

@@ -74,7 +74,9 @@ type Options struct {
 	// BusyTimeout (SQLite) is how long a reservation waits for another
 	// process's write lock; 0 means dedupe.DefaultBusyTimeout.
 	BusyTimeout time.Duration
-	// Prefix (Redis) is prepended to every key; "" means dedupe.DefaultPrefix.
+	// Prefix (Redis) is prepended to every key; "" means the Redis URL's
+	// prefix= option, else dedupe.DefaultPrefix. On a Redis Cluster it is
+	// put in braces, a hash tag (see dedupe.RedisConn.KeyPrefix).
 	Prefix string
 	// Keep (Redis) is how long a key outlives its last slot before Redis
 	// expires it; 0 means DefaultKeep.

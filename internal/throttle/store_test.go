@@ -110,18 +110,26 @@ func backends(top testing.TB) []struct {
 				return s
 			}
 		}},
-		{"redis", func(t testing.TB) func() Store {
-			url := redis()
-			prefix := fmt.Sprintf("test%d:", redisPrefix.Add(1))
-			return func() Store {
-				s, err := OpenRedis(ctx, url, Options{Prefix: prefix, CallerClock: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				return s
+		{"redis", redisOpener(func(testing.TB) string { return redis() })},
+		// The same Redis store on a Redis Cluster, shared by the tests.
+		{"cluster", redisOpener(func(t testing.TB) string { return redistest.SharedCluster(t) })},
+	}
+}
+
+// redisOpener opens Redis stores on the server url returns, each fresh
+// one under a prefix of its own.
+func redisOpener(url func(t testing.TB) string) opener {
+	return func(t testing.TB) func() Store {
+		url := url(t)
+		prefix := fmt.Sprintf("test%d:", redisPrefix.Add(1))
+		return func() Store {
+			s, err := OpenRedis(ctx, url, Options{Prefix: prefix, CallerClock: true})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}},
+			t.Cleanup(func() { s.Close() })
+			return s
+		}
 	}
 }
 

@@ -1,0 +1,311 @@
+package dedupe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A Redis URL names one server or a Redis Cluster; every crawlutils store
+// (the seen-sets, the frontier, the throttle) opens it with DialRedis:
+//
+//	redis://[user:password@]host[:port][/db][?option=value&…]
+//	rediss://…                        the same over TLS
+//	unix://[user:password@]/path/to/redis.sock[?db=N&…]
+//	redis+cluster://[user:password@]host[:port][,host[:port]…][/0][?option=value&…]
+//	rediss+cluster://…                a cluster over TLS
+//
+// A cluster's hosts are seeds: any one that answers tells the client
+// where every slot is. A cluster has db 0 only. The options are
+// go-redis's (dial_timeout=5s, read_timeout=3s, max_retries=3, …; for a
+// cluster also max_redirects=…) and prefix=STRING, the key prefix of every
+// store (default DefaultPrefix): on a cluster, where there are no db
+// numbers, it is what keeps two crawls apart.
+const (
+	schemeCluster    = "redis+cluster"
+	schemeClusterTLS = "rediss+cluster"
+)
+
+// RedisConn is a connection to one Redis server or to a Redis Cluster,
+// as a Redis URL names them. Client runs the commands: on a cluster it
+// sends each to the node serving the slot of its first key, a Lua script
+// by its first KEYS entry. It is safe for concurrent use.
+type RedisConn struct {
+	Client redis.UniversalClient
+	// Cluster is set for a redis+cluster:// (rediss+cluster://) URL.
+	Cluster bool
+	// Prefix is the URL's prefix= option, "" when it has none.
+	Prefix string
+	// Where names the server for messages, without a password:
+	// "Redis at HOST:PORT (db N)" or "Redis Cluster at HOST:PORT,…".
+	Where string
+}
+
+// DialRedis connects to the Redis server or cluster url names (see the
+// forms above) and checks that it answers: PING, and that a server named
+// by redis:// is not a cluster node (its scripts would fail on keys of
+// other nodes' slots) and one named by redis+cluster:// is one. Errors
+// name the server (never the password).
+func DialRedis(ctx context.Context, rawURL string) (*RedisConn, error) {
+	quietRedisLog.Do(func() { redis.SetLogger(quietLogger{}) })
+	if IsRedisClusterURL(rawURL) {
+		return dialCluster(ctx, rawURL)
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, badURL(rawURL, err)
+	}
+	prefix, err := takePrefix(u)
+	if err != nil {
+		return nil, badURL(rawURL, err)
+	}
+	goURL := rawURL
+	if prefix != "" {
+		goURL = u.String()
+	}
+	opt, err := redis.ParseURL(goURL)
+	if err != nil {
+		return nil, badURL(rawURL, err)
+	}
+	where := fmt.Sprintf("Redis at %s (db %d)", opt.Addr, opt.DB)
+	c := redis.NewClient(opt)
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("cannot reach %s: %v", where, err)
+	}
+	// INFO may be refused (renamed, ACL): then nothing is known, and a
+	// cluster node shows itself at the first MOVED.
+	if info, err := c.Info(ctx, "cluster").Result(); err == nil && strings.Contains(info, "cluster_enabled:1") {
+		c.Close()
+		return nil, fmt.Errorf("%s is a node of a Redis Cluster: name the cluster as %s://%s (any of its nodes, comma-separated)",
+			strings.TrimSuffix(where, fmt.Sprintf(" (db %d)", opt.DB)), schemeCluster, opt.Addr)
+	}
+	return &RedisConn{Client: c, Prefix: prefix, Where: where}, nil
+}
+
+func dialCluster(ctx context.Context, rawURL string) (*RedisConn, error) {
+	opt, prefix, err := parseClusterURL(rawURL)
+	if err != nil {
+		return nil, badURL(rawURL, err)
+	}
+	where := "Redis Cluster at " + strings.Join(opt.Addrs, ",")
+	c := redis.NewClusterClient(opt)
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		if strings.Contains(err.Error(), "cluster support disabled") {
+			return nil, fmt.Errorf("Redis at %s is not a Redis Cluster (%v): name one server as redis://%s/0",
+				strings.Join(opt.Addrs, ","), strings.TrimPrefix(err.Error(), "ERR "), opt.Addrs[0])
+		}
+		return nil, fmt.Errorf("cannot reach %s: %v", where, err)
+	}
+	return &RedisConn{Client: c, Cluster: true, Prefix: prefix, Where: where}, nil
+}
+
+// parseClusterURL reads a redis+cluster:// URL into go-redis's options
+// (through redis.ParseClusterURL, which takes the first seed as its host
+// and the others as addr= options) and the prefix= option.
+func parseClusterURL(raw string) (*redis.ClusterOptions, string, error) {
+	scheme, rest, _ := strings.Cut(raw, "://")
+	authority, tail := rest, ""
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority, tail = rest[:i], rest[i:]
+	}
+	userinfo, hosts := "", authority
+	if i := strings.LastIndex(authority, "@"); i >= 0 {
+		userinfo, hosts = authority[:i+1], authority[i+1:]
+	}
+	path, query, _ := strings.Cut(tail, "?")
+	if strings.Contains(query, "#") || strings.Contains(path, "#") {
+		return nil, "", errors.New("a fragment (#…) has no meaning here")
+	}
+	if path != "" && path != "/" && path != "/0" {
+		return nil, "", fmt.Errorf("a Redis Cluster has db 0 only, not %s (keep crawls apart with prefix=NAME: instead)", strings.TrimPrefix(path, "/"))
+	}
+	u := &url.URL{RawQuery: query}
+	prefix, err := takePrefix(u)
+	if err != nil {
+		return nil, "", err
+	}
+	q := u.Query()
+	if db := q.Get("db"); q.Has("db") && db != "0" {
+		return nil, "", fmt.Errorf("a Redis Cluster has db 0 only, not %s (keep crawls apart with prefix=NAME: instead)", db)
+	}
+	q.Del("db")
+	var seeds []string
+	for _, h := range strings.Split(hosts, ",") {
+		if h == "" {
+			return nil, "", errors.New("an empty address in the list of seeds")
+		}
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(strings.Trim(h, "[]"), "6379")
+		}
+		seeds = append(seeds, h)
+	}
+	for _, s := range seeds[1:] {
+		q.Add("addr", s)
+	}
+	goScheme := "redis"
+	if scheme == schemeClusterTLS {
+		goScheme = "rediss"
+	}
+	opt, err := redis.ParseClusterURL(goScheme + "://" + userinfo + seeds[0] + "/?" + q.Encode())
+	if err != nil {
+		return nil, "", err
+	}
+	return opt, prefix, nil
+}
+
+// takePrefix removes the prefix= option from u's query and returns it.
+func takePrefix(u *url.URL) (string, error) {
+	q := u.Query()
+	if !q.Has("prefix") {
+		return "", nil
+	}
+	p := q.Get("prefix")
+	if p == "" {
+		return "", errors.New("prefix= is empty")
+	}
+	q.Del("prefix")
+	u.RawQuery = q.Encode()
+	return p, nil
+}
+
+func badURL(raw string, err error) error {
+	return fmt.Errorf("bad Redis URL %s: %v", RedactRedisURL(raw), strings.TrimPrefix(err.Error(), "redis: "))
+}
+
+// RedactRedisURL hides the password of a Redis URL (one server or a
+// cluster's seed list, which url.Parse cannot read), for messages.
+func RedactRedisURL(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	end := len(rest)
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		end = i
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	if at < 0 {
+		return raw
+	}
+	user, _, hasPass := strings.Cut(rest[:at], ":")
+	if !hasPass {
+		return raw
+	}
+	return scheme + "://" + user + ":xxxxx" + rest[at:]
+}
+
+// IsRedisClusterURL reports whether dsn names a Redis Cluster
+// (redis+cluster:// or rediss+cluster://).
+func IsRedisClusterURL(dsn string) bool {
+	return strings.HasPrefix(dsn, schemeCluster+"://") || strings.HasPrefix(dsn, schemeClusterTLS+"://")
+}
+
+// KeyPrefix returns what every key name of a store starts with, for the
+// store's Options.Prefix (""; the URL's prefix=, else DefaultPrefix). On
+// one server it is the prefix itself, so the key names are those of
+// earlier releases. On a cluster it carries a hash tag, so that all the
+// keys of the store are in one slot and every Lua script, which touches
+// many of them, runs on one node: the prefix itself when it holds a tag
+// already ("{shop}:"), else the prefix in braces ("{crawlutils:}").
+func (c *RedisConn) KeyPrefix(prefix string) (string, error) {
+	if prefix == "" {
+		prefix = c.Prefix
+	}
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	if !c.Cluster || hashTag(prefix) != "" {
+		return prefix, nil
+	}
+	if strings.HasPrefix(prefix, "}") {
+		return "", fmt.Errorf("key prefix %q: on a Redis Cluster it cannot start with } unless it holds a hash tag {…}", prefix)
+	}
+	return "{" + prefix + "}", nil
+}
+
+// CheckSlot checks, on a cluster, that the slot of the keys starting with
+// keyPrefix is served, so that a store fails when it opens rather than at
+// its first write. One server was checked by DialRedis.
+func (c *RedisConn) CheckSlot(ctx context.Context, keyPrefix string) error {
+	if !c.Cluster {
+		return nil
+	}
+	if err := c.Client.Exists(ctx, keyPrefix).Err(); err != nil {
+		return fmt.Errorf("%s: slot %d (keys %s…) cannot be used: %v", c.Where, RedisSlot(keyPrefix), keyPrefix, err)
+	}
+	return nil
+}
+
+// Node returns the client of the server holding key: the Client itself on
+// one server, the master serving key's slot on a cluster. Commands that
+// name no key (SCAN, KEYS) must go there.
+func (c *RedisConn) Node(ctx context.Context, key string) (redis.UniversalClient, error) {
+	if cc, ok := c.Client.(*redis.ClusterClient); ok {
+		return cc.MasterForKey(ctx, key)
+	}
+	return c.Client, nil
+}
+
+// Name is how errors name the server after it opened: "redis", as
+// earlier releases did, or "redis cluster HOST:PORT,…".
+func (c *RedisConn) Name() string {
+	if c.Cluster {
+		return "redis cluster " + strings.TrimPrefix(c.Where, "Redis Cluster at ")
+	}
+	return "redis"
+}
+
+// Close closes the connections.
+func (c *RedisConn) Close() error { return c.Client.Close() }
+
+// RedisSlot is the Redis Cluster hash slot of key: CRC16 (XMODEM) of its
+// hash tag (the text between the first { and the next }, when not empty)
+// or of the whole key, modulo 16384, as CLUSTER KEYSLOT computes it.
+func RedisSlot(key string) int {
+	if t := hashTag(key); t != "" {
+		key = t
+	}
+	var crc uint16
+	for i := 0; i < len(key); i++ {
+		crc ^= uint16(key[i]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return int(crc) % 16384
+}
+
+// hashTag returns key's hash tag, "" when it has none.
+func hashTag(key string) string {
+	s := strings.IndexByte(key, '{')
+	if s < 0 {
+		return ""
+	}
+	e := strings.IndexByte(key[s+1:], '}')
+	if e <= 0 {
+		return ""
+	}
+	return key[s+1 : s+1+e]
+}
+
+// quietRedisLog silences go-redis's own log, which it writes to stderr in
+// its own format (connection retries, pool messages): every error it
+// meets reaches the user once, as the error of the call, through the
+// command's message format.
+var quietRedisLog sync.Once
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
