@@ -1,7 +1,7 @@
 package cfetch
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -58,21 +58,33 @@ type body struct {
 	encoded   bool   // data is still in an unknown content coding
 	truncated bool   // cut at MaxSize (Options.keepHead)
 	warnings  []string
-	buf       *bytes.Buffer
+	buf       []byte // the buffer data is in, from bufferPool or not
+
+	// res holds held bytes for buf (or data) in the memory budget.
+	res  *reservation
+	held int64
 }
 
-// release returns the body's buffer to the pool; data is invalid after it.
+// release returns the body's buffer to the pool and its bytes to the
+// budget; data is invalid after it.
 func (b *body) release() {
 	if b.buf != nil {
 		putBuffer(b.buf)
 		b.buf = nil
-		b.data = nil
 	}
+	b.data = nil
+	b.res.shrink(b.held)
+	b.held = 0
 }
 
+// errMemoryWait is the error of a body read that ended while it waited
+// for memory (--max-memory), when its --timeout was reached.
+var errMemoryWait = errors.New("waited for memory (--max-memory) until the time limit")
+
 // readBody reads resp.Body through the size limit and decodes its content
-// codings. It does not close the body.
-func readBody(resp *http.Response, o *Options) (*body, *FetchError) {
+// codings, holding in res the memory the body takes as it grows (ctx ends
+// a wait for it). It does not close the body.
+func readBody(ctx context.Context, resp *http.Response, o *Options, res *reservation) (*body, *FetchError) {
 	head := resp.Request != nil && resp.Request.Method == http.MethodHead
 	if o.MaxSize > 0 && resp.ContentLength > o.MaxSize && !head && !o.keepHead {
 		return nil, fetchErr(ErrTooLarge, "Content-Length %d is over --max-size %s", resp.ContentLength, formatSize(o.MaxSize))
@@ -86,7 +98,11 @@ func readBody(resp *http.Response, o *Options) (*body, *FetchError) {
 		wire.max = 2 * o.MaxSize
 	}
 	codings := contentCodings(resp.Header)
-	b := &body{buf: getBuffer()}
+	if len(codings) > maxCodings {
+		// A decoder per coding: 9,000 of them took 283 MB for one page.
+		return nil, fetchErr(ErrDecode, "more than %d content codings stacked (Content-Encoding): refused, as curl refuses them", maxCodings)
+	}
+	b := &body{res: res}
 	var r io.Reader = wire
 	var releases []func()
 	defer func() {
@@ -106,7 +122,6 @@ func readBody(resp *http.Response, o *Options) (*body, *FetchError) {
 					b.warnings = append(b.warnings, fmt.Sprintf("unknown Content-Encoding %q: body left encoded", codings[i]))
 					b.encoded = true
 				case err != nil:
-					b.release()
 					return nil, decodeFailure(codings[i], err, wire)
 				default:
 					r = dec
@@ -120,8 +135,15 @@ func readBody(resp *http.Response, o *Options) (*body, *FetchError) {
 		limit = o.MaxSize + 1
 		r = io.LimitReader(r, limit)
 	}
-	if _, err := b.buf.ReadFrom(r); err != nil {
+	size := int64(-1) // the size to read, when Content-Length says it
+	if len(codings) == 0 && !head && resp.ContentLength >= 0 {
+		size = resp.ContentLength
+	}
+	if err := b.readFrom(ctx, r, size, limit); err != nil {
 		b.release()
+		if err == errMemoryWait {
+			return nil, fetchErr(ErrTimeout, "%v", err)
+		}
 		if wire.err != nil || len(codings) == 0 || b.encoded {
 			if errors.Is(wire.err, errWireTooLarge) {
 				return nil, fetchErr(ErrTooLarge, "body is over --max-size %s", formatSize(o.MaxSize))
@@ -130,10 +152,10 @@ func readBody(resp *http.Response, o *Options) (*body, *FetchError) {
 		}
 		return nil, decodeFailure(strings.Join(codings, ", "), err, wire)
 	}
-	if limit > 0 && int64(b.buf.Len()) >= limit && o.keepHead {
-		b.buf.Truncate(int(o.MaxSize))
+	if limit > 0 && int64(len(b.buf)) >= limit && o.keepHead {
+		b.buf = b.buf[:o.MaxSize]
 		b.truncated = true
-	} else if limit > 0 && int64(b.buf.Len()) >= limit {
+	} else if limit > 0 && int64(len(b.buf)) >= limit {
 		b.release()
 		what := "body"
 		if len(codings) > 0 {
@@ -141,12 +163,64 @@ func readBody(resp *http.Response, o *Options) (*body, *FetchError) {
 		}
 		return nil, fetchErr(ErrTooLarge, "%s is over --max-size %s", what, formatSize(o.MaxSize))
 	}
-	b.data = b.buf.Bytes()
+	b.data = b.buf
 	b.wire = wire.n
 	if o.WarnSize > 0 && max(int64(len(b.data)), b.wire) > o.WarnSize {
 		b.warnings = append(b.warnings, fmt.Sprintf("body of %d bytes is over --warn-size %s", max(int64(len(b.data)), b.wire), formatSize(o.WarnSize)))
 	}
 	return b, nil
+}
+
+// Growth of a body's buffer.
+const (
+	firstChunk = 32 << 10
+	// maxPrealloc bounds the buffer allocated at once for a Content-Length,
+	// so that a lying one cannot make us allocate much more than the body.
+	maxPrealloc = 64 << 20
+)
+
+// readFrom reads r to its end into b.buf (limit bytes at most, when
+// positive; size is the length announced, -1 if unknown), reserving each
+// growth of the buffer in b.res before it is made: the whole announced
+// length at once, else half again what is there.
+func (b *body) readFrom(ctx context.Context, r io.Reader, size, limit int64) error {
+	b.buf = getBuffer()
+	b.held = 0
+	if err := b.res.grow(ctx, int64(cap(b.buf))); err != nil {
+		putBuffer(b.buf)
+		b.buf = nil
+		return errMemoryWait
+	}
+	b.held = int64(cap(b.buf))
+	for {
+		if len(b.buf) == cap(b.buf) {
+			c := int64(cap(b.buf))
+			next := c + max(firstChunk, c/2)
+			if size >= 0 && c <= size {
+				// +1: the end is seen without growing.
+				next = max(next, min(size+1, maxPrealloc))
+			}
+			if limit > 0 {
+				next = max(min(next, limit), c+1)
+			}
+			if err := b.res.grow(ctx, next-c); err != nil {
+				return errMemoryWait
+			}
+			b.held += next - c
+			nb := make([]byte, len(b.buf), next)
+			copy(nb, b.buf)
+			putBuffer(b.buf)
+			b.buf = nb
+		}
+		n, err := r.Read(b.buf[len(b.buf):cap(b.buf)])
+		b.buf = b.buf[:len(b.buf)+n]
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 func cmpErr(a, b error) error {
@@ -169,8 +243,12 @@ func decodeFailure(coding string, err error, wire *wireReader) *FetchError {
 	return fetchErr(ErrDecode, "invalid %s data: %v", coding, err)
 }
 
+// maxCodings is how many stacked content codings are decoded, as curl
+// (CVE-2022-32206): more is an attack, not a server's choice.
+const maxCodings = 5
+
 // contentCodings lists the response's content codings in the order they
-// were applied, without "identity".
+// were applied, without "identity"; it stops after maxCodings+1.
 func contentCodings(h http.Header) []string {
 	var out []string
 	for _, v := range h.Values("Content-Encoding") {
@@ -178,6 +256,9 @@ func contentCodings(h http.Header) []string {
 			c = strings.ToLower(strings.TrimSpace(c))
 			if c != "" && c != "identity" {
 				out = append(out, c)
+				if len(out) > maxCodings {
+					return out
+				}
 			}
 		}
 	}
@@ -245,22 +326,25 @@ var (
 	gzipPool   sync.Pool
 	brotliPool sync.Pool
 	zstdPool   sync.Pool
-	bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	bufferPool sync.Pool // *[]byte
 )
 
 // maxPooledBuffer: larger buffers are left to the garbage collector so one
 // huge page does not pin its memory for the rest of the run.
 const maxPooledBuffer = 4 << 20
 
-func getBuffer() *bytes.Buffer {
-	b := bufferPool.Get().(*bytes.Buffer)
-	b.Reset()
-	return b
+// getBuffer returns an empty buffer, from the pool when it has one.
+func getBuffer() []byte {
+	if p, _ := bufferPool.Get().(*[]byte); p != nil {
+		return (*p)[:0]
+	}
+	return nil
 }
 
-func putBuffer(b *bytes.Buffer) {
-	if b.Cap() <= maxPooledBuffer {
-		bufferPool.Put(b)
+func putBuffer(b []byte) {
+	if cap(b) > 0 && cap(b) <= maxPooledBuffer {
+		b = b[:0]
+		bufferPool.Put(&b)
 	}
 }
 

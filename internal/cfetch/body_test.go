@@ -2,6 +2,7 @@ package cfetch
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -55,6 +56,8 @@ func TestReadBody(t *testing.T) {
 		{"zstd", "zstd", bytes.NewReader(compress("zstd", []byte("abc"))), -1, []byte("abc"), "", false, ""},
 		{"deflate (zlib)", "deflate", bytes.NewReader(compress("deflate", []byte("abc"))), -1, []byte("abc"), "", false, ""},
 		{"deflate (raw)", "deflate", bytes.NewReader(compress("rawdeflate", []byte("abc"))), -1, []byte("abc"), "", false, ""},
+		{"five codings stacked", "gzip, gzip, gzip, gzip, gzip", bytes.NewReader(compress("gzip", compress("gzip", compress("gzip", compress("gzip", compress("gzip", []byte("five"))))))), -1, []byte("five"), "", false, ""},
+		{"six codings stacked: refused", "gzip, gzip, gzip, gzip, gzip, gzip", strings.NewReader("x"), -1, nil, ErrDecode, false, ""},
 		{"gzip then br", "gzip, br", bytes.NewReader(compress("br", compress("gzip", []byte("two layers")))), -1, []byte("two layers"), "", false, ""},
 		{"identity is no coding", "identity", strings.NewReader("abc"), -1, []byte("abc"), "", false, ""},
 		{"empty gzip body", "gzip", strings.NewReader(""), 0, []byte{}, "", false, ""},
@@ -75,7 +78,7 @@ func TestReadBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, fe := readBody(fakeResponse(tt.coding, tt.body, tt.cl), &opts)
+			b, fe := readBody(context.Background(), fakeResponse(tt.coding, tt.body, tt.cl), &opts, nil)
 			if tt.wantErr != "" {
 				if fe == nil || fe.Code != tt.wantErr {
 					t.Fatalf("error %v, want %s", fe, tt.wantErr)
@@ -109,7 +112,7 @@ func FuzzReadBody(f *testing.F) {
 		opts := DefaultOptions()
 		opts.MaxSize = 64 << 10
 		coding := codings[int(which)%len(codings)]
-		b, fe := readBody(fakeResponse(coding, bytes.NewReader(data), -1), &opts)
+		b, fe := readBody(context.Background(), fakeResponse(coding, bytes.NewReader(data), -1), &opts, nil)
 		if fe != nil {
 			if fe.Code != ErrDecode && fe.Code != ErrTooLarge {
 				t.Fatalf("%s: unexpected %v", coding, fe)
@@ -129,7 +132,7 @@ func TestReadBodyHEAD(t *testing.T) {
 	opts := DefaultOptions()
 	resp := fakeResponse("gzip", strings.NewReader(""), 1<<40)
 	resp.Request = &http.Request{Method: http.MethodHead}
-	b, fe := readBody(resp, &opts)
+	b, fe := readBody(context.Background(), resp, &opts, nil)
 	if fe != nil || len(b.data) != 0 {
 		t.Fatalf("HEAD: %v %q", fe, b.data)
 	}

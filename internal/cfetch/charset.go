@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // Where a body's charset came from (the record's encoding_source).
@@ -158,22 +159,75 @@ func hasHighBit(b []byte) bool {
 	return false
 }
 
-// toUTF8 converts data from the decided charset; invalid bytes become
-// U+FFFD.
-func toUTF8(d charsetDecision, data []byte) string {
+// utf8Text returns data, less its BOM, when it needs no conversion: valid
+// UTF-8 decided as UTF-8, or ASCII in a single-byte charset that extends
+// ASCII (windows-1252 declared on an English page). The text is data
+// itself, not a copy.
+func utf8Text(d charsetDecision, data []byte) ([]byte, bool) {
+	data = data[d.skip:]
+	switch {
+	case d.name == "utf-8" || d.enc == nil:
+		return data, utf8.Valid(data)
+	case !hasHighBit(data) && extendsASCII(d.enc):
+		return data, true
+	}
+	return nil, false
+}
+
+// extendsASCII reports whether enc is a single-byte charset that decodes
+// the bytes below 0x80 to themselves.
+func extendsASCII(enc encoding.Encoding) bool {
+	cm, ok := enc.(*charmap.Charmap)
+	if !ok {
+		return false
+	}
+	for b := range utf8.RuneSelf {
+		if cm.DecodeByte(byte(b)) != rune(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeText converts data from the decided charset to UTF-8 (data itself
+// when utf8Text says it needs no conversion); invalid bytes become
+// U+FFFD. The text is made in one buffer of decodedSize bytes unless the
+// estimate is short.
+func decodeText(d charsetDecision, data []byte) []byte {
+	if text, ok := utf8Text(d, data); ok {
+		return text
+	}
+	size := decodedSize(d, data)
 	data = data[d.skip:]
 	enc := d.enc
 	if d.name == "utf-8" || enc == nil {
-		if utf8.Valid(data) {
-			return string(data)
-		}
 		enc = unicode.UTF8
 	}
-	out, err := enc.NewDecoder().Bytes(data)
+	out, _, err := transform.Append(enc.NewDecoder(), make([]byte, 0, size), data)
 	if err != nil {
-		return strings.ToValidUTF8(string(data), "\uFFFD")
+		return []byte(strings.ToValidUTF8(string(data), "\uFFFD"))
 	}
-	return string(out)
+	return out
+}
+
+// decodedSize is the length of decodeText's result: exact for a
+// single-byte charset, else an estimate (one and a half times the bytes:
+// two bytes of UTF-16 or of a CJK charset become at most three).
+func decodedSize(d charsetDecision, data []byte) int {
+	data = data[d.skip:]
+	cm, ok := d.enc.(*charmap.Charmap)
+	if !ok || d.name == "utf-8" {
+		return len(data) + len(data)/2
+	}
+	var extra [256]int // bytes added by each byte value
+	for b := utf8.RuneSelf; b < 256; b++ {
+		extra[b] = utf8.RuneLen(cm.DecodeByte(byte(b))) - 1
+	}
+	n := len(data)
+	for _, b := range data {
+		n += extra[b]
+	}
+	return n
 }
 
 // prescanCharset finds the charset declared by a <meta charset> or

@@ -123,7 +123,7 @@ func TestDecideCharset(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := decideCharset(tt.body, tt.header, tt.html)
-			text := toUTF8(d, tt.body)
+			text := string(decodeText(d, tt.body))
 			if !strings.Contains(text, tt.text) || d.name != tt.enc || d.source != tt.source {
 				t.Errorf("got %q in %s (%s), want %q in %s (%s)", text, d.name, d.source, tt.text, tt.enc, tt.source)
 			}
@@ -165,7 +165,7 @@ func FuzzDecideCharset(f *testing.F) {
 		if d.name == "" || d.enc == nil {
 			t.Fatalf("no encoding: %+v", d)
 		}
-		if s := toUTF8(d, body); !utf8.ValidString(s) {
+		if s := string(decodeText(d, body)); !utf8.ValidString(s) {
 			t.Fatalf("not UTF-8: %q", s)
 		}
 	})

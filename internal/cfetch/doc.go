@@ -25,8 +25,14 @@
 // redirect hop, queued again under its host — every hop goes through
 // politeness and robots.txt. Then the worker takes its next job. Records
 // that need no fetch (other kinds, robots.txt denials) go through the
-// emitter, in order. The single writer flushes whenever nothing else is
-// pending.
+// emitter, in order, and so do the acks of leased lines the reader could not
+// read. The single writer flushes whenever nothing else is pending.
+//
+// The bodies in flight share a memory budget (budget.go, --max-memory): a
+// response's reservation grows as its body is read, holds the text it is
+// converted to and then its record's line (response.go, made in one buffer
+// straight from the body's bytes), and is given back by the writer once the
+// line is written.
 //
 // One http.Transport (with a dialer that knows --resolve, caches DNS
 // answers and keeps crawled content out of internal addresses, private.go)

@@ -31,6 +31,8 @@ type Fetcher struct {
 	jars      *cookieJars // nil: --no-cookies
 	cache     *httpCache  // nil: no --cache-dir
 	agent     string      // robots.txt product token
+	// mem is the memory budget of bodies (--max-memory); nil: none.
+	mem *budget
 
 	robotsOpts   Options     // opts with robots.txt's size limits
 	robotsHeader http.Header // headers of robots.txt requests
@@ -57,6 +59,7 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 		opts:   opts,
 		retry:  newRetryPolicy(opts),
 		agent:  opts.robotsAgent(),
+		mem:    newBudget(opts.MaxMemory),
 		now:    time.Now,
 	}
 	f.transport = newTransport(opts, f.proxy)
@@ -90,7 +93,7 @@ type outcome struct {
 	url       string
 	status    int
 	header    http.Header
-	body      *body
+	body      *body // its memory is held in the budget until release
 	latency   time.Duration
 	err       *FetchError
 	connected bool // the server was reached (a connection was made)
@@ -184,8 +187,7 @@ func (f *Fetcher) step(ctx context.Context, j *job) *finish {
 		j.warnings = append(j.warnings, fmt.Sprintf("gave up after %d %s: %s", used, plural(used, "retry", "retries"), out.summary()))
 	}
 	fin.kind = finDone
-	fin.resp = f.record(j, &out)
-	out.release()
+	fin.resp = f.record(j, &out) // takes the body
 	return fin
 }
 
@@ -363,6 +365,7 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 		if entry != nil && f.cache.fresh(entry, j, now) {
 			out = f.cache.outcome(entry, j)
 			f.storeCookies(j, out.header)
+			f.hold(parent, j, &out)
 			return out
 		}
 		if f.opts.CacheOnly {
@@ -420,11 +423,14 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 		n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		wire.Add(n)
 		if resp.StatusCode == http.StatusNotModified {
-			return f.cache.revalidated(stale, j, resp.Header, now, out)
+			out = f.cache.revalidated(stale, j, resp.Header, now, out)
+			f.hold(parent, j, &out)
+			return out
 		}
 		o := f.cache.outcome(stale, j)
 		o.cached, o.latency = false, out.latency
 		j.warnings = append(j.warnings, fmt.Sprintf("stale cached response used: the server answered %d", resp.StatusCode))
+		f.hold(parent, j, &o)
 		return o
 	}
 	if follow && isRedirect(resp.StatusCode) && resp.Header.Get("Location") != "" {
@@ -433,7 +439,11 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 		wire.Add(n)
 		out.body = &body{}
 	} else {
-		out.body, out.err = readBody(resp, o)
+		var res *reservation
+		if j.robotsFor == "" {
+			res = f.mem.reserve() // robots.txt files are small: not counted
+		}
+		out.body, out.err = readBody(ctx, resp, o, res)
 		if out.body != nil {
 			wire.Add(out.body.wire)
 		} else if out.err != nil {
@@ -444,6 +454,19 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 		f.cache.store(j, &out, now)
 	}
 	return out
+}
+
+// hold holds the memory of a body read from the HTTP cache in the budget
+// (it is read before its size is known to be allowed, as a whole; it is
+// at most --max-size).
+func (f *Fetcher) hold(ctx context.Context, j *job, out *outcome) {
+	if out.body == nil || j.robotsFor != "" || f.mem == nil {
+		return
+	}
+	res := f.mem.reserve()
+	if res.grow(ctx, int64(len(out.body.data))) == nil {
+		out.body.res, out.body.held = res, int64(len(out.body.data))
+	}
 }
 
 // hopHeader is the header of one exchange: the job's, plus the cookies of
@@ -505,8 +528,9 @@ func domainMatch(host, domain string) bool {
 	return domain != "" && (host == domain || strings.HasSuffix(host, "."+domain))
 }
 
-// record is the response record of a finished job.
-func (f *Fetcher) record(j *job, out *outcome) *record.Response {
+// record is the response record of a finished job. It takes out's body
+// (the response releases it once its line is made).
+func (f *Fetcher) record(j *job, out *outcome) *response {
 	end := f.now()
 	start := j.started
 	if start.IsZero() {
@@ -527,11 +551,14 @@ func (f *Fetcher) record(j *job, out *outcome) *record.Response {
 	if out.err != nil {
 		resp.Error, resp.ErrorDetail = out.err.Code, out.err.Detail
 	}
+	r := &response{Response: resp}
 	if out.body != nil {
-		f.fillBody(resp, out)
+		r.body, out.body = out.body, nil
+		r.res = r.body.res
+		f.fillBody(r, out.header, out.url)
 	}
 	resp.Warnings = append(resp.Warnings, j.warnings...)
-	return resp
+	return r
 }
 
 // timeLayout is RFC 3339 in UTC with milliseconds.
@@ -550,32 +577,49 @@ func (f *Fetcher) failed(req *record.Request, u string, raw []byte, fe *FetchErr
 	}
 }
 
-// fillBody sets the body fields of resp: UTF-8 text, base64, or a file
-// under --save-dir.
-func (f *Fetcher) fillBody(resp *record.Response, out *outcome) {
-	b := out.body
-	resp.Size = int64(len(b.data))
-	resp.Warnings = append(resp.Warnings, b.warnings...)
+// fillBody sets the body fields of r from its body: UTF-8 text, bytes for
+// base64, or a file under --save-dir. Text already in UTF-8 is not
+// copied; converted text is held in the budget, and the body it was
+// converted from given back.
+func (f *Fetcher) fillBody(r *response, header http.Header, u string) {
+	b := r.body
+	r.Size = int64(len(b.data))
+	r.Warnings = append(r.Warnings, b.warnings...)
 	if len(b.data) == 0 {
+		r.dropBody()
 		return
 	}
-	media, declared, _ := mediaTypeOf(out.header, b.data)
+	media, declared, _ := mediaTypeOf(header, b.data)
 	if b.encoded || !isTextMedia(media) {
 		if f.opts.SaveDir != "" {
-			path, err := saveBody(f.opts.SaveDir, b.data, media, out.url)
+			path, err := saveBody(f.opts.SaveDir, b.data, media, u)
 			if err == nil {
-				resp.BodyPath = path
+				r.BodyPath = path
+				r.dropBody()
 				return
 			}
-			resp.Warnings = append(resp.Warnings, fmt.Sprintf("not saved to --save-dir: %v", err))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("not saved to --save-dir: %v", err))
 		}
-		resp.BodyBase64 = base64.StdEncoding.EncodeToString(b.data)
+		r.bin = b.data
 		return
 	}
 	d := decideCharset(b.data, declared, isHTMLMedia(media))
-	resp.Body = toUTF8(d, b.data)
-	resp.Encoding, resp.EncodingSource = d.name, d.source
-	resp.Warnings = append(resp.Warnings, d.warnings...)
+	r.Encoding, r.EncodingSource = d.name, d.source
+	r.Warnings = append(r.Warnings, d.warnings...)
+	if text, ok := utf8Text(d, b.data); ok {
+		r.text = text
+		return
+	}
+	size := int64(decodedSize(d, b.data))
+	r.res.growWait(size)
+	r.text = decodeText(d, b.data)
+	if c := int64(cap(r.text)); c > size {
+		r.res.growWait(c - size) // the estimate was short
+	} else {
+		r.res.shrink(size - c)
+	}
+	r.body.release()
+	r.body = nil
 }
 
 // timeoutDetail says which limit a timeout hit.
@@ -584,6 +628,9 @@ func (f *Fetcher) timeoutDetail(ctx context.Context, fe *FetchError) *FetchError
 		return fe
 	}
 	if ctx.Err() != nil {
+		if fe.Detail == errMemoryWait.Error() {
+			return fetchErr(ErrTimeout, "no complete response within %s (--timeout): it waited for memory held by other responses (--max-memory %s)", f.opts.Timeout, formatSize(f.opts.MaxMemory))
+		}
 		return fetchErr(ErrTimeout, "no complete response within %s (--timeout)", f.opts.Timeout)
 	}
 	if strings.Contains(fe.Detail, "awaiting response headers") && f.opts.HeaderTimeout > 0 {

@@ -33,6 +33,11 @@ deflate, br and zstd are decoded. Redirects are followed and listed in
 "redirects"; 5xx, 408, 429 and network errors are retried with exponential
 backoff per request. Cookies are kept per "crawlid".
 
+Memory: the bodies in flight (as read, as text, as records until written)
+hold at most --max-memory at once; a response waits for its share, and one
+larger than all of it still runs, alone. A request line that cannot be read
+but holds a "lease" is answered with {"kind":"ack","error":"invalid_record"}.
+
 Internal addresses (loopback, link-local such as the cloud metadata service
 169.254.169.254, private, unique-local, CGNAT) are off limits unless the crawl
 started there: a URL whose host is written as one — 127.0.0.1, [::1],
@@ -44,6 +49,7 @@ and not checked; --allow-private turns the check off.`,
 	Examples: `  echo https://example.com/ | cfetch | jq -r .status
   cfetch urls.txt > responses.jsonl
   cfetch -c 64 --per-host 2 --delay 1s -H 'Accept-Language: de' < requests.jsonl > responses.jsonl
+  cfetch -c 64 --max-memory 512M urls.txt > responses.jsonl     # bodies in flight: 512 MiB at most
   cfetch --autothrottle --autothrottle-debug urls.txt > responses.jsonl
   cfetch < requests.jsonl | cextract -f title='h1::text' | cexport -f csv
   cfetch --cache-dir .cache/http urls.txt > responses.jsonl     # again: no request sent
@@ -88,6 +94,7 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 	f.DurationVar(&opts.HeaderTimeout, "header-timeout", 0, "time limit for the response headers once the request is sent; 0: --timeout")
 	f.Var(sizeValue{&opts.MaxSize}, "max-size", "largest body accepted, on the wire and decompressed; 0: no limit (Scrapy DOWNLOAD_MAXSIZE)")
 	f.Var(sizeValue{&opts.WarnSize}, "warn-size", "warn about bodies larger than this; 0: never (Scrapy DOWNLOAD_WARNSIZE)")
+	f.Var(sizeValue{&opts.MaxMemory}, "max-memory", "most memory the bodies in flight hold at once, as read, as text and as records until written; one larger response still runs, alone; 0: no limit; by default a quarter of RAM, at most 1GiB")
 	f.IntVar(&opts.MaxRedirects, "max-redirects", opts.MaxRedirects, "redirects followed per request (Scrapy REDIRECT_MAX_TIMES)")
 	noRedirects := f.Bool("no-redirects", false, "do not follow redirects: the 3xx response is the result (Scrapy REDIRECT_ENABLED=False)")
 	f.StringVar(&opts.RedirectMode, "redirect-mode", opts.RedirectMode, "who follows a redirect: follow (cfetch), handback (the frontier: the response carries the next hop as redirect_request) or auto (handback for requests with a lease)")

@@ -59,7 +59,7 @@ func (j *job) seedChain() {
 // handBack is the response record of a hop that follow has just prepared
 // (j points at the next hop, out is the redirect that led there): the
 // redirect itself, with the next request attached.
-func (f *Fetcher) handBack(j *job, out *outcome) *record.Response {
+func (f *Fetcher) handBack(j *job, out *outcome) *response {
 	next := j.req
 	next.Kind = record.KindRequest
 	next.URL = j.url.String()

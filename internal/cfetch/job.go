@@ -20,6 +20,7 @@ type job struct {
 	raw   []byte // the request as read
 	req   record.Request
 	ready []byte // not nil: write this line, fetch nothing
+	ack   bool   // ready is the ack of a rejected line, not an input record
 
 	// The hop to fetch next.
 	url     *url.URL

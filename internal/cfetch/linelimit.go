@@ -1,8 +1,8 @@
 package cfetch
 
 import (
+	"encoding/base64"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/crawlutils/crawlutils/internal/record"
@@ -21,22 +21,22 @@ const recordOverhead = 1 << 10
 // body of control bytes escapes to six times its size). The size is
 // computed without encoding: a bound for the body first, its exact escaped
 // length only when the bound is over. It reports whether resp was changed.
-func fitLine(resp *record.Response, max int) bool {
-	rest := responseLenWithoutBody(resp)
+func fitLine(resp *response, max int) bool {
+	rest := responseLenWithoutBody(resp.Response)
 	switch {
-	case resp.Body != "":
-		if rest+6*len(resp.Body)+2 <= max {
+	case len(resp.text) > 0:
+		if rest+6*len(resp.text)+2 <= max {
 			return false
 		}
-		n := jsonStringLen(resp.Body)
+		n := jsonLen(resp.text)
 		if rest+n <= max {
 			return false
 		}
-		failTooLarge(resp, rest+n, max, fmt.Sprintf("the %d-byte body escapes to %d bytes of JSON", len(resp.Body), n))
+		failTooLarge(resp, rest+n, max, fmt.Sprintf("the %d-byte body escapes to %d bytes of JSON", len(resp.text), n))
 		return true
-	case resp.BodyBase64 != "":
-		if n := len(resp.BodyBase64) + 2; rest+n > max {
-			failTooLarge(resp, rest+n, max, fmt.Sprintf("the body is %d bytes of base64", len(resp.BodyBase64)))
+	case len(resp.bin) > 0:
+		if n := base64.StdEncoding.EncodedLen(len(resp.bin)) + 2; rest+n > max {
+			failTooLarge(resp, rest+n, max, fmt.Sprintf("the body is %d bytes of base64", n-2))
 			return true
 		}
 	}
@@ -50,8 +50,9 @@ func fitLine(resp *record.Response, max int) bool {
 	return false
 }
 
-func failTooLarge(resp *record.Response, n, max int, why string) {
-	resp.Body, resp.BodyBase64, resp.Encoding, resp.EncodingSource = "", "", "", ""
+func failTooLarge(resp *response, n, max int, why string) {
+	resp.dropBody()
+	resp.Encoding, resp.EncodingSource = "", ""
 	resp.Error = ErrTooLarge
 	resp.ErrorDetail = fmt.Sprintf("the response record would be about %d bytes, over the %s line limit of records", n, formatSize(int64(max)))
 	if why != "" {
@@ -62,52 +63,20 @@ func failTooLarge(resp *record.Response, n, max int, why string) {
 // responseLenWithoutBody bounds the encoded length of resp without its
 // body fields.
 func responseLenWithoutBody(resp *record.Response) int {
-	n := recordOverhead + len(resp.Request) + jsonStringLen(resp.URL) +
-		jsonStringLen(resp.BodyPath) + jsonStringLen(resp.Encoding) + jsonStringLen(resp.EncodingSource) +
-		jsonStringLen(resp.FetchedAt) + jsonStringLen(resp.Error) + jsonStringLen(resp.ErrorDetail)
+	n := recordOverhead + len(resp.Request) + jsonLen(resp.URL) +
+		jsonLen(resp.BodyPath) + jsonLen(resp.Encoding) + jsonLen(resp.EncodingSource) +
+		jsonLen(resp.FetchedAt) + jsonLen(resp.Error) + jsonLen(resp.ErrorDetail)
 	for k, v := range resp.Headers {
-		n += jsonStringLen(k) + jsonStringLen(v) + 2
+		n += jsonLen(k) + jsonLen(v) + 2
 	}
 	for _, r := range resp.Redirects {
-		n += jsonStringLen(r.URL) + 32
+		n += jsonLen(r.URL) + 32
 	}
 	for _, w := range resp.Warnings {
-		n += jsonStringLen(w) + 1
+		n += jsonLen(w) + 1
 	}
 	for k, v := range resp.Extra {
-		n += jsonStringLen(k) + len(v) + 2
-	}
-	return n
-}
-
-// jsonStringLen is the length of s as encoding/json writes it without HTML
-// escaping, quotes included.
-func jsonStringLen(s string) int {
-	n := 2
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			switch {
-			case b == '"' || b == '\\' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
-				n += 2
-			case b < 0x20:
-				n += 6
-			default:
-				n++
-			}
-			i++
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case c == utf8.RuneError && size == 1:
-			n += 6 // \ufffd
-		case c == '\u2028' || c == '\u2029':
-			n += 6
-		default:
-			n += size
-		}
-		i += size
+		n += jsonLen(k) + len(v) + 2
 	}
 	return n
 }

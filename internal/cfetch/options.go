@@ -88,6 +88,11 @@ type Options struct {
 	// WarnSize adds a warning to bodies larger than this (DOWNLOAD_WARNSIZE);
 	// 0 means never.
 	WarnSize int64
+	// MaxMemory is the most memory the bodies in flight may hold at once:
+	// as read, converted to UTF-8, and in their records until written
+	// (budget); 0 means no limit. One response larger than all of it still
+	// completes, alone.
+	MaxMemory int64
 
 	// MaxRedirects is how many redirects one request follows
 	// (REDIRECT_MAX_TIMES); FollowRedirects false returns the 3xx itself
@@ -178,6 +183,7 @@ func DefaultOptions() Options {
 		ConnectTimeout:     10 * time.Second,
 		MaxSize:            32 << 20,
 		WarnSize:           8 << 20,
+		MaxMemory:          defaultMaxMemory(),
 		MaxRedirects:       20,
 		FollowRedirects:    true,
 		RedirectMode:       "auto",
@@ -254,6 +260,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--max-size must be a size such as 32MiB, or 0 for no limit (got %d)", o.MaxSize)
 	case o.WarnSize < 0:
 		return fmt.Errorf("--warn-size must be a size such as 8MiB, or 0 for no warning (got %d)", o.WarnSize)
+	case o.MaxMemory < 0:
+		return fmt.Errorf("--max-memory must be a size such as 512MiB, or 0 for no limit (got %d)", o.MaxMemory)
 	case o.MaxRedirects < 0:
 		return fmt.Errorf("--max-redirects must be 0 or more (got %d)", o.MaxRedirects)
 	case o.RedirectMode != "auto" && o.RedirectMode != "follow" && o.RedirectMode != "handback":

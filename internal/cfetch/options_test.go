@@ -3,6 +3,8 @@ package cfetch
 import (
 	"bytes"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +58,7 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"-c", "0"}, "cfetch: --concurrency must be between 1 and 10000 (got 0)\nTry 'cfetch --help'"},
 		{[]string{"-H", "no colon"}, `cfetch: --header: "no colon": want "Name: value"`},
 		{[]string{"--max-size", "lots"}, `invalid size "lots"`},
+		{[]string{"--max-memory", "-1G"}, `invalid argument "-1G" for "--max-memory" flag: invalid size "-1G": negative`},
 		{[]string{"--timeout", "0s"}, "--timeout must be a positive duration"},
 	} {
 		stderr.Reset()
@@ -71,7 +74,7 @@ func TestHelpShowsScrapyNamesAndExamples(t *testing.T) {
 	if code := Run(t.Context(), []string{"--help"}, strings.NewReader(""), &out, new(bytes.Buffer)); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"echo https://example.com/ | cfetch | jq -r .status", "CONCURRENT_REQUESTS", "DOWNLOAD_MAXSIZE", "RETRY_HTTP_CODES", "--max-size size", "130  interrupted"} {
+	for _, want := range []string{"echo https://example.com/ | cfetch | jq -r .status", "CONCURRENT_REQUESTS", "DOWNLOAD_MAXSIZE", "RETRY_HTTP_CODES", "--max-size size", "--max-memory size", "130  interrupted"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
@@ -167,5 +170,36 @@ func TestFlattenHeaders(t *testing.T) {
 	}
 	if flattenHeaders(nil) != nil {
 		t.Error("no headers should give nil")
+	}
+}
+
+// TestMaxMemoryDefault: a quarter of the machine's memory, at most 1 GiB;
+// 1 GiB where /proc/meminfo cannot say.
+func TestMaxMemoryDefault(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		meminfo string
+		want    int64
+	}{
+		{"MemTotal:        2048000 kB\nMemFree: 1 kB\n", 2048000 << 10},
+		{"MemFree: 1 kB\nMemTotal:       24683656 kB\n", 24683656 << 10},
+		{"MemTotal: lots kB\n", 0},
+		{"MemTotal: 5 MB\n", 0},
+		{"", 0},
+	} {
+		path := filepath.Join(dir, "meminfo")
+		if err := os.WriteFile(path, []byte(tt.meminfo), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := physicalMemory(path); got != tt.want {
+			t.Errorf("physicalMemory(%q) = %d, want %d", tt.meminfo, got, tt.want)
+		}
+	}
+	if got := physicalMemory(filepath.Join(dir, "none")); got != 0 {
+		t.Errorf("no file: %d, want 0", got)
+	}
+	got, total := DefaultOptions().MaxMemory, physicalMemory("/proc/meminfo")
+	if want := min(int64(1<<30), total/4); total == 0 && got != 1<<30 || total > 0 && got != want {
+		t.Errorf("default --max-memory %d with %d bytes of memory", got, total)
 	}
 }

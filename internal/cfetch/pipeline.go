@@ -51,7 +51,7 @@ type pipeline struct {
 	in       chan *job     // reader → loop
 	kick     chan struct{} // workers, emitter → loop: the scheduler changed
 	emit     chan emitItem // scheduler → emitter
-	out      chan []byte   // workers, emitter → writer
+	out      chan outLine  // workers, emitter → writer
 	stop     context.CancelFunc
 	fetchCtx context.Context
 	// ctx is the run's context, readCtx the reader's (also cancelled by
@@ -60,6 +60,7 @@ type pipeline struct {
 
 	limbo    atomic.Int64 // jobs read but not yet taken by the loop
 	inFlight atomic.Int64
+	acks     atomic.Int64 // acks of rejected lines written (not input records)
 
 	progressMu   sync.Mutex
 	progressText string
@@ -69,7 +70,16 @@ type pipeline struct {
 // fetch.
 type emitItem struct {
 	line []byte
+	ack  bool // line is the ack of a rejected input line
 	a    *answer
+}
+
+// outLine is a line for the writer, with the memory it holds in the budget
+// (released once it is written, or discarded).
+type outLine struct {
+	b   []byte
+	res *reservation
+	ack bool // the ack of a rejected input line
 }
 
 func newPipeline(tool *cli.Tool, f *Fetcher, opts *Options, w *ndjson.Writer) *pipeline {
@@ -83,7 +93,7 @@ func newPipeline(tool *cli.Tool, f *Fetcher, opts *Options, w *ndjson.Writer) *p
 		in:    make(chan *job),
 		kick:  make(chan struct{}, 1),
 		emit:  make(chan emitItem, opts.readAhead()+1),
-		out:   make(chan []byte, opts.Concurrency),
+		out:   make(chan outLine, opts.Concurrency),
 	}
 	p.sched.count = p.count.add
 	if f.cache != nil {
@@ -107,6 +117,11 @@ func (p *pipeline) run(ctx context.Context, r *ndjson.Reader) {
 	// Fetches are not cancelled by an interrupt: they carry their own
 	// timeouts.
 	p.fetchCtx = context.WithoutCancel(ctx)
+	// A request line too broken to read that holds a lease is answered,
+	// so that the crawl loop settles it (as dead) instead of renewing its
+	// lease forever.
+	p.tool.LeasePath = []string{"lease"}
+	p.tool.Answer = p.answer
 	go p.read(readCtx, r)
 	var emitters sync.WaitGroup
 	emitters.Go(p.emitter)
@@ -121,7 +136,7 @@ func (p *pipeline) run(ctx context.Context, r *ndjson.Reader) {
 	if cli.Interrupted(ctx) {
 		// Every record read and neither written nor dropped yet was read
 		// just as the run stopped (the reader may still hold one): dropped.
-		for n := st.In.Load() - st.Out.Load() - st.Dropped(); n > 0; n-- {
+		for n := st.In.Load() - (st.Out.Load() - p.acks.Load()) - st.Dropped(); n > 0; n-- {
 			st.Drop("interrupted")
 		}
 	} else if n := p.limbo.Load(); n > 0 {
@@ -198,11 +213,13 @@ func (p *pipeline) loop(ctx, readCtx context.Context) {
 				inputOpen = false
 				break
 			}
-			p.limbo.Add(-1)
+			if !j.ack {
+				p.limbo.Add(-1)
+			}
 			p.mu.Lock()
 			s.hold()
 			if j.ready != nil {
-				p.emit <- emitItem{line: j.ready}
+				p.emit <- emitItem{line: j.ready, ack: j.ack}
 			} else {
 				s.add(j, time.Now())
 			}
@@ -307,18 +324,19 @@ func (p *pipeline) emitter() {
 		switch {
 		case it.a != nil && it.a.release:
 			p.tool.Stats.Count("interrupted", "released", 1)
-			p.out <- it.a.j.raw
+			p.out <- outLine{b: it.a.j.raw}
 		case it.a != nil:
 			p.writeResponse(it.a.j, p.fetch.record(it.a.j, it.a.out))
 		default:
-			p.out <- it.line
+			p.out <- outLine{b: it.line, ack: it.ack}
 		}
 		p.report(&finish{kind: finEmitted}, false)
 	}
 }
 
-// writeResponse counts a response and sends it to the writer.
-func (p *pipeline) writeResponse(j *job, resp *record.Response) {
+// writeResponse counts a response and sends it to the writer, with the
+// memory its line holds.
+func (p *pipeline) writeResponse(j *job, resp *response) {
 	fitLine(resp, maxRecordLine)
 	if resp.Status != 0 {
 		p.tool.Stats.Count("status", strconv.Itoa(resp.Status), 1)
@@ -326,30 +344,49 @@ func (p *pipeline) writeResponse(j *job, resp *record.Response) {
 	if resp.Error != "" {
 		p.tool.Stats.Error(resp.Error)
 	}
-	line, err := record.Encode(resp)
+	line, err := resp.line()
 	if err != nil {
+		resp.release()
 		p.tool.Fail(fmt.Errorf("%s: cannot encode the response: %v", j.pos, err))
 		return
 	}
-	p.out <- line
+	p.out <- outLine{b: line, res: resp.res}
 }
 
 // read turns input lines into jobs. It stops at the end of the input or
 // when ctx is done.
+//
+// A line it cannot read that holds a lease is answered with an ack
+// (cli.Tool's LeasePath and Answer, set by run): Reject calls answer on
+// this goroutine, in the middle of Records, and the ack goes in as a job
+// of its own, in its line's place among the others.
 func (p *pipeline) read(ctx context.Context, r *ndjson.Reader) {
 	defer close(p.in)
 	for line, env := range p.tool.Records(ctx, r, nil) {
 		j := p.newJob(line, env)
-		if j == nil {
-			continue
-		}
-		p.limbo.Add(1)
-		select {
-		case p.in <- j:
-		case <-ctx.Done():
+		if j != nil && !p.send(ctx, j) {
 			return
 		}
 	}
+}
+
+// send hands a job to the loop, unless ctx ends first.
+func (p *pipeline) send(ctx context.Context, j *job) bool {
+	if !j.ack {
+		p.limbo.Add(1) // an input record, to be accounted for
+	}
+	select {
+	case p.in <- j:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// answer sends the ack of a rejected input line to be written in its
+// place (cli.Tool.Answer; called on the reader's goroutine only).
+func (p *pipeline) answer(ack []byte) {
+	p.send(p.readCtx, &job{pos: "ack", ready: ack, ack: true})
 }
 
 // newJob classifies one input record. It returns nil for a record that was
@@ -391,7 +428,7 @@ func (p *pipeline) newJob(line ndjson.Line, env record.Envelope) *job {
 		// before it is queued, so that nothing (robots.txt included) is
 		// sent.
 		resp := p.fetch.record(j, &outcome{url: j.url.String(), err: fe})
-		b, err := record.Encode(resp)
+		b, err := record.Encode(resp.Response)
 		if err != nil {
 			p.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
 			return nil
@@ -472,9 +509,11 @@ func (p *pipeline) write() {
 	var failed error
 	for line := range p.out {
 		if failed != nil {
+			line.res.release()
 			continue
 		}
-		err := p.w.WriteLine(line)
+		err := p.w.WriteLine(line.b)
+		line.res.release()
 		if err == nil && len(p.out) == 0 {
 			err = p.w.Flush()
 		}
@@ -485,6 +524,9 @@ func (p *pipeline) write() {
 			continue
 		}
 		p.tool.Stats.Out.Add(1)
+		if line.ack {
+			p.acks.Add(1)
+		}
 	}
 	if failed == nil {
 		if err := p.w.Flush(); err != nil {

@@ -31,6 +31,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cli.ExitFailure
 	}
 	defer f.Close()
+	defer setMemoryLimit(&opts)()
 	p := newPipeline(tool, f, &opts, ndjson.NewWriter(out))
 	tool.RateOut = true // responses, not the requests read ahead
 	tool.Gauges = p.levels

@@ -2,8 +2,6 @@ package cfetch
 
 import (
 	"time"
-
-	"github.com/crawlutils/crawlutils/internal/record"
 )
 
 // finishKind says what became of a job handed to a worker or the emitter.
@@ -32,7 +30,7 @@ type finish struct {
 	retryAfter    time.Duration
 	hasRetryAfter bool
 	robots        robotsVerdict
-	resp          *record.Response // finDone: the record, for the worker to write
+	resp          *response // finDone: the record, for the worker to write
 }
 
 // finish applies a worker's report.
