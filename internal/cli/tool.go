@@ -47,7 +47,8 @@ type Tool struct {
 	// in a request), found even in a record too deep or too broken to
 	// parse (record.FindString): Answer gets an ack with the error
 	// "invalid_record" to write, so a crawl loop dead-letters the request
-	// instead of renewing its lease forever.
+	// instead of renewing its lease forever. The last line of an input
+	// that ends without a newline is not answered (see answer).
 	LeasePath []string
 	Answer    func(ack []byte)
 
@@ -88,12 +89,16 @@ func (t *Tool) Reject(line ndjson.Line, reason string, err error) {
 	t.Printf("%s: %v", line.Pos(), err)
 	t.Stats.Drop(reason)
 	t.MarkPartial()
-	t.answer(line.Bytes)
+	t.answer(line)
 }
 
-// answer writes the ack of a rejected leased line (see LeasePath).
-func (t *Tool) answer(raw []byte) {
-	if t.Answer == nil || len(t.LeasePath) == 0 {
+// answer writes the ack of a rejected leased line (see LeasePath). A line
+// the input ended inside is not answered: the command before died while
+// writing it, the record itself was whole, and its request must be fetched
+// again (its lease is reclaimed), not dead-lettered.
+func (t *Tool) answer(line ndjson.Line) {
+	raw := line.Bytes
+	if t.Answer == nil || len(t.LeasePath) == 0 || line.Unterminated {
 		return
 	}
 	lease, ok := record.FindString(raw, t.LeasePath...)

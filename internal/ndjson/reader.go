@@ -17,6 +17,10 @@ type Line struct {
 	Source string // file name, or "<stdin>"
 	Num    int    // 1-based line number within Source
 	Bytes  []byte // owned by the caller
+	// Unterminated says the input ended inside this line, without its
+	// newline: in a pipeline, the command before most likely died while
+	// writing it.
+	Unterminated bool
 }
 
 // Pos is "source:line", the prefix of every input error message.
@@ -165,6 +169,7 @@ func (r *Reader) readLine() (Line, error) {
 		if tooLong {
 			return line, &LineError{line, fmt.Errorf("%w (over %d bytes)", errTooLong, r.MaxLine)}
 		}
+		line.Unterminated = !bytes.HasSuffix(buf, []byte{'\n'})
 		buf = bytes.TrimSuffix(buf, []byte{'\n'})
 		buf = bytes.TrimSuffix(buf, []byte{'\r'})
 		if len(buf) > r.MaxLine {
