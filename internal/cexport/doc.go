@@ -1,6 +1,9 @@
 // Package cexport is the cexport command: it writes item records as JSON
 // lines, a JSON array, CSV or XML, like Scrapy's feed exports and item
-// exporters (docs/cexport.md is the user's guide).
+// exporters, to a file (compressed with gzip or zstd by its suffix:
+// compress.go, resume_compress.go) or into an SQLite or PostgreSQL table
+// (dburi.go, sink.go, schema.go, sink_sqlite.go, sink_postgres.go).
+// docs/cexport.md is the user's guide.
 //
 // It reads records with cli.Tool.Records. An item record contributes its
 // "data" object, a JSON object without "kind" is item data as it is (jq
@@ -16,5 +19,7 @@
 //
 // Each format is an exporter (exporter.go) that receives an item's members
 // in document order as record.Fields, so columns and element order follow
-// the input and numbers stay exactly as written.
+// the input and numbers stay exactly as written. A table is an exporter
+// too (tableSink), whose items are durable once its transaction commits:
+// the passer's commit is that commit, not a flush and fsync.
 package cexport

@@ -8,7 +8,7 @@ import (
 
 var help = cli.Help{
 	Usage:   "cexport [flags] [FILE...]",
-	Summary: "write items as JSON lines, JSON, CSV or XML (Scrapy's feed exports)",
+	Summary: "write items as JSON lines, JSON, CSV or XML files, or into SQLite or PostgreSQL (Scrapy's feed exports)",
 	Description: `Reads records (stdin, or the FILEs; - is stdin) and exports the items: the "data" object of
 each item record, and every JSON object without a "kind" as it is (so jq output can be exported).
 Key order and numbers are kept exactly as they came.
@@ -27,11 +27,22 @@ cut off first. So rerunning an interrupted crawl loop, unchanged, completes the 
 missing or empty FILE is a new export.
 
 The format is --format, else the -o FILE extension (.jsonl .ndjson .jl .json .csv .xml; another
-extension is an error), else jsonl. A JSON array or XML document is always closed properly, even
+extension is an error), else jsonl. A further .gz or .zst compresses the file (items.csv.gz):
+an ack passes on once the compressed data before it is in a complete gzip member (zstd frame),
+fsynced; -o appends a new member, which zcat and zstdcat read as one stream (a compressed
+JSON array or XML document cannot be appended to: -O, or a new file).
+
+-o also takes a database table, 'sqlite:FILE?table=NAME' or
+'postgres://USER@HOST:PORT/DB?table=NAME' (table default: items). The table is created from the
+first item's fields (INTEGER, REAL, TEXT, JSON for objects and arrays), or an existing one is
+used; --key makes writes upserts, --alter adds columns for new fields. Rows are written in
+transactions, and an ack passes on once the transaction holding the items before it has
+committed. A row the database rejects is reported with its line, and the rest goes on (exit
+status 3). -O empties the table first. A JSON array or XML document is always closed properly, even
 when the input ends early or cexport is interrupted; in a file it is closed after every flush,
 so readers see a valid document while cexport runs. CSV uses LF line endings; its header is
 --fields, else the first item's fields (later fields not in it are left out, with a warning).`,
-	Output: "export the items to `FILE`, appending to what it holds (created if missing), and pass other records on to stdout (Scrapy's -o)",
+	Output: "export the items to `FILE`, appending to what it holds (created if missing), or into a database table (sqlite:FILE?table=NAME, postgres://…?table=NAME); pass other records on to stdout (Scrapy's -o)",
 	Examples: `  # items to CSV, requests and acks flow on to the frontier
   cqueue pop --follow | cfetch | cextract -r rules.yml | cexport -o items.csv | cqueue push
 
@@ -45,7 +56,16 @@ so readers see a valid document while cexport runs. CSV uses LF line endings; it
   cexport --fields title,price,url --csv-delimiter '\t' -o items.tsv -f csv < items.jsonl
 
   # XML with Scrapy's element names changed
-  cexport -o products.xml --xml-root products --xml-item product < items.jsonl`,
+  cexport -o products.xml --xml-root products --xml-item product < items.jsonl
+
+  # gzip-compressed CSV, appended to across runs
+  cexport -o items.csv.gz < items.jsonl
+
+  # into an SQLite table, re-crawled pages updating their rows
+  cexport -o 'sqlite:items.db?table=books' --key url < items.jsonl
+
+  # into PostgreSQL, adding columns for new fields
+  cexport -o 'postgres://crawler@127.0.0.1:5432/shop?table=books' --key url --alter < items.jsonl`,
 }
 
 // parseFlags parses and validates the command line. When done is true the
@@ -61,7 +81,9 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, fi
 	f.BoolVar(&o.NoHeader, "no-header", false, "write no CSV header line (Scrapy include_headers_line: false)")
 	f.StringVar(&o.XMLRoot, "xml-root", "items", "XML document element `NAME` (Scrapy root_element)")
 	f.StringVar(&o.XMLItem, "xml-item", "item", "XML element `NAME` of each item (Scrapy item_element)")
-	f.StringVarP(&overwrite, "overwrite-output", "O", "", "like -o, but truncate `FILE` first: a new export (Scrapy's -O)")
+	f.StringVarP(&overwrite, "overwrite-output", "O", "", "like -o, but truncate `FILE` first: a new export (Scrapy's -O); a database table is emptied first")
+	f.StringSliceVar(&o.Key, "key", nil, "with a database output: upsert on these `FIELDS` (comma-separated): an item whose key is in the table updates its row (a unique index on them is created if missing)")
+	f.BoolVar(&o.Alter, "alter", false, "with a database output: add a column for a field the table does not have (else such an item is rejected)")
 	files, code, done = f.Parse(args, stdout)
 	if done {
 		return nil, nil, code, true

@@ -30,7 +30,7 @@ var formatByExt = map[string]string{
 
 const (
 	validFormats = "jsonl, json, csv, xml; jsonlines and ndjson mean jsonl"
-	knownExts    = ".jsonl .ndjson .jl .json .csv .xml"
+	knownExts    = ".jsonl .ndjson .jl .json .csv .xml, then .gz or .zst to compress"
 )
 
 // Options is what cexport does, as set by flags, environment and config.
@@ -59,13 +59,25 @@ type Options struct {
 	// XMLRoot and XMLItem name the XML document and item elements ("" is
 	// items and item).
 	XMLRoot, XMLItem string
+	// Key, with a database output, makes each write an upsert on these
+	// fields: a row with the same key is updated, not added (sink.go).
+	Key []string
+	// Alter, with a database output, adds a column for a field the table
+	// does not have; without it such an item is rejected.
+	Alter bool
 
 	// Derived by Validate.
 	format    string // one of the format constants
 	delimiter rune
+	// db is the database Output names (sqlite:…, postgres://…), or nil.
+	db *dbTarget
+	// compress is how the Output file is compressed, from its suffix
+	// (compressGzip, compressZstd), or "".
+	compress string
 }
 
-// toFile reports whether items go to a file (and other records to stdout).
+// toFile reports whether items go to a file or a database (and other
+// records to stdout).
 func (o *Options) toFile() bool { return o.Output != "" && o.Output != "-" }
 
 // outputFlag is the flag that named Output, for messages.
@@ -83,26 +95,18 @@ func (o *Options) isDocument() bool { return o.format == formatJSON || o.format 
 // Validate checks the options and derives the format and delimiter. Its
 // errors name the flag and the valid values.
 func (o *Options) Validate() error {
-	if o.Format != "" {
-		f, ok := formatNames[strings.ToLower(o.Format)]
-		if !ok {
-			return fmt.Errorf("--format %q: unknown format (valid: %s)", o.Format, validFormats)
-		}
-		o.format = f
-	} else {
-		o.format = formatJSONL
-		if o.toFile() {
-			ext := filepath.Ext(o.Output)
-			f, ok := formatByExt[strings.ToLower(ext)]
-			if !ok {
-				what := fmt.Sprintf("unknown extension %q", ext)
-				if ext == "" {
-					what = "no extension"
-				}
-				return fmt.Errorf("%s %s: %s to tell the format by (known: %s); give the format with -f FORMAT", o.outputFlag(), o.Output, what, knownExts)
-			}
-			o.format = f
-		}
+	db, err := parseDBTarget(o.Output)
+	if err != nil {
+		return fmt.Errorf("%s %s: %v", o.outputFlag(), redactURI(o.Output), err)
+	}
+	o.db = db
+	if err := o.validateDB(); err != nil {
+		return err
+	}
+	if db != nil {
+		o.format = ""
+	} else if err := o.validateFormat(); err != nil {
+		return err
 	}
 	if o.Append {
 		switch {
@@ -112,15 +116,8 @@ func (o *Options) Validate() error {
 			return errors.New("--append needs -o FILE")
 		}
 	}
-	seen := map[string]bool{}
-	for _, f := range o.Fields {
-		if f == "" {
-			return fmt.Errorf("--fields %q: empty field name", strings.Join(o.Fields, ","))
-		}
-		if seen[f] {
-			return fmt.Errorf("--fields: field %q is named twice", f)
-		}
-		seen[f] = true
+	if err := checkNames("--fields", o.Fields); err != nil {
+		return err
 	}
 	if o.XMLRoot == "" {
 		o.XMLRoot = "items"
@@ -136,6 +133,72 @@ func (o *Options) Validate() error {
 	for _, e := range []struct{ flag, name string }{{"--xml-root", o.XMLRoot}, {"--xml-item", o.XMLItem}} {
 		if !isXMLName(e.name) {
 			return fmt.Errorf("%s %q: not a valid XML element name (letters, digits, _, - and ., not starting with a digit, - or .)", e.flag, e.name)
+		}
+	}
+	return nil
+}
+
+// validateDB checks the flags that concern a database output.
+func (o *Options) validateDB() error {
+	if o.db == nil {
+		switch {
+		case len(o.Key) > 0:
+			return fmt.Errorf("--key needs a database output (-o 'sqlite:items.db?table=items', -o 'postgres://…?table=items')")
+		case o.Alter:
+			return fmt.Errorf("--alter needs a database output (-o 'sqlite:items.db?table=items', -o 'postgres://…?table=items')")
+		}
+		return nil
+	}
+	if o.Format != "" {
+		return fmt.Errorf("--format %s: %s %s is a database table, which has no format (leave out -f)", o.Format, o.outputFlag(), o.db.display)
+	}
+	return checkNames("--key", o.Key)
+}
+
+// checkNames checks a list of field names given to flag.
+func checkNames(flag string, names []string) error {
+	seen := map[string]bool{}
+	for _, f := range names {
+		if f == "" {
+			return fmt.Errorf("%s %q: empty field name", flag, strings.Join(names, ","))
+		}
+		if seen[f] {
+			return fmt.Errorf("%s: field %q is named twice", flag, f)
+		}
+		seen[f] = true
+	}
+	return nil
+}
+
+// validateFormat derives the format of a file or stdout output: --format,
+// else the -o file's extension (after a compression suffix), else jsonl.
+func (o *Options) validateFormat() error {
+	name := o.Output
+	if o.toFile() {
+		name, o.compress = compressionOf(o.Output)
+	}
+	if o.Format != "" {
+		f, ok := formatNames[strings.ToLower(o.Format)]
+		if !ok {
+			return fmt.Errorf("--format %q: unknown format (valid: %s)", o.Format, validFormats)
+		}
+		o.format = f
+	} else {
+		o.format = formatJSONL
+		if o.toFile() {
+			ext := filepath.Ext(name)
+			f, ok := formatByExt[strings.ToLower(ext)]
+			if !ok {
+				what := fmt.Sprintf("unknown extension %q", ext)
+				if ext == "" {
+					what = "no extension"
+				}
+				if o.compress != "" {
+					what += " before " + o.Output[len(name):]
+				}
+				return fmt.Errorf("%s %s: %s to tell the format by (known: %s); give the format with -f FORMAT", o.outputFlag(), o.Output, what, knownExts)
+			}
+			o.format = f
 		}
 	}
 	return nil

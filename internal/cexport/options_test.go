@@ -20,7 +20,7 @@ func TestValidate(t *testing.T) {
 		{name: "format from .jl", opts: Options{Output: "items.jl"}, format: "jsonl", delim: ','},
 		{name: "format from .json", opts: Options{Output: "items.json"}, format: "json", delim: ','},
 		{name: "format from .xml", opts: Options{Output: "items.xml"}, format: "xml", delim: ','},
-		{name: "unknown extension", opts: Options{Output: "items.txt"}, wantErr: `-o items.txt: unknown extension ".txt" to tell the format by (known: .jsonl .ndjson .jl .json .csv .xml); give the format with -f FORMAT`},
+		{name: "unknown extension", opts: Options{Output: "items.txt"}, wantErr: `-o items.txt: unknown extension ".txt" to tell the format by (known: .jsonl .ndjson .jl .json .csv .xml, then .gz or .zst to compress); give the format with -f FORMAT`},
 		{name: "no extension", opts: Options{Output: "out/items", Overwrite: true}, wantErr: `-O out/items: no extension to tell the format by`},
 		{name: "unknown extension with a format", opts: Options{Output: "items.txt", Format: "csv"}, format: "csv", delim: ','},
 		{name: "stdout is jsonl", opts: Options{Output: "-"}, format: "jsonl", delim: ','},

@@ -23,6 +23,8 @@ type output struct {
 	// seal, for a JSON array or XML document in a regular file, writes its
 	// closing after what was written so far (see sealedFile); nil otherwise.
 	seal func(closing string) error
+	// comp compresses what is written to the file (compress.go), or nil.
+	comp *compressWriter
 }
 
 // openOutput opens the -o file, or wraps stdout. -o appends: a regular
@@ -32,6 +34,9 @@ type output struct {
 func openOutput(o *Options, stdout io.Writer, warn func(format string, a ...any)) (*output, error) {
 	if !o.toFile() {
 		return &output{name: "stdout", w: namedWriter{"stdout", stdout}}, nil
+	}
+	if o.compress != "" {
+		return openCompressed(o, warn)
 	}
 	path := o.Output
 	f, err := os.OpenFile(path, openFlags(o), 0o666)
@@ -103,9 +108,27 @@ func (out *output) resume(o *Options, size int64, warn func(format string, a ...
 	return nil
 }
 
-// Sync makes what was written to the file durable (fsync). It does nothing
+// Flush pushes what the compressor holds to the file (within its open
+// member); without compression there is nothing to do.
+func (o *output) Flush() error {
+	if o.comp == nil {
+		return nil
+	}
+	if err := o.comp.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", o.name, unwrapPath(err))
+	}
+	return nil
+}
+
+// Sync makes what was written to the file durable: a compressed file's
+// member is ended first, then the file is fsynced. The fsync is left out
 // for stdout and for files that are not regular files.
 func (o *output) Sync() error {
+	if o.comp != nil {
+		if err := o.comp.EndMember(); err != nil {
+			return fmt.Errorf("write %s: %w", o.name, unwrapPath(err))
+		}
+	}
 	if o.file == nil || !o.regular {
 		return nil
 	}

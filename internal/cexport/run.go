@@ -37,21 +37,36 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 	if f := inputIsOutput(o.Output, files); f != "" {
 		return tool.Usage("%s %s: it is also an input (%s); write to another file", o.outputFlag(), o.Output, f)
 	}
-	out, err := openOutput(o, stdout, tool.Printf)
-	if err != nil {
-		tool.Fail(err)
-		return tool.Finish(ctx)
+	s := &session{tool: tool, opts: o}
+	if o.db != nil {
+		// Database calls outlive an interrupt: the last batch is written.
+		sink, err := openTableSink(context.WithoutCancel(ctx), o, func(line ndjson.Line, err error) {
+			tool.Reject(line, "rejected", err)
+			tool.Stats.Out.Add(-1)
+		})
+		if err != nil {
+			tool.Fail(err)
+			return tool.Finish(ctx)
+		}
+		s.out = &output{name: o.db.display}
+		s.exp = sink
+	} else {
+		out, err := openOutput(o, stdout, tool.Printf)
+		if err != nil {
+			tool.Fail(err)
+			return tool.Finish(ctx)
+		}
+		if h := out.resumed.header; o.format == formatCSV && !o.NoHeader && len(h) > 0 && len(o.Fields) > 0 && !slices.Equal(h, o.Fields) {
+			tool.Printf("--fields %s differs from the header of %s (%s); rows follow --fields",
+				strings.Join(o.Fields, ","), o.Output, strings.Join(h, ","))
+		}
+		s.out = out
+		s.exp = newExporter(o, exportTarget{
+			w: bufio.NewWriterSize(out.w, 64<<10), name: out.name,
+			resumed: out.resumed, seal: out.seal,
+			warn: tool.Printf,
+		})
 	}
-	if h := out.resumed.header; o.format == formatCSV && !o.NoHeader && len(h) > 0 && len(o.Fields) > 0 && !slices.Equal(h, o.Fields) {
-		tool.Printf("--fields %s differs from the header of %s (%s); rows follow --fields",
-			strings.Join(o.Fields, ","), o.Output, strings.Join(h, ","))
-	}
-	s := &session{tool: tool, opts: o, out: out}
-	s.exp = newExporter(o, exportTarget{
-		w: bufio.NewWriterSize(out.w, 64<<10), name: out.name,
-		resumed: out.resumed, seal: out.seal,
-		warn: tool.Printf,
-	})
 	if o.toFile() {
 		s.stdout = ndjson.NewWriter(namedWriter{"stdout", stdout})
 		s.pass = newPasser(s.stdout, s.durable, now)
@@ -64,7 +79,7 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 // inputIsOutput returns the input file that is the -o file, if any:
 // appending to it would never end, truncating it would destroy the input.
 func inputIsOutput(output string, files []string) string {
-	if output == "" || output == "-" {
+	if output == "" || output == "-" || strings.HasPrefix(output, "postgres") {
 		return ""
 	}
 	out, err := os.Stat(output)
@@ -143,11 +158,30 @@ func (s *session) handle(line ndjson.Line, env record.Envelope) {
 		fields = project(fields, s.opts.Fields, s.proj)
 		s.proj = fields
 	}
-	if err := s.exp.Write(fields); err != nil {
-		s.fail(err, true)
-		return
-	}
 	s.tool.Stats.Out.Add(1)
+	if lw, ok := s.exp.(lineWriter); ok {
+		err = lw.WriteLine(line, fields)
+	} else {
+		err = s.exp.Write(fields)
+	}
+	if err != nil {
+		s.tool.Stats.Out.Add(-1)
+		s.fail(err, true)
+	}
+}
+
+// lineWriter is an exporter that reports items it rejects with their line
+// (a database table).
+type lineWriter interface {
+	WriteLine(line ndjson.Line, fields []record.Field) error
+}
+
+// committer is an exporter whose items are durable once committed (a
+// database table), rather than flushed and fsynced.
+type committer interface {
+	Commit() error
+	// Abort lets go of the output after a failure, without writing more.
+	Abort() error
 }
 
 // itemData returns the members of an item record's "data" object.
@@ -215,6 +249,10 @@ func (s *session) flush() {
 		s.fail(err, true)
 		return
 	}
+	if err := s.out.Flush(); err != nil {
+		s.fail(err, true)
+		return
+	}
 	if s.pass != nil {
 		if err := s.pass.Flush(); err != nil {
 			s.fail(err, s.stdout.Err() == nil)
@@ -224,6 +262,9 @@ func (s *session) flush() {
 
 // durable is the passer's commit: flush the export and fsync the file.
 func (s *session) durable() error {
+	if c, ok := s.exp.(committer); ok {
+		return c.Commit()
+	}
 	if err := s.exp.Flush(); err != nil {
 		return err
 	}
@@ -237,6 +278,11 @@ func (s *session) end() {
 	if !s.broken {
 		if err := s.exp.End(); err != nil {
 			s.fail(err, true)
+		}
+	}
+	if c, ok := s.exp.(committer); ok && s.broken {
+		if err := c.Abort(); err != nil {
+			s.tool.Printf("%v", err)
 		}
 	}
 	if err := s.out.Close(); err != nil {
