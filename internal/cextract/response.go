@@ -186,8 +186,9 @@ func (p *processor) runItems(line ndjson.Line, r *itemRule, pg *page) {
 // crawl policy refuses counted (and written to --rejects).
 func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 	st := p.tool.Stats
-	var cands []candidate
 	var ls LinkStats
+	e := emitter{p: p, line: line, pg: pg, parent: parent}
+	var cands []candidate
 	for _, r := range p.x.links {
 		ok, why := r.match.matches(pg)
 		var tr *ruleTrace
@@ -197,15 +198,17 @@ func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 		if !ok {
 			continue
 		}
-		n := len(cands)
 		before := ls
 		var err error
-		cands, err = r.links(pg, cands, &ls)
+		cands, err = r.links(pg, cands[:0], &ls)
 		if err != nil {
 			p.selectorError(line, fmt.Errorf("%s: %v", describeRule("link", r.name, r.file, r.pos), err))
 		}
+		for i := range cands {
+			e.emit(&cands[i])
+		}
 		if tr != nil {
-			tr.links = len(cands) - n
+			tr.links = len(cands)
 			tr.linkStats = LinkStats{Denied: ls.Denied - before.Denied, Invalid: ls.Invalid - before.Invalid, TooLong: ls.TooLong - before.TooLong, Nofollow: ls.Nofollow - before.Nofollow}
 		}
 	}
@@ -218,9 +221,10 @@ func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 		if !ok {
 			continue
 		}
-		n := len(cands)
-		var res sitemapResult
-		cands, res = s.links(pg, cands, &ls)
+		// A sitemap's URLs are followed as they are read: a sitemap of
+		// 500,000 URLs is never held whole.
+		n := 0
+		res := s.links(pg, func(c candidate) { n++; e.emit(&c) }, &ls)
 		if res.err != nil {
 			st.Error("sitemap")
 			p.tool.MarkPartial()
@@ -230,7 +234,7 @@ func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 			st.Count("sitemaps", strings.ReplaceAll(res.kind, " ", "_"), 1)
 		}
 		if tr != nil {
-			tr.links, tr.sitemap = len(cands)-n, res
+			tr.links, tr.sitemap = n, res
 		}
 	}
 	for k, n := range map[string]int{"denied": ls.Denied, "invalid": ls.Invalid, "too_long": ls.TooLong, "nofollow": ls.Nofollow} {
@@ -238,53 +242,75 @@ func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 			st.Count("links", k, int64(n))
 		}
 	}
-	if len(cands) == 0 {
+	if e.emitted > 0 {
+		st.Count("links", "emitted", int64(e.emitted))
+	}
+}
+
+// emitter turns a page's link candidates into follow-up requests, one at a
+// time, in the order they come: each URL once per page, the request's
+// crawl policy applied, refusals counted (and written to --rejects).
+type emitter struct {
+	p      *processor
+	line   ndjson.Line
+	pg     *page
+	parent *record.Request
+
+	started bool
+	pol     *policy
+	depth   int
+	seen    map[string]struct{}
+	emitted int
+}
+
+// start prepares what every candidate of the page shares, at the first.
+func (e *emitter) start() {
+	e.started = true
+	p := e.p
+	e.pol = p.policies.get(e.parent)
+	if e.pol != nil && len(e.pol.bad) > 0 {
+		p.selectorError(e.line, fmt.Errorf("crawl policy of the request: ignored, does not compile: %s", strings.Join(e.pol.bad, "; ")))
+	}
+	e.depth = e.parent.Depth + 1
+	p.reqs.start(e.parent, e.pg.url)
+	e.seen = map[string]struct{}{}
+}
+
+func (e *emitter) emit(c *candidate) {
+	if !e.started {
+		e.start()
+	}
+	if _, dup := e.seen[c.url]; dup {
 		return
 	}
-	pol := p.policies.get(parent)
-	if pol != nil && len(pol.bad) > 0 {
-		p.selectorError(line, fmt.Errorf("crawl policy of the request: ignored, does not compile: %s", strings.Join(pol.bad, "; ")))
+	e.seen[c.url] = struct{}{}
+	p, st := e.p, e.p.tool.Stats
+	prio := e.parent.Priority + c.rule.step
+	if c.rule.priority != nil {
+		prio = *c.rule.priority
 	}
-	depth := parent.Depth + 1
-	p.reqs.start(parent, pg.url)
-	seen := make(map[string]bool, len(cands))
-	emitted := 0
-	for i := range cands {
-		c := &cands[i]
-		if seen[c.url] {
-			continue
-		}
-		seen[c.url] = true
-		prio := parent.Priority + c.rule.step
-		if c.rule.priority != nil {
-			prio = *c.rule.priority
-		}
-		// Within the bounds every reader of requests enforces.
-		prio = min(max(prio, record.MinPriority), record.MaxPriority)
-		if reason := pol.check(c, depth); reason != "" {
-			st.Drop(reason)
-			if p.explain != nil {
-				p.explain.reject(c.url, reason)
-			}
-			if p.rejects != nil && p.explain == nil {
-				if err := p.rejects.WriteLine(p.reqs.encode(c.url, prio, depth, c.rule.ownExt, reason)); err != nil {
-					p.failWrite(fmt.Errorf("--rejects: %w", err))
-				}
-			}
-			continue
-		}
-		emitted++
+	// Within the bounds every reader of requests enforces.
+	prio = min(max(prio, record.MinPriority), record.MaxPriority)
+	if reason := e.pol.check(c, e.depth); reason != "" {
+		st.Drop(reason)
 		if p.explain != nil {
-			p.explain.request(c.url, prio, depth, c.rule.name)
-			continue
+			p.explain.reject(c.url, reason)
 		}
-		p.out = append(p.out, p.reqs.encode(c.url, prio, depth, c.rule.ownExt, ""))
-		if len(p.out) >= spillAt {
-			p.spill()
+		if p.rejects != nil && p.explain == nil {
+			if err := p.rejects.WriteLine(p.reqs.encode(c.url, prio, e.depth, c.rule.ownExt, reason)); err != nil {
+				p.failWrite(fmt.Errorf("--rejects: %w", err))
+			}
 		}
+		return
 	}
-	if emitted > 0 {
-		st.Count("links", "emitted", int64(emitted))
+	e.emitted++
+	if p.explain != nil {
+		p.explain.request(c.url, prio, e.depth, c.rule.name)
+		return
+	}
+	p.out = append(p.out, p.reqs.encode(c.url, prio, e.depth, c.rule.ownExt, ""))
+	if len(p.out) >= spillAt {
+		p.spill()
 	}
 }
 

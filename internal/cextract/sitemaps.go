@@ -63,9 +63,9 @@ type sitemapResult struct {
 	err      error
 }
 
-// links returns the URLs of a robots.txt (its sitemaps) or of a sitemap
-// (its pages, or for an index its sitemaps).
-func (s *sitemapRule) links(p *page, out []candidate, st *LinkStats) ([]candidate, sitemapResult) {
+// links gives emit the URLs of a robots.txt (its sitemaps) or of a
+// sitemap (its pages, or for an index its sitemaps), as they are read.
+func (s *sitemapRule) links(p *page, emit func(candidate), st *LinkStats) sitemapResult {
 	var res sitemapResult
 	base, _ := url.Parse(p.url)
 	add := func(loc string) {
@@ -74,7 +74,7 @@ func (s *sitemapRule) links(p *page, out []candidate, st *LinkStats) ([]candidat
 			st.Invalid++
 			return
 		}
-		out = append(out, candidate{url: u.String(), u: u, rule: s.rule, sitemap: true})
+		emit(candidate{url: u.String(), u: u, rule: s.rule, sitemap: true})
 	}
 	if u, err := url.Parse(p.url); err == nil && strings.EqualFold(u.Path, "/robots.txt") {
 		res.kind = "robots.txt"
@@ -83,7 +83,7 @@ func (s *sitemapRule) links(p *page, out []candidate, st *LinkStats) ([]candidat
 		for _, loc := range locs {
 			add(loc)
 		}
-		return out, res
+		return res
 	}
 	// The body is only read: no copy of it (a sitemap is up to 50 MiB), and
 	// entries are taken as they are parsed, not gathered first.
@@ -113,7 +113,7 @@ func (s *sitemapRule) links(p *page, out []candidate, st *LinkStats) ([]candidat
 		}
 	})
 	res.kind, res.err = kind.String(), err
-	return out, res
+	return res
 }
 
 // allowed applies allow and deny to a page's URL, counting what they leave
