@@ -34,7 +34,12 @@ type popper struct {
 	held       atomic.Int64 // in flight held by this consumer, after the last turn
 	lastExpire time.Time
 	stall      stallWatch
+	pause      pauseWatch
+	isPaused   atomic.Bool // for the gauges
 }
+
+// errReaderGone is pop's error when its output's reader has gone.
+var errReaderGone = fmt.Errorf("write stdout: the reader is gone (the pipeline's next command exited)")
 
 // stallAfter is how long pop --follow waits, holding requests in flight
 // and seeing none of them acked, before it says so on stderr (and again
@@ -118,11 +123,30 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 				return false, err
 			}
 		}
+		if p.o.follow {
+			paused, err := p.pause.due(bg, p.fr, p.now())
+			if err != nil {
+				return false, err
+			}
+			p.isPaused.Store(paused)
+			if paused {
+				if done, err := p.paused(ctx, bg); done || err != nil {
+					return done, err
+				}
+				continue
+			}
+		}
 		res, err := p.fr.Pop(bg, frontier.PopOptions{Max: n, Lease: p.o.lease, Consumer: p.consumer, Window: p.o.window}, p.now())
 		if err != nil {
 			return false, err
 		}
 		if p.o.follow {
+			if back, err := p.holdBack(bg, res); err != nil || back {
+				if err != nil {
+					return false, err
+				}
+				continue
+			}
 			p.held.Store(int64(res.Held))
 			p.stall.observe(p.tool, res, p.now())
 		}
@@ -150,7 +174,7 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 			return true, nil
 		}
 		if hungUp(p.out) {
-			return false, fmt.Errorf("write stdout: the reader is gone (the pipeline's next command exited)")
+			return false, errReaderGone
 		}
 		if busy {
 			wait = max(wait, pace)
@@ -168,6 +192,9 @@ func (p *popper) levels() map[string]int64 {
 	g := map[string]int64{}
 	if p.o.follow {
 		g["held"] = p.held.Load()
+		if p.isPaused.Load() {
+			g["paused"] = 1
+		}
 	}
 	c, err := p.fr.Counts(context.Background())
 	if err == nil {

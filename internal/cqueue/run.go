@@ -49,14 +49,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 type subcommand func(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reader, stdout io.Writer) int
 
-var subcommandNames = []string{"crawl", "push", "pop", "reclaim", "info", "stop", "expire", "stats", "dump"}
+var subcommandNames = []string{"crawl", "push", "pop", "reclaim", "info", "stop", "expire", "stats", "dump", "serve"}
 
 var subcommands map[string]subcommand
 
 func init() {
 	subcommands = map[string]subcommand{
 		"crawl": runCrawl, "push": runPush, "pop": runPop, "reclaim": runReclaim, "info": runInfo,
-		"stop": runStop, "expire": runExpire, "stats": runStats, "dump": runDump,
+		"stop": runStop, "expire": runExpire, "stats": runStats, "dump": runDump, "serve": runServe,
 	}
 }
 
@@ -74,6 +74,7 @@ Subcommands:
   expire    purge crawls past their expires, one "expired" record per crawl
   stats     the frontier's lifetime counters, as JSON
   dump      every request the frontier holds, as NDJSON
+  serve     watch the crawls over HTTP (JSON API and a page); stop, pause, expire with a token
 
 The state is an SQLite file (--db FILE, or $CRAWLUTILS_DB) or a Redis server
 (--redis URL, or $CRAWLUTILS_REDIS). push creates the file; the other

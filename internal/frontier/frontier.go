@@ -109,6 +109,14 @@ type Frontier interface {
 	// processes starting one crawl at once, the first one's values stand
 	// and every one of them gets them back. Other keys are kept either way.
 	SetCrawlMeta(ctx context.Context, crawlID string, meta map[string]string, replace bool) (map[string]string, error)
+	// Consumers returns the registered consumers (see Join), sorted by ID,
+	// each with its last heartbeat and how many requests it holds in
+	// flight: who is working on the frontier's crawls, for a monitor. A
+	// consumer that died is listed until the next Pop or Reclaim declares
+	// it dead (compare its Beat with Options.ConsumerTimeout). On Redis
+	// the list is read in two steps, not atomically: a Held may be a beat
+	// older than the rest.
+	Consumers(ctx context.Context) ([]ConsumerInfo, error)
 	// Close releases the frontier's connections.
 	Close() error
 }

@@ -1,0 +1,93 @@
+package cqueue
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/monitor"
+)
+
+// runServe is cqueue serve: the crawl monitor (internal/monitor) over the
+// frontier the flags name.
+func runServe(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
+	var s store
+	o := monitor.Options{Listen: "127.0.0.1:8077"}
+	f := tool.NewFlags(cli.Help{
+		Usage:   "cqueue serve [--listen HOST:PORT] [--allow-control --token T] [flags]",
+		Summary: "watch, and control, the frontier's crawls over HTTP: a JSON API and a page",
+		Description: `Serves a JSON API under /api/v1/ and an HTML page at / that shows every crawl
+of the frontier: queued, in flight and dead requests, per host, pages/s,
+errors/s and dead/s over time, the workers (pop --follow consumers) and their
+heartbeats, the dead letters with their reasons. It samples the frontier every
+--sample (read-only calls: the crawl loop gets one more reader, however many
+pages watch) and keeps every sample for --history, then one a minute for a
+day. It sees every pipeline sharing the frontier, on every machine.
+
+With --allow-control and --token, a request carrying "Authorization: Bearer T"
+may stop a crawl, pause or resume it, and expire crawls, as cqueue stop and
+cqueue expire do. It listens on 127.0.0.1 by default; any other address needs
+--token, which every API request must then carry. Runs until interrupted (130).
+See docs/monitor.md.`,
+		Examples: `  cqueue serve --db crawl.db                       # then open http://127.0.0.1:8077/
+  CQUEUE_SERVE_TOKEN=$(openssl rand -hex 16) cqueue serve --db crawl.db --allow-control
+  cqueue serve --redis redis://10.0.0.5:6379/0 --listen 0.0.0.0:8077 --token "$T"`,
+	})
+	s.addFlags(f)
+	f.StringVar(&o.Listen, "listen", o.Listen, "serve on `HOST:PORT` (a non-loopback host needs --token)")
+	f.StringVar(&o.Token, "token", "", "the bearer `TOKEN` actions (and, off loopback, every API request) must carry (or $CQUEUE_SERVE_TOKEN)")
+	f.BoolVar(&o.AllowControl, "allow-control", false, "allow the actions: stop, pause, resume, expire (needs --token)")
+	f.DurationVar(&o.Interval, "sample", time.Second, "sample the frontier every `DURATION`")
+	f.DurationVar(&o.History, "history", time.Hour, "keep every sample for `DURATION` (then one point a minute for 24h)")
+	if _, code, done := parse(tool, f, args, stdout, false); done {
+		return code
+	}
+	switch {
+	case o.Interval < 10*time.Millisecond:
+		return tool.Usage("--sample %s: must be at least 10ms", o.Interval)
+	case o.History < o.Interval:
+		return tool.Usage("--history %s: must be at least --sample (%s)", o.History, o.Interval)
+	case o.History/o.Interval > 1_000_000:
+		return tool.Usage("--history %s: at most a million samples (%s at --sample %s)", o.History, o.Interval*1_000_000, o.Interval)
+	}
+	if err := monitor.CheckOptions(o.Listen, o.Token, o.AllowControl); err != nil {
+		return tool.Usage("%v", err)
+	}
+	quiet := tool.Quiet
+	tool.Quiet = true // no records in or out: no summary
+	fr, code := s.open(ctx, tool, false)
+	if fr == nil {
+		return code
+	}
+	defer fr.Close()
+	o.Frontier, o.Store = fr, "sqlite"
+	if dsn, _ := s.dsn(); dedupe.IsRedisURL(dsn) {
+		o.Store = "redis"
+	}
+	o.ConsumerTimeout = s.opts.ConsumerTimeout
+	o.Warn = func(msg string) { tool.Printf("%s", msg) }
+	srv, err := monitor.New(o)
+	if err != nil {
+		return tool.Usage("%v", err)
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		tool.Fail(fmt.Errorf("listen: %w", err))
+		return tool.Finish(ctx)
+	}
+	if !quiet {
+		mode := "read-only"
+		if o.AllowControl {
+			mode = "control allowed with the token"
+		}
+		tool.Printf("serving the crawl monitor on http://%s/ (%s)", ln.Addr(), mode)
+	}
+	if err := srv.Serve(ctx, ln); err != nil {
+		tool.Fail(err)
+	}
+	return tool.Finish(ctx)
+}

@@ -1,0 +1,111 @@
+package monitor
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/crawlutils/crawlutils/internal/frontier"
+)
+
+// The actions are those of cqueue stop and cqueue expire, through the same
+// frontier calls, and pause/resume, which set the crawl's MetaPaused. Each
+// answers with the record its cqueue subcommand writes, and has the
+// sampler look again at once.
+
+// actionBody is what an action's JSON body may hold.
+type actionBody struct {
+	CrawlID *string `json:"crawlid"`
+}
+
+// decode reads an action's body; needCrawl requires a non-empty crawlid.
+func decode(w http.ResponseWriter, r *http.Request, needCrawl bool) (string, bool) {
+	var b actionBody
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&b)
+	if errors.Is(err, io.EOF) {
+		err = nil // an empty body is {}
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", "the body is larger than 4 KiB")
+		return "", false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "bad_request", "the body must be a JSON object like {\"crawlid\":\"shop\"}: "+err.Error())
+		return "", false
+	case needCrawl && (b.CrawlID == nil || *b.CrawlID == ""):
+		writeError(w, http.StatusBadRequest, "bad_request", "crawlid is required: {\"crawlid\":\"shop\"}")
+		return "", false
+	}
+	if b.CrawlID == nil {
+		return "", true
+	}
+	return *b.CrawlID, true
+}
+
+// sampleSoon has the sample loop look again now.
+func (s *Server) sampleSoon() {
+	select {
+	case s.resample <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Server) actStop(w http.ResponseWriter, r *http.Request) {
+	id, ok := decode(w, r, true)
+	if !ok {
+		return
+	}
+	n, err := s.fr.Stop(r.Context(), id, s.now())
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "store", err.Error())
+		return
+	}
+	s.sampleSoon()
+	writeJSON(w, http.StatusOK, map[string]any{"kind": "stop", "crawlid": id, "purged": n})
+}
+
+// expiredJSON is cqueue expire's record.
+type expiredJSON struct {
+	Kind string `json:"kind"`
+	frontier.Expired
+}
+
+func (s *Server) actExpire(w http.ResponseWriter, r *http.Request) {
+	if _, ok := decode(w, r, false); !ok {
+		return
+	}
+	es, err := s.fr.Expire(r.Context(), s.now())
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "store", err.Error())
+		return
+	}
+	out := []expiredJSON{}
+	for _, e := range es {
+		out = append(out, expiredJSON{"expired", e})
+	}
+	s.sampleSoon()
+	writeJSON(w, http.StatusOK, map[string]any{"expired": out})
+}
+
+func (s *Server) actPause(pause bool) func(w http.ResponseWriter, r *http.Request) {
+	kind, value := "resume", "0"
+	if pause {
+		kind, value = "pause", "1"
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, ok := decode(w, r, true)
+		if !ok {
+			return
+		}
+		if _, err := s.fr.SetCrawlMeta(r.Context(), id, map[string]string{frontier.MetaPaused: value}, true); err != nil {
+			writeError(w, http.StatusServiceUnavailable, "store", err.Error())
+			return
+		}
+		s.sampleSoon()
+		writeJSON(w, http.StatusOK, map[string]any{"kind": kind, "crawlid": id, "paused": pause})
+	}
+}

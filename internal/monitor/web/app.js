@@ -1,0 +1,283 @@
+// cqueue serve's page: polls the JSON API every second and draws what it
+// finds. Everything from the frontier (crawl ids, hosts, URLs, reasons) is
+// crawled content, hostile: it reaches the page only as text nodes
+// (textContent, createTextNode) and attribute values set with
+// setAttribute, never as HTML. The token is kept in this page's memory,
+// never stored.
+'use strict';
+
+(() => {
+  const API = '/api/v1/';
+  const POINTS = 300; // five minutes of samples at 1 s
+  const MAX_CRAWLS = 12;
+  let token = '';
+  let info = null;
+  let pending = null; // the action the dialog asks about
+  const cards = new Map(); // crawlid → card
+
+  const $ = (id) => document.getElementById(id);
+
+  // el makes an element: attrs are set with setAttribute, children are
+  // nodes or strings (made text nodes).
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+    for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    return e;
+  }
+
+  function svg(tag, attrs) {
+    const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+    return e;
+  }
+
+  function num(x) {
+    const n = Number(x);
+    if (!Number.isFinite(n)) return '0';
+    return Number.isInteger(n) ? n.toLocaleString('en') : n.toFixed(n < 10 ? 2 : 1);
+  }
+
+  class HTTPError extends Error {
+    constructor(status, message) { super(message); this.status = status; }
+  }
+
+  async function call(method, path, body) {
+    const headers = {};
+    if (token) headers.Authorization = 'Bearer ' + token;
+    const opts = { method, headers, cache: 'no-store' };
+    if (body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      opts.body = JSON.stringify(body);
+    }
+    const r = await fetch(API + path, opts);
+    let data = null;
+    try { data = await r.json(); } catch (e) { data = null; }
+    if (!r.ok) {
+      const msg = data && data.error ? data.error.message : r.statusText;
+      throw new HTTPError(r.status, msg);
+    }
+    return data;
+  }
+  const get = (path) => call('GET', path);
+
+  function setStatus(text, isError) {
+    const s = $('status');
+    s.textContent = text;
+    s.className = isError ? 'error' : 'muted';
+  }
+
+  // chart draws lines (each {cls, values}) over the same time axis as an
+  // inline SVG, with the top value as its scale.
+  function chart(title, lines, span) {
+    const W = 320, H = 90, top = 14, bottom = 4;
+    const box = svg('svg', { class: 'chart', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img' });
+    const t = svg('title');
+    t.textContent = title;
+    box.append(t);
+    let peak = 0, n = 0;
+    for (const l of lines) {
+      n = Math.max(n, l.values.length);
+      for (const v of l.values) peak = Math.max(peak, Number(v) || 0);
+    }
+    const label = svg('text', { x: 4, y: 11 });
+    label.textContent = `${title} (max ${num(peak)}${span > 0 ? `, last ${duration(span)}` : ''})`;
+    box.append(label);
+    if (n < 2) return box;
+    const scale = peak > 0 ? (H - top - bottom) / peak : 0;
+    for (const l of lines) {
+      const pts = l.values.map((v, i) => {
+        const x = (W * (i + n - l.values.length)) / (n - 1);
+        const y = H - bottom - (Number(v) || 0) * scale;
+        return `${x.toFixed(1)},${y.toFixed(1)}`;
+      });
+      box.append(svg('polyline', { class: 's-' + l.cls, points: pts.join(' ') }));
+    }
+    return box;
+  }
+
+  function numbers(target, items) {
+    target.replaceChildren(...items.map(([label, value, cls]) =>
+      el('span', { class: 'key-' + cls }, label + ' ', el('b', { class: cls }, num(value)))));
+  }
+
+  function duration(ms) {
+    const s = Math.round(ms / 1000);
+    return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
+  }
+
+  function charts(target, points) {
+    const col = (k) => points.map((p) => p[k]);
+    const span = points.length > 1 ? points[points.length - 1].t - points[0].t : 0;
+    target.replaceChildren(
+      chart('pages/s and errors/s', [{ cls: 'pages', values: col('pages_per_s') }, { cls: 'errors', values: col('errors_per_s') }], span),
+      chart('queued, in flight, dead', [{ cls: 'queued', values: col('queued') }, { cls: 'in-flight', values: col('in_flight') }, { cls: 'dead', values: col('dead') }], span));
+  }
+
+  function table(head, rows) {
+    return el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))),
+      el('tbody', {}, ...rows.map((cells) => el('tr', {}, ...cells.map(([v, cls]) => el('td', cls ? { class: cls } : {}, v))))));
+  }
+
+  function card(c) {
+    let k = cards.get(c.crawlid);
+    if (k) return k;
+    const name = c.crawlid === '' ? '(no crawlid)' : c.crawlid;
+    k = {
+      root: el('section', { class: 'card crawl' }),
+      badges: el('span'),
+      numbers: el('div', { class: 'numbers' }),
+      charts: el('div', { class: 'charts' }),
+      tables: el('div', { class: 'tables' }),
+      dead: el('div', { class: 'dead-letters' }),
+      actions: el('div', { class: 'actions' }),
+    };
+    k.root.dataset.crawlid = c.crawlid;
+    k.root.append(el('h2', {}, el('span', { class: 'name' }, name), k.badges), k.numbers, k.charts, k.tables, k.dead, k.actions);
+    if (info && info.control) {
+      const stop = el('button', { type: 'button', class: 'stop' }, 'Stop');
+      stop.addEventListener('click', () => ask('stop', c.crawlid,
+        `Stop crawl “${name}”? Its queued requests are purged and later pushes refused; what is in flight finishes, and the crawl loop then ends by itself.`));
+      const pause = el('button', { type: 'button', class: 'pause' }, 'Pause');
+      pause.addEventListener('click', () => {
+        const paused = k.root.dataset.paused === '1';
+        ask(paused ? 'resume' : 'pause', c.crawlid, paused ? `Resume crawl “${name}”?`
+          : `Pause crawl “${name}”? Every cqueue pop --follow serving it stops handing out requests (within a second) until it is resumed.`);
+      });
+      k.stop = stop;
+      k.pause = pause;
+      k.actions.append(stop, ' ', pause);
+    }
+    cards.set(c.crawlid, k);
+    return k;
+  }
+
+  async function drawCrawl(c) {
+    const k = card(c);
+    const q = 'crawlid=' + encodeURIComponent(c.crawlid);
+    k.root.dataset.paused = c.paused ? '1' : '0';
+    k.badges.replaceChildren(el('span', { class: 'badge ' + c.state }, c.state),
+      ...(c.paused ? [el('span', { class: 'badge paused' }, 'paused')] : []));
+    numbers(k.numbers, [['queued', c.queued, 'queued'], ['in flight', c.in_flight, 'in-flight'], ['dead', c.dead, 'dead'],
+      ['pages/s', c.rates.pages_per_s, 'pages'], ['errors/s', c.rates.errors_per_s, 'errors'], ['hosts', c.hosts, 'hosts']]);
+    if (k.stop) {
+      k.stop.disabled = c.state !== 'active';
+      k.pause.textContent = c.paused ? 'Resume' : 'Pause';
+    }
+    const [series, failing, slow, dead] = await Promise.all([
+      c.tracked ? get('series?last=' + POINTS + '&' + q) : { points: [] },
+      get('hosts?sort=dead&limit=5&' + q),
+      get('hosts?sort=stalled&limit=5&' + q),
+      c.dead > 0 ? get('dead?limit=20&' + q) : { total: 0, letters: [], by_reason: {} },
+    ]);
+    charts(k.charts, series.points);
+    const parts = [];
+    if (failing.hosts.length) {
+      parts.push(el('div', {}, el('h3', {}, 'Most failing hosts'),
+        table(['host', 'dead', 'queued'], failing.hosts.map((h) => [[h.host], [num(h.dead), 'num'], [num(h.queued), 'num']]))));
+    }
+    if (slow.hosts.length) {
+      parts.push(el('div', {}, el('h3', {}, 'Slowest hosts (no progress for)'),
+        table(['host', 'unchanged', 'in flight', 'queued'], slow.hosts.map((h) =>
+          [[h.host], [num(h.unchanged_s) + ' s', 'num'], [num(h.in_flight), 'num'], [num(h.queued), 'num']]))));
+    }
+    k.tables.replaceChildren(...parts);
+    if (dead.total > 0) {
+      const reasons = Object.entries(dead.by_reason).map(([r, n]) => `${r} ${num(n)}`).join(', ');
+      k.dead.replaceChildren(el('h3', {}, `Dead letters: ${num(dead.total)} (${reasons})`),
+        table(['url', 'reason', 'retries', 'abandons'], dead.letters.map((d) =>
+          [[d.url, 'url'], [d.reason], [num(d.retries || 0), 'num'], [num(d.abandons || 0), 'num']])));
+    } else {
+      k.dead.replaceChildren();
+    }
+  }
+
+  function drawConsumers(data) {
+    const rows = data.consumers.map((c) => el('tr', {}, el('td', {}, c.host), el('td', { class: 'num' }, String(Number(c.pid))),
+      el('td', { class: 'num' }, num(c.held)), el('td', {}, num(c.beat_age_s) + ' s ago'),
+      el('td', {}, c.alive ? 'alive' : 'silent')));
+    $('consumers').tBodies[0].replaceChildren(...rows);
+  }
+
+  async function tick() {
+    try {
+      if (!info) {
+        info = await get('');
+        $('store').textContent = `(${info.store}, sampled every ${num(info.sample_interval_ms / 1000)} s${info.control ? '' : ', read-only'})`;
+        if (info.control) {
+          const expire = el('button', { type: 'button', id: 'expire' }, 'Expire crawls past their expires');
+          expire.addEventListener('click', () => ask('expire', '', 'Purge every crawl whose expires has passed (as cqueue expire does)?'));
+          $('frontier').append(el('div', { class: 'actions' }, expire));
+        }
+      }
+      const [crawls, consumers, all, stats] = await Promise.all([get('crawls'), get('consumers'), get('series?last=' + POINTS), get('stats')]);
+      numbers($('frontier-numbers'), [['pages done', stats.counters.acked || 0, 'acked'], ['queued', crawls.counts.queued, 'queued'],
+        ['in flight', crawls.counts.in_flight, 'in-flight'], ['dead', crawls.counts.dead, 'dead'],
+        ['pages/s', crawls.rates.pages_per_s, 'pages'], ['errors/s', crawls.rates.errors_per_s, 'errors']]);
+      charts($('frontier-charts'), all.points);
+      drawConsumers(consumers);
+      const shown = crawls.crawls.slice().sort((a, b) =>
+        (b.queued + b.in_flight > 0) - (a.queued + a.in_flight > 0) || (a.crawlid < b.crawlid ? -1 : a.crawlid > b.crawlid ? 1 : 0))
+        .slice(0, MAX_CRAWLS);
+      await Promise.all(shown.map(drawCrawl));
+      const keep = new Set(shown.map((c) => c.crawlid));
+      for (const [id, k] of cards) {
+        if (!keep.has(id)) { k.root.remove(); cards.delete(id); }
+      }
+      $('crawls').replaceChildren(...shown.map((c) => cards.get(c.crawlid).root));
+      const when = new Date(crawls.as_of).toLocaleTimeString('en-GB');
+      setStatus(crawls.error ? `sampling fails: ${crawls.error} (showing ${when})` : `as of ${when}`, !!crawls.error);
+    } catch (e) {
+      if (e instanceof HTTPError && e.status === 401 && !pending) {
+        ask('', '', 'This server needs its token to show the crawl.');
+      }
+      setStatus('cannot read the API: ' + e.message, true);
+    }
+    setTimeout(tick, 1000);
+  }
+
+  // ask opens the dialog for an action (or, with no action, for the token
+  // alone); the token field shows while the page has no token.
+  function ask(action, crawlid, text) {
+    pending = { action, crawlid };
+    $('confirm-text').textContent = text;
+    $('confirm-error').textContent = '';
+    $('token-label').hidden = token !== '';
+    $('confirm').hidden = false;
+    (token === '' ? $('token') : $('confirm-ok')).focus();
+  }
+
+  function closeDialog() {
+    pending = null;
+    $('token').value = '';
+    $('confirm').hidden = true;
+  }
+
+  async function confirmed() {
+    if (!pending) return;
+    if (token === '') token = $('token').value;
+    $('token').value = '';
+    const { action, crawlid } = pending;
+    if (action === '') { closeDialog(); return; }
+    try {
+      const r = await call('POST', action, action === 'expire' ? {} : { crawlid });
+      closeDialog();
+      $('message').textContent = action === 'stop' ? `stopped “${crawlid}”: ${num(r.purged)} queued requests purged`
+        : action === 'expire' ? `expired ${num(r.expired.length)} crawls` : `${action}d “${crawlid}”`;
+    } catch (e) {
+      if (e instanceof HTTPError && e.status === 401) {
+        token = '';
+        $('token-label').hidden = false;
+        $('confirm-error').textContent = 'Wrong token.';
+        $('token').focus();
+        return;
+      }
+      $('confirm-error').textContent = e.message;
+    }
+  }
+
+  $('confirm-ok').addEventListener('click', confirmed);
+  $('confirm-cancel').addEventListener('click', closeDialog);
+  $('token').addEventListener('keydown', (e) => { if (e.key === 'Enter') confirmed(); });
+  tick();
+})();
