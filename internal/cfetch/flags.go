@@ -25,7 +25,10 @@ on one host, --delay apart (or as AutoThrottle decides), so that one slow or
 throttled host never holds up the others. robots.txt is obeyed (Crawl-delay
 included) unless --no-robots; a request it denies is answered with
 "error":"robots". A 429, or failures that keep coming, make the host rest
-(Retry-After is honoured); one failing page does not slow the others.
+(Retry-After is honoured); one failing page does not slow the others. With
+--throttle-db FILE or --throttle-redis URL, the schedule of a cthrottle, each rest
+is written there too, and every cthrottle sharing it holds that host until the
+rest ends: one politeness decision for the whole fleet.
 
 Text bodies (HTML, XML, JSON, JavaScript, text/*) are converted to UTF-8 in
 "body"; others are base64 in "body_base64", or files under --save-dir. gzip,
@@ -54,7 +57,8 @@ and not checked; --allow-private turns the check off.`,
   cfetch < requests.jsonl | cextract -f title='h1::text' | cexport -f csv
   cfetch --cache-dir .cache/http urls.txt > responses.jsonl     # again: no request sent
   cfetch --resolve 'shop.test:80:127.0.0.1' <<< http://shop.test/
-  cfetch urls.txt | jq -c 'select(.error) | {url, error, error_detail}'`,
+  cfetch urls.txt | jq -c 'select(.error) | {url, error, error_detail}'
+  cqueue pop --db crawl.db --follow | cthrottle --db crawl.db --rate 2/s | cfetch --throttle-db crawl.db | …`,
 }
 
 // parseFlags parses args into opts. When done is true, Run returns code at
@@ -113,6 +117,8 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 	f.IntSliceVar(&opts.CacheIgnoreCodes, "cache-ignore-codes", nil, "HTTP statuses never cached (Scrapy HTTPCACHE_IGNORE_HTTP_CODES)")
 	f.BoolVar(&opts.CacheOnly, "cache-only", false, "never touch the network: a request not in the cache gets \"error\":\"cache_miss\" (Scrapy HTTPCACHE_IGNORE_MISSING)")
 	f.BoolVarP(&opts.Insecure, "insecure", "k", false, "do not verify TLS certificates (Scrapy's default behaviour)")
+	f.StringVar(&opts.ThrottleDB, "throttle-db", "", "also write each rest of a host (a 429, failures in a row; as long as the Retry-After says) as a hold into the cthrottle schedule in the SQLite `FILE`, so every cthrottle sharing it holds the host too")
+	f.StringVar(&opts.ThrottleRedis, "throttle-redis", "", "the same, into the cthrottle schedule on the Redis server at `URL` (redis://host:port/db, redis+cluster://…)")
 
 	files, code, done = f.Parse(args, stdout)
 	if done {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/record"
 	"github.com/crawlutils/crawlutils/internal/robots"
 )
@@ -122,6 +123,14 @@ type Options struct {
 	// a longer one ends the request's retries, and when the host rests (a
 	// 429, failures in a row) it rests this long.
 	RetryAfterMax time.Duration
+
+	// ThrottleDB and ThrottleRedis name the schedule cthrottle keeps (an
+	// SQLite file, a Redis URL), at most one of them: when set, each rest
+	// of a host (a 429, failures in a row; as long as a Retry-After says)
+	// is also written there as a hold on the host's key, so that every
+	// cthrottle sharing the schedule holds the host's requests too
+	// (holds.go).
+	ThrottleDB, ThrottleRedis string
 
 	// SaveDir, when set, receives binary bodies as files named by the SHA-1
 	// of their content (FILES_STORE).
@@ -278,6 +287,12 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--cache-policy must be dummy or rfc9111 (got %q)", o.CachePolicy)
 	case o.CacheExpire < 0:
 		return fmt.Errorf("--cache-expire must be a duration such as 24h, or 0 to keep entries forever (got %s)", o.CacheExpire)
+	case o.ThrottleDB != "" && o.ThrottleRedis != "":
+		return fmt.Errorf("--throttle-db and --throttle-redis: give one")
+	case o.ThrottleRedis != "" && !dedupe.IsRedisURL(o.ThrottleRedis):
+		return fmt.Errorf("--throttle-redis must be a Redis URL such as redis://host:6379/0 (got %q)", o.ThrottleRedis)
+	case o.ThrottleDB != "" && dedupe.IsRedisURL(o.ThrottleDB):
+		return fmt.Errorf("--throttle-db must be an SQLite file; for %q use --throttle-redis", o.ThrottleDB)
 	case o.CacheOnly && o.CacheDir == "":
 		return fmt.Errorf("--cache-only needs --cache-dir")
 	}

@@ -44,6 +44,7 @@ type pipeline struct {
 	w     *ndjson.Writer
 	sched *scheduler
 	count *counters
+	holds *holdWriter // nil without --throttle-db or --throttle-redis
 
 	// mu guards sched: the loop (new input, timers) and the workers and
 	// emitter (reports) all drive it.
@@ -102,6 +103,7 @@ func newPipeline(tool *cli.Tool, f *Fetcher, opts *Options, w *ndjson.Writer) *p
 	if opts.ThrottleDebug {
 		p.sched.debug = func(line string) { tool.Printf("%s", line) }
 	}
+	p.shareRests()
 	return p
 }
 
@@ -122,6 +124,7 @@ func (p *pipeline) run(ctx context.Context, r *ndjson.Reader) {
 	// lease forever.
 	p.tool.LeasePath = []string{"lease"}
 	p.tool.Answer = p.answer
+	p.holds.start()
 	go p.read(readCtx, r)
 	var emitters sync.WaitGroup
 	emitters.Go(p.emitter)
@@ -132,6 +135,7 @@ func (p *pipeline) run(ctx context.Context, r *ndjson.Reader) {
 		close(p.out)
 	}()
 	p.write()
+	p.holds.close()
 	st := p.tool.Stats
 	if cli.Interrupted(ctx) {
 		// Every record read and neither written nor dropped yet was read

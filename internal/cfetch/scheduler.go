@@ -3,6 +3,7 @@ package cfetch
 import (
 	"container/heap"
 	"math/rand/v2"
+	"net/url"
 	"slices"
 	"time"
 )
@@ -56,6 +57,9 @@ type scheduler struct {
 	rand  func() float64          // jitter in [0, 1); tests fix it
 	debug func(line string)       // --autothrottle-debug, when set
 	count func(group, key string) // stats counters, when set
+	// shared, when set, is told each time a host's rest begins or
+	// lengthens: the host's key, the URL that answered, the rest's end.
+	shared func(key string, u *url.URL, until time.Time)
 }
 
 func newScheduler(o *Options) *scheduler {

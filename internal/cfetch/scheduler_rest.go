@@ -44,21 +44,34 @@ func (s *scheduler) rest(h *host, f *finish, now time.Time) bool {
 		ra = min(f.retryAfter, s.opts.RetryAfterMax)
 	}
 	if !s.inTrouble(h, f) || f.j.thisStart.Before(h.restedAt) {
-		if until := now.Add(ra); now.Before(h.pausedUntil) && until.After(h.pausedUntil) {
-			h.pausedUntil = until
+		if now.Before(h.pausedUntil) {
+			s.restUntil(h, f, now.Add(ra))
 		}
 		return false
 	}
 	d := max(ra, s.retry.restDelay(h.rests, s.rand()))
 	h.rests++
 	h.restedAt = now
-	if until := now.Add(d); until.After(h.pausedUntil) {
-		h.pausedUntil = until
-	}
+	s.restUntil(h, f, now.Add(d))
 	if s.count != nil {
 		s.count("rests", restReason(f))
 	}
 	return true
+}
+
+// restUntil makes h rest until at least until. This is the one place the
+// server's word makes a host rest (a 429, a Retry-After, failures in a
+// row), so it is also where the rest is shared: s.shared, when set
+// (--throttle-db, --throttle-redis), writes it as a hold for every
+// cthrottle on the same schedule (holds.go), without waiting.
+func (s *scheduler) restUntil(h *host, f *finish, until time.Time) {
+	if !until.After(h.pausedUntil) {
+		return
+	}
+	h.pausedUntil = until
+	if s.shared != nil {
+		s.shared(h.key, f.j.url, until)
+	}
 }
 
 // restReason names what made a host rest, for the stats.

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/itchyny/gojq"
 
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/throttle"
 )
 
 // What happens to a record.
@@ -110,37 +110,11 @@ func (k *keyer) classify(p parsed) (c class, key, origin string, leased bool, er
 		return classKeyed, key, "", leased, nil
 	}
 	raw, _ := stringField(p.fields, "url")
-	key, origin = hostKey(raw)
+	key, origin = throttle.HostKey(raw)
 	if key == "" {
 		return classUnkeyed, "", "", leased, nil
 	}
 	return classKeyed, key, origin, leased, nil
-}
-
-// defaultPorts are the ports a host key leaves out.
-var defaultPorts = map[string]string{"http": "80", "https": "443"}
-
-// hostKey is the key of a URL: its host, lowercased, with its port unless
-// it is the scheme's default ("example.com", "example.com:8080",
-// "[::1]:8080"), and its origin (scheme://host[:port], where robots.txt
-// is). Both are "" for a URL without a host.
-func hostKey(raw string) (key, origin string) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" {
-		return "", ""
-	}
-	scheme := strings.ToLower(u.Scheme)
-	host := strings.ToLower(u.Hostname())
-	if host == "" {
-		return "", ""
-	}
-	if strings.IndexByte(host, ':') >= 0 {
-		host = "[" + host + "]"
-	}
-	if p := u.Port(); p != "" && p != defaultPorts[scheme] {
-		host += ":" + p
-	}
-	return host, scheme + "://" + host
 }
 
 // eval runs --key on the record: its first value, a string as it is and

@@ -2,28 +2,6 @@ package cthrottle
 
 import "testing"
 
-func TestHostKey(t *testing.T) {
-	for raw, want := range map[string][2]string{
-		"https://Example.COM/a":          {"example.com", "https://example.com"},
-		"https://example.com:443/a":      {"example.com", "https://example.com"},
-		"http://example.com:80":          {"example.com", "http://example.com"},
-		"http://example.com:443/":        {"example.com:443", "http://example.com:443"},
-		"https://example.com:8443/x?y#z": {"example.com:8443", "https://example.com:8443"},
-		"http://[::1]:8080/":             {"[::1]:8080", "http://[::1]:8080"},
-		"http://[::1]/":                  {"[::1]", "http://[::1]"},
-		"http://user:pw@a.test/":         {"a.test", "http://a.test"},
-		"/relative":                      {"", ""},
-		"mailto:a@b.test":                {"", ""},
-		"":                               {"", ""},
-		"http://%zz/":                    {"", ""},
-	} {
-		key, origin := hostKey(raw)
-		if key != want[0] || origin != want[1] {
-			t.Errorf("hostKey(%q) = %q, %q; want %q, %q", raw, key, origin, want[0], want[1])
-		}
-	}
-}
-
 func TestClassify(t *testing.T) {
 	host, _ := newKeyer("")
 	acct, _ := newKeyer(".attrs.account")

@@ -52,8 +52,8 @@ $CRAWLUTILS_DB; it may be the frontier's), a Redis server (--redis, or $CRAWLUTI
 machines share one schedule on the server's clock), or this process alone (--local).
 Scrapy's DOWNLOAD_DELAY for a whole fleet; Scrapy Cluster's throttled queue.
 
-The key is the request's host (host:port of its url, lowercased, without the scheme's
-default port), or the value of the jq expression --key. --rates FILE gives some keys
+The key is the request's host (host:port of its url, lowercased, in ASCII, without the
+scheme's default port), or the value of the jq expression --key. --rates FILE gives some keys
 their own rate, one "KEY RATE [burst=N]" a line ("example.com 1/5s"; # comments).
 RATE is COUNT/PERIOD: 3/s, 90/m, 1/2s, 1/500ms.
 
@@ -68,7 +68,9 @@ request with a "lease" (from cqueue pop) waits instead, since a rejected one wou
 be acked; wait holds every one; fail stops and exits 1.
 
 --robots also reads each host's robots.txt (once per host): a Crawl-delay or
-Request-rate slower than the rate wins.
+Request-rate slower than the rate wins. A host that answered 429 (or keeps failing) to a
+cfetch sharing the state (cfetch --throttle-db/--throttle-redis) is held by every
+cthrottle until the rest that cfetch took ends, then kept to the rate.
 
 At the end of input every held record is written at its slot. The first SIGINT or
 SIGTERM writes every held record at once, unthrottled, and exits 130: the signal stops

@@ -10,10 +10,11 @@ import (
 
 // TestBackendsAgree drives every backend through the same random history
 // of reservations (one key or many per call, several slots per key, with
-// and without a max wait, bursts), purges and clock moves, as several
-// handles on one state (processes), and requires the same answer from
-// each at every step: the reference, x/time/rate, the SQL statement and
-// the Lua script are four writings of one arithmetic.
+// and without a max wait, bursts), holds (ahead, past, shorter than the
+// key's current one, on keys never reserved), purges and clock moves, as
+// several handles on one state (processes), and requires the same answer
+// from each at every step: the reference, x/time/rate, the SQL statement
+// and the Lua script are four writings of one arithmetic.
 func TestBackendsAgree(t *testing.T) {
 	seeds := 8
 	steps := 300
@@ -62,6 +63,18 @@ func agree(t *testing.T, rnd *rand.Rand, _ string, stores [][]Store, steps int) 
 			now = now.Add(time.Duration(rnd.IntN(1_500_000)) * time.Microsecond)
 		}
 		handle := rnd.IntN(3)
+		if rnd.IntN(8) == 0 {
+			// A hold, as cfetch writes one: mostly a few seconds ahead,
+			// sometimes already over.
+			k := keys[rnd.IntN(len(keys))].key
+			until := now.Add(time.Duration(rnd.IntN(6_000_000)-1_000_000) * time.Microsecond)
+			for i, s := range stores {
+				if err := s[handle].Hold(ctx, k, until, now); err != nil {
+					t.Fatalf("%s: %v", names[i], err)
+				}
+			}
+			continue
+		}
 		if rnd.IntN(12) == 0 {
 			before := now.Add(-time.Duration(rnd.IntN(3)) * time.Second)
 			for i, s := range stores {

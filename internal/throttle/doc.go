@@ -27,10 +27,30 @@
 // floating point: times are integer microseconds, intervals rounded up
 // to the microsecond.
 //
+// # Holds
+//
+// Store.Hold keeps a key from starting before a time: cfetch writes one
+// when it rests a host (after a 429, or failures in a row, as long as a
+// Retry-After says), so that every process reserving on the same store
+// pauses that host too. A hold h
+// reads as a tat of at least h + tau (the key's bucket empty at h):
+//
+//	T    = max(tat, now, h + tau)
+//	slot = T - tau = max(max(tat, now) - tau, h)
+//	tat  = T + interval
+//
+// so no slot is before h, and the slots after it are one interval apart
+// from h on, however large the burst; the burst then refills one slot per
+// interval, as after any busy spell. Holds only move forward (the later
+// one wins), and an empty key or a time not ahead is a no-op. A hold
+// moves the reservations made after it: slots already reserved stay as
+// they are. The arithmetic is reserve's, with the derivation.
+//
 // # Backends
 //
 // OpenSQLite keeps the schedule in an SQLite file (table throttle_slots,
-// so it can be the frontier's file), one statement per reservation in
+// so it can be the frontier's file; a table made before holds gets its
+// hold_us column when opened), one statement per reservation in
 // autocommit; OpenRedis in Redis, one Lua script per reservation, on the
 // server's clock; NewLocal in this process, with x/time/rate. Each
 // reservation is atomic per key and may carry many keys. The three answer
@@ -41,7 +61,9 @@
 //
 // A key whose tat is in the past is the same as a key never seen: Purge
 // forgets such keys (SQLite, Local), and Redis expires them by itself
-// Options.Keep after their last slot.
+// Options.Keep after their last slot. A held key is kept while its hold
+// can still change an answer (until hold + tau; HoldMargin past the hold
+// while no reservation has named the key's rate).
 //
 // # Clocks
 //

@@ -14,11 +14,17 @@ import (
 // Redis is a Store in a Redis server or a Redis Cluster: one string per
 // key, at PREFIX+"throttle:"+key, holding its schedule (tat, in
 // microseconds) and expiring Keep after its last slot, so Redis forgets
-// idle keys by itself. Every reservation is one Lua script, which Redis
-// runs atomically, reading the server's clock (TIME) inside it: every
-// machine sharing the server sees one schedule on one clock, whatever
-// their own clocks say. The waits it returns are durations, which mean the
-// same on every machine.
+// idle keys by itself; and, for a key under a hold, a second string at
+// PREFIX+"throttle-hold:"+key holding the hold. Every reservation is one
+// Lua script, which Redis runs atomically, reading the server's clock
+// (TIME) inside it: every machine sharing the server sees one schedule
+// on one clock, whatever their own clocks say. The waits it returns are
+// durations, which mean the same on every machine.
+//
+// The hold is a key of its own, not a field next to tat, so that the
+// schedule stays the plain string programs that predate holds read and
+// write: they go on sharing it (ignoring holds) rather than failing on a
+// value they do not know.
 //
 // All keys of one reservation are passed to one script, so on a cluster
 // they must be in one slot: PREFIX carries a hash tag there (see
@@ -32,13 +38,16 @@ type Redis struct {
 	caller bool
 }
 
-// reserveScript reserves slots for each key of KEYS. ARGV[1] is now in
-// microseconds, or "" to read the server's clock; ARGV[2] the expiry
-// margin in milliseconds; then four per key: slots asked, interval, tau
-// and max wait (microseconds, -1: none). It returns now, then per key the
-// base and the number granted. Lua numbers are doubles: integers are exact
-// below 2^53 (microseconds until the year 2255), and fdiv keeps the
-// division exact.
+// reserveScript reserves slots for each key: KEYS are pairs, the key's
+// schedule and its hold. ARGV[1] is now in microseconds, or "" to read
+// the server's clock; ARGV[2] the expiry margin in milliseconds; then
+// four per key: slots asked, interval, tau and max wait (microseconds,
+// -1: none). It returns now, then per key the base and the number
+// granted: reserve's arithmetic. A reservation that takes slots after a
+// hold has its tat past hold + tau, which answers for the hold from then
+// on: the hold key then expires with the schedule. Lua numbers are
+// doubles: integers are exact below 2^53 (microseconds until the year
+// 2255), and fdiv keeps the division exact.
 var reserveScript = redis.NewScript(`
 local now
 if ARGV[1] == '' then
@@ -55,12 +64,15 @@ local function fdiv(x, y)
 	return q
 end
 local out = {now}
-for i, key in ipairs(KEYS) do
+for i = 1, #KEYS / 2 do
+	local key, holdkey = KEYS[2 * i - 1], KEYS[2 * i]
 	local a = 2 + (i - 1) * 4
 	local asked, iv, tau, maxw = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
 	local t0 = now
-	local tat = tonumber(redis.call('GET', key) or '')
+	local got = redis.call('MGET', key, holdkey)
+	local tat, hold = tonumber(got[1] or ''), tonumber(got[2] or '')
 	if tat and tat > now then t0 = tat end
+	if hold and hold > 0 and hold + tau > t0 then t0 = hold + tau end
 	local base = t0 - tau
 	local granted = asked
 	if maxw >= 0 then
@@ -73,11 +85,32 @@ for i, key in ipairs(KEYS) do
 		local newtat = t0 + granted * iv
 		local ttl = math.ceil((newtat - now) / 1000) + keep
 		redis.call('SET', key, string.format('%.0f', newtat), 'PX', ttl)
+		if hold then redis.call('PEXPIRE', holdkey, ttl) end
 	end
 	out[#out + 1] = base
 	out[#out + 1] = granted
 end
 return out
+`)
+
+// holdScript sets the hold of KEYS[1] to ARGV[2] microseconds past now
+// (ARGV[1], or "" for the server's clock), unless it holds a later one;
+// the key expires ARGV[3] milliseconds after the hold (HoldMargin, or
+// Keep when longer: the key's tolerance is not known here). It returns
+// the key's hold.
+var holdScript = redis.NewScript(`
+local now
+if ARGV[1] == '' then
+	local t = redis.call('TIME')
+	now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+else
+	now = tonumber(ARGV[1])
+end
+local hold = now + tonumber(ARGV[2])
+local old = tonumber(redis.call('GET', KEYS[1]) or '')
+if old and old >= hold then return old end
+redis.call('SET', KEYS[1], string.format('%.0f', hold), 'PX', math.ceil((hold - now) / 1000) + tonumber(ARGV[3]))
+return hold
 `)
 
 // RedisKey is the Redis key of key's schedule, for the key prefix
@@ -87,6 +120,14 @@ func RedisKey(prefix, key string) string {
 		prefix = dedupe.DefaultPrefix
 	}
 	return prefix + "throttle:" + key
+}
+
+// RedisHoldKey is the Redis key of key's hold (see RedisKey).
+func RedisHoldKey(prefix, key string) string {
+	if prefix == "" {
+		prefix = dedupe.DefaultPrefix
+	}
+	return prefix + "throttle-hold:" + key
 }
 
 // OpenRedis connects to the Redis server or cluster at url
@@ -131,7 +172,7 @@ func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Rep
 	var last int64
 	for start := 0; start < len(reqs); start += redisChunk {
 		chunk := reqs[start:min(start+redisChunk, len(reqs))]
-		keys := make([]string, len(chunk))
+		keys := make([]string, 0, 2*len(chunk))
 		args := make([]any, 0, 2+4*len(chunk))
 		if r.caller {
 			args = append(args, micros(now))
@@ -139,8 +180,8 @@ func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Rep
 			args = append(args, "")
 		}
 		args = append(args, r.keep.Milliseconds())
-		for i, q := range chunk {
-			keys[i] = RedisKey(r.prefix, q.Key)
+		for _, q := range chunk {
+			keys = append(keys, RedisKey(r.prefix, q.Key), RedisHoldKey(r.prefix, q.Key))
 			args = append(args, q.N, int64(q.Rate.Interval/time.Microsecond), int64(q.Rate.tolerance()/time.Microsecond), maxWaitMicros(q.MaxWait))
 		}
 		res, err := reserveScript.Run(ctx, r.client, keys, args...).Int64Slice()
@@ -166,30 +207,54 @@ func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Rep
 	return reply, nil
 }
 
+// Hold implements Store: one script call. Unless Options.CallerClock is
+// set, the key is held until-now past the server's clock.
+func (r *Redis) Hold(ctx context.Context, key string, until, now time.Time) error {
+	untilUS, nowUS, ok := holdMicros(key, until, now)
+	if !ok {
+		return nil
+	}
+	var at any = ""
+	if r.caller {
+		at = nowUS
+	}
+	margin := max(HoldMargin, r.keep).Milliseconds()
+	if err := holdScript.Run(ctx, r.client, []string{RedisHoldKey(r.prefix, key)}, at, untilUS-nowUS, margin).Err(); err != nil {
+		return fmt.Errorf("throttle: hold: %s: %w", r.conn.Name(), err)
+	}
+	return nil
+}
+
 // Purge implements Store: Redis expires idle keys itself, so it does
 // nothing and returns 0.
 func (r *Redis) Purge(context.Context, time.Time) (int, error) { return 0, nil }
 
-// Len implements Store, with SCAN on the node holding the keys: for tests
-// and small servers.
+// Len implements Store, with SCAN on the node holding the keys: the keys
+// with a schedule or a hold (or both, counted once). For tests and small
+// servers.
 func (r *Redis) Len(ctx context.Context) (int, error) {
 	node, err := r.conn.Node(ctx, r.prefix)
 	if err != nil {
 		return 0, fmt.Errorf("throttle: count: %s: %w", r.conn.Name(), err)
 	}
-	var cursor uint64
-	n := 0
-	for {
-		keys, next, err := node.Scan(ctx, cursor, globEscape(RedisKey(r.prefix, ""))+"*", 1000).Result()
-		if err != nil {
-			return 0, fmt.Errorf("throttle: count: %s: %w", r.conn.Name(), err)
+	seen := map[string]bool{}
+	for _, prefix := range []string{RedisKey(r.prefix, ""), RedisHoldKey(r.prefix, "")} {
+		var cursor uint64
+		for {
+			keys, next, err := node.Scan(ctx, cursor, globEscape(prefix)+"*", 1000).Result()
+			if err != nil {
+				return 0, fmt.Errorf("throttle: count: %s: %w", r.conn.Name(), err)
+			}
+			for _, k := range keys {
+				seen[strings.TrimPrefix(k, prefix)] = true
+			}
+			if next == 0 {
+				break
+			}
+			cursor = next
 		}
-		n += len(keys)
-		if next == 0 {
-			return n, nil
-		}
-		cursor = next
 	}
+	return len(seen), nil
 }
 
 // globEscape escapes the characters special in a SCAN MATCH pattern.
@@ -207,4 +272,9 @@ func globEscape(s string) string {
 // pttl returns the time to live of key's schedule (tests).
 func (r *Redis) pttl(ctx context.Context, key string) (time.Duration, error) {
 	return r.client.PTTL(ctx, RedisKey(r.prefix, key)).Result()
+}
+
+// holdPTTL returns the time to live of key's hold (tests).
+func (r *Redis) holdPTTL(ctx context.Context, key string) (time.Duration, error) {
+	return r.client.PTTL(ctx, RedisHoldKey(r.prefix, key)).Result()
 }

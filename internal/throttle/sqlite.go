@@ -28,10 +28,12 @@ type SQLite struct {
 }
 
 // sqliteSchema is the table. tat_us is the schedule (GCRA's theoretical
-// arrival time: the slot the key's next request takes, burst aside); the
-// other columns are the last reservation's request (now_us … max_wait_us)
-// and answer (base_us, granted), kept in the row so that the one statement
-// can both compute and return them.
+// arrival time: the slot the key's next request takes, burst aside) and
+// hold_us the key's hold (0: none); the other columns are the last
+// reservation's request (now_us … max_wait_us) and answer (base_us,
+// granted), kept in the row so that the one statement can both compute
+// and return them. A row made by a hold alone has interval_us 0: no
+// reservation has named the key's rate yet.
 const sqliteSchema = `CREATE TABLE IF NOT EXISTS throttle_slots (
 	key         TEXT PRIMARY KEY,
 	tat_us      INTEGER NOT NULL,
@@ -41,8 +43,14 @@ const sqliteSchema = `CREATE TABLE IF NOT EXISTS throttle_slots (
 	asked       INTEGER NOT NULL,
 	interval_us INTEGER NOT NULL,
 	tau_us      INTEGER NOT NULL,
-	max_wait_us INTEGER NOT NULL
+	max_wait_us INTEGER NOT NULL,
+	hold_us     INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID`
+
+// sqliteAddHold brings a table made before holds up to date. Programs
+// that predate holds go on working with it: their statements name their
+// columns, and a new row's hold_us is 0.
+const sqliteAddHold = `ALTER TABLE throttle_slots ADD COLUMN hold_us INTEGER NOT NULL DEFAULT 0`
 
 // OpenSQLite opens (creating if needed) the schedule in the SQLite file at
 // path, which other crawlutils stores may share. Errors start with
@@ -59,18 +67,41 @@ func OpenSQLite(ctx context.Context, path string, o Options) (*SQLite, error) {
 		return nil, fail(err)
 	}
 	s := &SQLite{db: db, path: path, busy: busy, stmts: map[int]*sql.Stmt{}}
-	// Read first: when the table is there no write lock is taken, so a
-	// process opening the file while another writes does not wait.
-	var n int
-	err = db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'throttle_slots'`).Scan(&n)
-	if err == nil && n == 0 {
-		_, err = db.ExecContext(ctx, sqliteSchema)
-	}
-	if err != nil {
+	if err := initSQLite(ctx, db); err != nil {
 		db.Close()
 		return nil, fail(dedupe.DescribeSQLiteError(err, busy))
 	}
 	return s, nil
+}
+
+// initSQLite makes the table, or adds hold_us to one made before holds.
+// It reads first: when the table is up to date no write lock is taken, so
+// a process opening the file while another writes does not wait. Two
+// processes may add the column at once: the second one's ALTER fails,
+// and finds the column there.
+func initSQLite(ctx context.Context, db *dedupe.DB) error {
+	hasHold := func() (bool, error) {
+		var n int
+		err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('throttle_slots') WHERE name = 'hold_us'`).Scan(&n)
+		return n > 0, err
+	}
+	ok, err := hasHold()
+	if err != nil || ok {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, sqliteSchema); err != nil {
+		return err
+	}
+	if ok, err := hasHold(); err != nil || ok {
+		return err
+	}
+	_, err = db.ExecContext(ctx, sqliteAddHold)
+	if err != nil {
+		if ok, err2 := hasHold(); err2 == nil && ok {
+			return nil
+		}
+	}
+	return err
 }
 
 // Close implements Store.
@@ -88,6 +119,10 @@ func (s *SQLite) wrap(op string, err error) error {
 	return fmt.Errorf("throttle: %s %s: %w", op, s.path, dedupe.DescribeSQLiteError(err, s.busy))
 }
 
+// sqlT0 is reserve's T for a known key: max(tat, now, hold + tau), the
+// hold counting only when there is one.
+const sqlT0 = `max(tat_us, excluded.now_us, CASE WHEN hold_us > 0 THEN hold_us + excluded.tau_us ELSE 0 END)`
+
 // chunkSizes are the sizes of the statements a reservation is cut into,
 // largest first: a few prepared statements serve any batch.
 var chunkSizes = []int{256, 32, 8, 1}
@@ -95,13 +130,14 @@ var chunkSizes = []int{256, 32, 8, 1}
 // reserveSQL returns the statement reserving n keys: 6 parameters per key
 // (key, now, asked, interval, tau, max wait), all in microseconds. The
 // SELECT computes the row of a new key; DO UPDATE the row of a known one,
-// from its old tat_us (every expression of an UPDATE's SET sees the old
-// row). The CASEs are reserve's arithmetic; integer division truncates
-// toward zero, so a negative numerator is handled before it.
+// from its old tat_us and hold_us (every expression of an UPDATE's SET
+// sees the old row). The CASEs are reserve's arithmetic, sqlT0 its T;
+// integer division truncates toward zero, so a negative numerator is
+// handled before it.
 func reserveSQL(n int) string {
 	const granted = `CASE WHEN excluded.max_wait_us < 0 THEN excluded.asked
-		ELSE min(excluded.asked, CASE WHEN excluded.max_wait_us - (max(tat_us, excluded.now_us) - excluded.tau_us - excluded.now_us) < 0 THEN 0
-			ELSE (excluded.max_wait_us - (max(tat_us, excluded.now_us) - excluded.tau_us - excluded.now_us)) / excluded.interval_us + 1 END) END`
+		ELSE min(excluded.asked, CASE WHEN excluded.max_wait_us - (` + sqlT0 + ` - excluded.tau_us - excluded.now_us) < 0 THEN 0
+			ELSE (excluded.max_wait_us - (` + sqlT0 + ` - excluded.tau_us - excluded.now_us)) / excluded.interval_us + 1 END) END`
 	var b strings.Builder
 	b.WriteString(`INSERT INTO throttle_slots (key, now_us, asked, interval_us, tau_us, max_wait_us, tat_us, base_us, granted)
 SELECT k, n, a, i, t, m, n + g * i, n - t, g FROM (
@@ -117,8 +153,8 @@ SELECT k, n, a, i, t, m, n + g * i, n - t, g FROM (
 	b.WriteString(`)) WHERE true
 ON CONFLICT (key) DO UPDATE SET
 	granted = ` + granted + `,
-	tat_us = CASE WHEN (` + granted + `) > 0 THEN max(tat_us, excluded.now_us) + (` + granted + `) * excluded.interval_us ELSE tat_us END,
-	base_us = max(tat_us, excluded.now_us) - excluded.tau_us,
+	tat_us = CASE WHEN (` + granted + `) > 0 THEN ` + sqlT0 + ` + (` + granted + `) * excluded.interval_us ELSE tat_us END,
+	base_us = ` + sqlT0 + ` - excluded.tau_us,
 	now_us = excluded.now_us, asked = excluded.asked, interval_us = excluded.interval_us,
 	tau_us = excluded.tau_us, max_wait_us = excluded.max_wait_us
 RETURNING key, base_us, granted`)
@@ -203,9 +239,34 @@ func (s *SQLite) reserveChunk(ctx context.Context, reqs []Request, now int64, ou
 	return nil
 }
 
+// holdSQL sets a key's hold, only ever later. A key with no row gets one
+// that says nothing else: tat_us 0 is a free schedule, interval_us 0 a
+// rate not named yet.
+const holdSQL = `INSERT INTO throttle_slots (key, tat_us, base_us, granted, now_us, asked, interval_us, tau_us, max_wait_us, hold_us)
+VALUES (?, 0, 0, 0, ?, 0, 0, 0, 0, ?)
+ON CONFLICT (key) DO UPDATE SET hold_us = max(hold_us, excluded.hold_us)`
+
+// Hold implements Store: one statement, in autocommit.
+func (s *SQLite) Hold(ctx context.Context, key string, until, now time.Time) error {
+	untilUS, nowUS, ok := holdMicros(key, until, now)
+	if !ok {
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, holdSQL, key, nowUS, untilUS); err != nil {
+		return s.wrap("hold", err)
+	}
+	return nil
+}
+
+// purgeSQL forgets the keys whose schedule is free at ?1 and whose hold,
+// if any, changes no answer from then on: hold + tau before ?1, tau being
+// the last reservation's, or ?2 (HoldMargin) when none named a rate.
+const purgeSQL = `DELETE FROM throttle_slots WHERE tat_us < ?1
+	AND (hold_us = 0 OR hold_us + CASE WHEN interval_us > 0 THEN tau_us ELSE ?2 END < ?1)`
+
 // Purge implements Store.
 func (s *SQLite) Purge(ctx context.Context, before time.Time) (int, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM throttle_slots WHERE tat_us < ?`, micros(before))
+	res, err := s.db.ExecContext(ctx, purgeSQL, micros(before), int64(HoldMargin/time.Microsecond))
 	if err != nil {
 		return 0, s.wrap("purge", err)
 	}

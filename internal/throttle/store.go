@@ -62,7 +62,24 @@ type Store interface {
 	// does, so forgetting them changes no answer. It returns how many it
 	// forgot. Redis forgets such keys by itself (they expire), so there it
 	// returns 0.
+	//
+	// A key under a hold is kept while the hold can still change an
+	// answer: until its hold plus its tolerance (that of its last
+	// reservation; HoldMargin for a key held before any reservation named
+	// its rate) is before before.
 	Purge(ctx context.Context, before time.Time) (int, error)
+	// Hold makes key start nothing before until: its next slot is at
+	// until at the earliest, and the slots after it keep the rate from
+	// there (one per interval: the burst is spent at until and refills
+	// from it, so what waited does not start at once). A hold only moves
+	// forward: one ending before the key's current hold changes nothing.
+	// It is one atomic step, as a reservation is, and the reservations
+	// of every process sharing the store honour it (see reserve for the
+	// arithmetic). until is on the caller's clock, as now is; a Redis
+	// store holds the key until-now past its own clock unless
+	// Options.CallerClock is set. An empty key, or an until not after
+	// now, is a no-op and returns nil.
+	Hold(ctx context.Context, key string, until, now time.Time) error
 	// Len returns the number of keys held.
 	Len(ctx context.Context) (int, error)
 	// Close releases the store.
@@ -87,6 +104,14 @@ type Options struct {
 	// server's, orders every reservation.
 	CallerClock bool
 }
+
+// HoldMargin is how long a hold is remembered past its end when the
+// key's tolerance is not known: a key held before any reservation named
+// its rate. What a hold does after it ends depends on that tolerance
+// (the burst refills from the hold, one slot per interval), so forgetting
+// it earlier could give back a burst a little early; a margin of an hour
+// covers every burst of up to an hour's worth of intervals.
+const HoldMargin = time.Hour
 
 // DefaultKeep is how long a key's schedule is kept past its last slot
 // (Redis expiry; the purge margin cthrottle uses with SQLite and local):
@@ -138,15 +163,38 @@ func maxWaitMicros(d time.Duration) int64 {
 // reserve is the slot arithmetic every store implements (SQL, Lua, and
 // with golang.org/x/time/rate), in integer microseconds: GCRA. tat is the
 // key's theoretical arrival time, the slot its next request takes burst
-// aside (fresh: a key with no schedule, as if tat <= now). It reserves up
-// to n slots of interval iv, tolerance tau = (burst-1)*iv, none further
-// than maxw past now (maxw < 0: no limit), and returns the new tat, the
-// base (slot i starts at max(now, base + i*iv)) and how many were granted.
-// A refusal leaves the schedule as it was.
-func reserve(tat int64, fresh bool, now int64, n int, iv, tau, maxw int64) (newTat, base int64, granted int) {
+// aside (fresh: a key with no schedule, as if tat <= now); hold is the
+// key's hold (0: none). It reserves up to n slots of interval iv,
+// tolerance tau = (burst-1)*iv, none further than maxw past now (maxw <
+// 0: no limit), and returns the new tat, the base (slot i starts at
+// max(now, base + i*iv)) and how many were granted. A refusal leaves the
+// schedule as it was.
+//
+// Without a hold, with M = max(tat, now):
+//
+//	base = M - tau,  tat' = M + granted*iv
+//
+// A hold h is read as a tat of at least h + tau: the key's bucket is
+// empty at h (GCRA's tat - tau is the next slot, so tat = h + tau puts
+// the next slot at h with no burst left). So, with T = max(M, h + tau):
+//
+//	base = T - tau = max(M - tau, h)
+//	tat' = T + granted*iv = base + tau + granted*iv
+//
+// Slot 0 is at max(now, base) >= h; slot i at base + i*iv, one interval
+// apart from the hold on, whatever the burst; the next reservation starts
+// from tat' - tau = base + granted*iv. After the hold the burst comes
+// back one slot per interval, as after any busy spell: once now >= h +
+// tau the hold changes nothing (T = M), which is why Purge may forget it
+// then. A hold never makes a slot earlier (T >= M), and a later hold is a
+// larger lower bound, so holds only add up by their max.
+func reserve(tat int64, fresh bool, hold, now int64, n int, iv, tau, maxw int64) (newTat, base int64, granted int) {
 	t0 := now
 	if !fresh && tat > now {
 		t0 = tat
+	}
+	if hold > 0 && hold+tau > t0 {
+		t0 = hold + tau
 	}
 	base = t0 - tau
 	granted = n
@@ -162,4 +210,16 @@ func reserve(tat int64, fresh bool, now int64, n int, iv, tau, maxw int64) (newT
 		return tat, base, 0
 	}
 	return t0 + int64(granted)*iv, base, granted
+}
+
+// holdMicros checks a Hold call: key's hold until, in microseconds,
+// rounded up (a hold is never made shorter), and now, truncated; ok is
+// false for a no-op (no key, or until not after now).
+func holdMicros(key string, until, now time.Time) (untilUS, nowUS int64, ok bool) {
+	nowUS = micros(now)
+	untilUS = micros(until)
+	if until.After(time.UnixMicro(untilUS)) {
+		untilUS++
+	}
+	return untilUS, nowUS, key != "" && untilUS > nowUS
 }

@@ -3,8 +3,10 @@ package throttle
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,14 +20,18 @@ var ctx = context.Background()
 // t0 is the tests' clock at the start, to the microsecond.
 var t0 = time.Date(2030, 1, 2, 3, 4, 5, 678901000, time.UTC)
 
-// ref is the reference Store: reserve over a map, nothing else. The
+// ref is the reference Store: reserve over maps, nothing else. The
 // backends are held to it.
 type ref struct {
-	mu  sync.Mutex
-	tat map[string]int64
+	mu   sync.Mutex
+	tat  map[string]int64
+	hold map[string]int64
+	tau  map[string]int64 // the last reservation's tolerance
 }
 
-func newRef() *ref { return &ref{tat: map[string]int64{}} }
+func newRef() *ref {
+	return &ref{tat: map[string]int64{}, hold: map[string]int64{}, tau: map[string]int64{}}
+}
 
 func (r *ref) Reserve(_ context.Context, reqs []Request, now time.Time) (Reply, error) {
 	if err := checkRequests(reqs); err != nil {
@@ -37,32 +43,62 @@ func (r *ref) Reserve(_ context.Context, reqs []Request, now time.Time) (Reply, 
 	reply := Reply{Now: time.UnixMicro(n), Grants: make([]Grant, len(reqs))}
 	for i, q := range reqs {
 		tat, ok := r.tat[q.Key]
-		newTat, base, g := reserve(tat, !ok, n, q.N, int64(q.Rate.Interval/time.Microsecond), int64(q.Rate.tolerance()/time.Microsecond), maxWaitMicros(q.MaxWait))
+		tau := int64(q.Rate.tolerance() / time.Microsecond)
+		newTat, base, g := reserve(tat, !ok, r.hold[q.Key], n, q.N, int64(q.Rate.Interval/time.Microsecond), tau, maxWaitMicros(q.MaxWait))
 		if g > 0 {
 			r.tat[q.Key] = newTat
 		}
+		r.tau[q.Key] = tau
 		reply.Grants[i] = Grant{Granted: g, Base: time.Duration(base-n) * time.Microsecond, Interval: q.Rate.Interval}
 	}
 	return reply, nil
 }
 
+func (r *ref) Hold(_ context.Context, key string, until, now time.Time) error {
+	u, _, ok := holdMicros(key, until, now)
+	if ok {
+		r.mu.Lock()
+		r.hold[key] = max(r.hold[key], u)
+		r.mu.Unlock()
+	}
+	return nil
+}
+
 func (r *ref) Purge(_ context.Context, before time.Time) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	b := micros(before)
 	n := 0
-	for k, tat := range r.tat {
-		if tat < micros(before) {
+	for _, k := range r.keys() {
+		tol, reserved := r.tau[k]
+		if !reserved {
+			tol = int64(HoldMargin / time.Microsecond)
+		}
+		if r.tat[k] < b && (r.hold[k] == 0 || r.hold[k]+tol < b) {
 			delete(r.tat, k)
+			delete(r.hold, k)
+			delete(r.tau, k)
 			n++
 		}
 	}
 	return n, nil
 }
 
+// keys are the keys with a schedule, a hold, or a known rate.
+func (r *ref) keys() []string {
+	set := map[string]bool{}
+	for _, m := range []map[string]int64{r.tat, r.hold, r.tau} {
+		for k := range m {
+			set[k] = true
+		}
+	}
+	return slices.Collect(maps.Keys(set))
+}
+
 func (r *ref) Len(context.Context) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.tat), nil
+	return len(r.keys()), nil
 }
 
 func (r *ref) Close() error { return nil }

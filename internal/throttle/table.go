@@ -27,7 +27,7 @@ func (t *Table) Len() int { return len(t.keys) }
 // one, the override of the host alone; else the default.
 func (t *Table) For(key string) Rate {
 	if t.fold {
-		key = strings.ToLower(key)
+		key = foldKey(key)
 	}
 	if r, ok := t.keys[key]; ok {
 		return r
@@ -50,7 +50,8 @@ func (t *Table) For(key string) Rate {
 // such as "example.com 1/5s" or "api.example.com:8443 10/s burst=5"; RATE
 // is read by ParseRate; blank lines and everything after a '#' are
 // ignored. The burst of a line without one is def's. With fold, keys are
-// compared without regard to case (host names). Errors name the file and
+// host names, compared without regard to case, an internationalized name
+// as its ASCII form (see HostKey). Errors name the file and
 // line: "rates.txt:3: …".
 func ReadTable(r io.Reader, name string, def Rate, fold bool) (*Table, error) {
 	t := NewTable(def)
@@ -72,7 +73,7 @@ func ReadTable(r io.Reader, name string, def Rate, fold bool) (*Table, error) {
 		}
 		key := fields[0]
 		if fold {
-			key = strings.ToLower(key)
+			key = foldKey(key)
 		}
 		rate, err := ParseRate(fields[1])
 		if err != nil {

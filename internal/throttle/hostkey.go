@@ -1,0 +1,73 @@
+package throttle
+
+import (
+	"net"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+)
+
+// defaultPorts are the ports a host key leaves out.
+var defaultPorts = map[string]string{"http": "80", "https": "443"}
+
+// HostKey is the throttle key of a URL, the one cthrottle throttles it
+// by and cfetch holds when the host asks it to slow down: its host,
+// lowercased, in its ASCII form (an internationalized name as it goes on
+// the wire, bücher.example as xn--bcher-kva.example), with its port
+// unless it is the scheme's default ("example.com", "example.com:8080",
+// "[::1]:8080"); and its origin (scheme://host[:port], where robots.txt
+// is). Both are "" for a URL without a host. A name that has no ASCII
+// form stays as it is, lowercased.
+func HostKey(raw string) (key, origin string) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return "", ""
+	}
+	scheme := strings.ToLower(u.Scheme)
+	host := asciiHost(u.Hostname())
+	if host == "" {
+		return "", ""
+	}
+	if strings.IndexByte(host, ':') >= 0 {
+		host = "[" + host + "]"
+	}
+	if p := u.Port(); p != "" && p != defaultPorts[scheme] {
+		host += ":" + p
+	}
+	return host, scheme + "://" + host
+}
+
+// asciiHost is a host name lowercased, and in its ASCII form when it is
+// an internationalized one (as cfetch sends it).
+func asciiHost(h string) string {
+	h = strings.ToLower(h)
+	for i := 0; i < len(h); i++ {
+		if h[i] >= utf8.RuneSelf {
+			if a, err := idna.Lookup.ToASCII(h); err == nil {
+				return a
+			}
+			return h
+		}
+	}
+	return h
+}
+
+// foldKey is how a rates file's host key and a request's host key are
+// compared: lowercased, an internationalized name in its ASCII form (as
+// HostKey writes it), so "Bücher.test:8080" in the file matches the key
+// of http://bücher.test:8080/.
+func foldKey(key string) string {
+	key = strings.ToLower(key)
+	for i := 0; i < len(key); i++ {
+		if key[i] >= utf8.RuneSelf {
+			host, port, err := net.SplitHostPort(key)
+			if err != nil {
+				return asciiHost(key)
+			}
+			return net.JoinHostPort(asciiHost(host), port)
+		}
+	}
+	return key
+}

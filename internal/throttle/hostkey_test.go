@@ -1,0 +1,54 @@
+package throttle
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestHostKey(t *testing.T) {
+	for raw, want := range map[string][2]string{
+		"https://Example.COM/a":          {"example.com", "https://example.com"},
+		"https://example.com:443/a":      {"example.com", "https://example.com"},
+		"http://example.com:80":          {"example.com", "http://example.com"},
+		"http://example.com:443/":        {"example.com:443", "http://example.com:443"},
+		"https://example.com:8443/x?y#z": {"example.com:8443", "https://example.com:8443"},
+		"http://[::1]:8080/":             {"[::1]:8080", "http://[::1]:8080"},
+		"http://[::1]/":                  {"[::1]", "http://[::1]"},
+		"http://user:pw@a.test/":         {"a.test", "http://a.test"},
+		// The key of an internationalized name is the name on the wire,
+		// as cfetch sends it, however the URL spells it.
+		"http://Bücher.test:8080/":   {"xn--bcher-kva.test:8080", "http://xn--bcher-kva.test:8080"},
+		"http://b%C3%BCcher.test/":   {"xn--bcher-kva.test", "http://xn--bcher-kva.test"},
+		"http://xn--bcher-kva.test/": {"xn--bcher-kva.test", "http://xn--bcher-kva.test"},
+		"/relative":                  {"", ""},
+		"mailto:a@b.test":            {"", ""},
+		"":                           {"", ""},
+		"http://%zz/":                {"", ""},
+	} {
+		key, origin := HostKey(raw)
+		if key != want[0] || origin != want[1] {
+			t.Errorf("HostKey(%q) = %q, %q; want %q, %q", raw, key, origin, want[0], want[1])
+		}
+	}
+}
+
+// TestTableFoldsHostKeys: a rates file's host keys match the keys HostKey
+// gives, whatever the case or the spelling of an internationalized name.
+func TestTableFoldsHostKeys(t *testing.T) {
+	def := mustRate(t, "1/s", 1)
+	table, err := ReadTable(strings.NewReader("Bücher.test 1/5s\nxn--caf-dma.test:8080 2/s\n"), "rates.txt", def, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for raw, want := range map[string]string{
+		"http://bücher.test/":           "1/5s",
+		"http://XN--BCHER-KVA.test:81/": "1/5s",
+		"http://café.test:8080/":        "2/s",
+		"http://café.test/":             "1/s",
+	} {
+		key, _ := HostKey(raw)
+		if got := table.For(key).String(); got != want {
+			t.Errorf("%s (key %s): rate %s, want %s", raw, key, got, want)
+		}
+	}
+}
