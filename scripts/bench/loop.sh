@@ -8,6 +8,8 @@
 #   colly   scripts/bench/colly (its own Go module), colly with the fixes a
 #           careful user adds: retries, one atomic seen-set of canonical
 #           URLs that also takes redirect targets, <meta> charsets;
+#   colly-ra  the same colly crawler, its retries waiting out a Retry-After
+#           (as polite as the loop; only with CRAWLERS="... colly-ra");
 #   scrapy  Debian's python3-scrapy running scripts/bench/scrapy/demo_crawlspider.py.
 #
 # once per site setting: "demosite -retry-after 1" (flaky pages answer 503
@@ -111,6 +113,10 @@ run_colly() {
 	timed "$work/t.txt" timeout "$RUN_TIMEOUT" colly-demo -start "$SITE/" -o "$work/colly.csv" -c $CONC 2>>"$work/colly.log" || return
 	own=$(sed -n 's/^colly-demo: \([0-9]*\) requests made.*/\1/p' "$work/colly.log" | tail -n1)
 }
+run_colly-ra() {
+	timed "$work/t.txt" timeout "$RUN_TIMEOUT" colly-demo -start "$SITE/" -o "$work/colly-ra.csv" -c $CONC -retry-after 2>>"$work/colly-ra.log" || return
+	own=$(sed -n 's/^colly-demo: \([0-9]*\) requests made.*/\1/p' "$work/colly-ra.log" | tail -n1)
+}
 run_scrapy() {
 	rm -f "$work/scrapy.csv" "$work/scrapy-stats.json"
 	timed "$work/t.txt" timeout "$RUN_TIMEOUT" /usr/bin/python3 -m scrapy runspider scripts/bench/scrapy/demo_crawlspider.py \
@@ -144,14 +150,14 @@ table() {
 	local s=$1 c wall pages rate cpu rss cpus own_counts=
 	echo
 	echo "$2: $PRODUCTS products, latency $LATENCY, concurrency $CONC, robots.txt obeyed; medians of $RUNS runs"
-	printf '  %-7s %7s %8s %12s %7s %9s %9s %8s %8s %6s %5s %6s\n' crawler "wall s" pages/s "CPU ms/page" "RSS MB" requests expected "dup req" "early rt" rows "dup" truth
+	printf '  %-8s %7s %8s %12s %7s %9s %9s %8s %8s %6s %5s %6s\n' crawler "wall s" pages/s "CPU ms/page" "RSS MB" requests expected "dup req" "early rt" rows "dup" truth
 	for c in "${crawlers[@]}"; do
 		if ! compgen -G "$work/res.$c.$s.*" >/dev/null; then
-			printf '  %-7s every run failed\n' "$c"
+			printf '  %-8s every run failed\n' "$c"
 			continue
 		fi
 		read -r wall pages rate cpu rss cpus < <(figures "$c.$s")
-		printf '  %-7s %7s %8s %12.2f %7s %9s %9s %8s %8s %6s %5s %6s\n' "$c" "$wall" "$rate" "$cpu" "$rss" \
+		printf '  %-8s %7s %8s %12.2f %7s %9s %9s %8s %8s %6s %5s %6s\n' "$c" "$wall" "$rate" "$cpu" "$rss" \
 			"$(medcol "$c.$s" 4)" "$(medcol "$c.$s" 6)" "$(medcol "$c.$s" 7)" "$(medcol "$c.$s" 8)" \
 			"$(medcol "$c.$s" 9)" "$(medcol "$c.$s" 10)" "$(medcol "$c.$s" 11)"
 		echo "$wall $cpu" >"$work/fig.$c.$s"
@@ -159,7 +165,7 @@ table() {
 	done
 	[ -z "${own_counts:-}" ] || echo "  (requests: the crawler's own count, for the site has no /__demosite/stats)"
 	[ -s "$work/fig.loop.$s" ] || return 0
-	for c in colly scrapy; do
+	for c in colly colly-ra scrapy; do
 		[ -s "$work/fig.$c.$s" ] || continue
 		paste -d' ' "$work/fig.loop.$s" "$work/fig.$c.$s" |
 			awk -v c="$c" '{ printf "  loop / %s: %.2fx the wall time, %.2fx the CPU per page\n", c, $1 / $3, $2 / $4 }'

@@ -6,8 +6,11 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/net/html/charset"
@@ -44,9 +47,10 @@ var errSeenRedirect = errors.New("redirect to a URL already seen")
 
 // crawl crawls from start with conc requests at once, writing products to
 // w, and returns the counts.
-func crawl(start string, conc int, w *itemWriter, stderr io.Writer) (*stats, error) {
+func crawl(start string, conc int, honourRetryAfter bool, w *itemWriter, stderr io.Writer) (*stats, error) {
 	st := &stats{}
 	seen := &seenSet{}
+	delayed := &waiting{}
 	// colly's own visited check (IsVisited, then Visited: two steps) is off:
 	// it lets two goroutines through for one URL, and on a redirect it could
 	// refuse a target that seen has just admitted, losing the page.
@@ -108,6 +112,19 @@ func crawl(start string, conc int, w *itemWriter, stderr io.Writer) (*stats, err
 		if (r.StatusCode == 0 || r.StatusCode >= 500) && n < maxRetries {
 			r.Ctx.Put("retries", n+1)
 			st.retries.Add(1)
+			if wait := retryAfter(r); honourRetryAfter && wait > 0 {
+				// A careful user's Retry-After: the retry waits in its own
+				// goroutine, not in one of colly's parallel slots.
+				delayed.Add(1)
+				go func() {
+					defer delayed.Done()
+					time.Sleep(wait)
+					if err := r.Request.Retry(); err != nil {
+						st.errors.Add(1)
+					}
+				}()
+				return
+			}
 			if err = r.Request.Retry(); err == nil {
 				return
 			}
@@ -141,9 +158,38 @@ func crawl(start string, conc int, w *itemWriter, stderr io.Writer) (*stats, err
 	})
 
 	visit(start)
-	c.Wait()
+	// A delayed retry joins colly's wait group only when it is sent: wait
+	// until nothing is in flight and no retry is waiting.
+	for {
+		c.Wait()
+		if delayed.n.Load() == 0 {
+			break
+		}
+		delayed.wg.Wait()
+	}
 	return st, w.flush()
 }
+
+// retryAfter is a response's Retry-After in seconds, or 0.
+func retryAfter(r *colly.Response) time.Duration {
+	if r.Headers == nil {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(r.Headers.Get("Retry-After")))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return time.Duration(n) * time.Second
+}
+
+// waiting counts the retries waiting for their Retry-After.
+type waiting struct {
+	n  atomic.Int64
+	wg sync.WaitGroup
+}
+
+func (w *waiting) Add(d int) { w.n.Add(int64(d)); w.wg.Add(d) }
+func (w *waiting) Done()     { w.n.Add(-1); w.wg.Done() }
 
 // followLinks visits every <a href> and <area href> whose absolute URL
 // (against <base href> if there is one) matches one of allow.

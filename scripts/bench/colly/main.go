@@ -29,6 +29,7 @@ func run(args []string, stderr io.Writer) int {
 	start := fs.String("start", "", "the demo site's home page `URL`")
 	out := fs.String("o", "", "write the products to `CSV`")
 	conc := fs.Int("c", 16, "concurrent requests")
+	honour := fs.Bool("retry-after", false, "wait a 5xx's Retry-After before its retry (colly does not by itself)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -41,7 +42,7 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "colly-demo: %v\n", err)
 		return 1
 	}
-	st, err := crawl(*start, *conc, newItemWriter(f), stderr)
+	st, err := crawl(*start, *conc, *honour, newItemWriter(f), stderr)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
