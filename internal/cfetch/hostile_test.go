@@ -141,8 +141,8 @@ func TestJSONStringLen(t *testing.T) {
 		enc.SetEscapeHTML(false)
 		enc.Encode(s)
 		want := buf.Len() - 1
-		if got := jsonLen(s); got != want {
-			t.Errorf("jsonLen(%q) = %d, want %d (%s)", s, got, want, b)
+		if got := record.StringLen(s); got != want {
+			t.Errorf("record.StringLen(%q) = %d, want %d (%s)", s, got, want, b)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func fitLine(resp *response, max int) bool {
 		if rest+6*len(resp.text)+2 <= max {
 			return false
 		}
-		n := jsonLen(resp.text)
+		n := record.StringLen(resp.text)
 		if rest+n <= max {
 			return false
 		}
@@ -63,20 +63,20 @@ func failTooLarge(resp *response, n, max int, why string) {
 // responseLenWithoutBody bounds the encoded length of resp without its
 // body fields.
 func responseLenWithoutBody(resp *record.Response) int {
-	n := recordOverhead + len(resp.Request) + jsonLen(resp.URL) +
-		jsonLen(resp.BodyPath) + jsonLen(resp.Encoding) + jsonLen(resp.EncodingSource) +
-		jsonLen(resp.FetchedAt) + jsonLen(resp.Error) + jsonLen(resp.ErrorDetail)
+	n := recordOverhead + len(resp.Request) + record.StringLen(resp.URL) +
+		record.StringLen(resp.BodyPath) + record.StringLen(resp.Encoding) + record.StringLen(resp.EncodingSource) +
+		record.StringLen(resp.FetchedAt) + record.StringLen(resp.Error) + record.StringLen(resp.ErrorDetail)
 	for k, v := range resp.Headers {
-		n += jsonLen(k) + jsonLen(v) + 2
+		n += record.StringLen(k) + record.StringLen(v) + 2
 	}
 	for _, r := range resp.Redirects {
-		n += jsonLen(r.URL) + 32
+		n += record.StringLen(r.URL) + 32
 	}
 	for _, w := range resp.Warnings {
-		n += jsonLen(w) + 1
+		n += record.StringLen(w) + 1
 	}
 	for k, v := range resp.Extra {
-		n += jsonLen(k) + len(v) + 2
+		n += record.StringLen(k) + len(v) + 2
 	}
 	return n
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
-	"unicode/utf8"
 
 	"github.com/crawlutils/crawlutils/internal/record"
 )
@@ -69,7 +68,7 @@ func (r *response) line() ([]byte, error) {
 	}
 	name, n := `,"body":`, 0
 	if len(r.text) > 0 {
-		n = jsonLen(r.text)
+		n = record.StringLen(r.text)
 	} else {
 		name, n = `,"body_base64":`, base64.StdEncoding.EncodedLen(len(r.bin))+2
 	}
@@ -79,7 +78,7 @@ func (r *response) line() ([]byte, error) {
 	line = append(line, a[:len(a)-2]...)
 	line = append(line, name...)
 	if len(r.text) > 0 {
-		line = appendJSONString(line, r.text)
+		line = record.AppendString(line, r.text)
 	} else {
 		line = append(line, '"')
 		line = base64.StdEncoding.AppendEncode(line, r.bin)
@@ -91,94 +90,3 @@ func (r *response) line() ([]byte, error) {
 	return line, nil
 }
 
-// appendJSONString appends src as encoding/json writes a string without
-// HTML escaping: quoted, with \" \\ \b \f \n \r \t, other control bytes as
-// \u00XX, invalid UTF-8 bytes as \ufffd, and U+2028 and U+2029 escaped.
-func appendJSONString[T []byte | string](dst []byte, src T) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(src); {
-		b := src[i]
-		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, src[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := decodeRune(src[i:])
-		switch {
-		case c == utf8.RuneError && size == 1:
-			dst = append(dst, src[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case c == '\u2028' || c == '\u2029':
-			dst = append(dst, src[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, src[start:]...)
-	return append(dst, '"')
-}
-
-// jsonLen is the length of appendJSONString's output for s, quotes
-// included.
-func jsonLen[T []byte | string](s T) int {
-	n := 2
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			switch {
-			case b == '"' || b == '\\' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
-				n += 2
-			case b < 0x20:
-				n += 6
-			default:
-				n++
-			}
-			i++
-			continue
-		}
-		c, size := decodeRune(s[i:])
-		switch {
-		case c == utf8.RuneError && size == 1:
-			n += 6 // \ufffd
-		case c == '\u2028' || c == '\u2029':
-			n += 6
-		default:
-			n += size
-		}
-		i += size
-	}
-	return n
-}
-
-// decodeRune decodes the first rune of s; converting at most UTFMax bytes
-// to a string keeps it on the stack, as encoding/json does.
-func decodeRune[T []byte | string](s T) (rune, int) {
-	return utf8.DecodeRuneInString(string(s[:min(len(s), utf8.UTFMax)]))
-}

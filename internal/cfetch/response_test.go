@@ -107,11 +107,11 @@ func FuzzAppendJSONString(f *testing.F) {
 			t.Fatal(err)
 		}
 		w := bytes.TrimSuffix(want.Bytes(), []byte("\n"))
-		if got := appendJSONString([]byte("x"), b); !bytes.Equal(got[1:], w) {
-			t.Fatalf("appendJSONString(%q) = %s, want %s", b, got[1:], w)
+		if got := record.AppendString([]byte("x"), b); !bytes.Equal(got[1:], w) {
+			t.Fatalf("record.AppendString(%q) = %s, want %s", b, got[1:], w)
 		}
-		if n := jsonLen(b); n != len(w) {
-			t.Fatalf("jsonLen(%q) = %d, want %d", b, n, len(w))
+		if n := record.StringLen(b); n != len(w) {
+			t.Fatalf("record.StringLen(%q) = %d, want %d", b, n, len(w))
 		}
 	})
 }
