@@ -89,4 +89,3 @@ func (r *response) line() ([]byte, error) {
 	r.res.shrink(r.res.size() - int64(len(line)))
 	return line, nil
 }
-
