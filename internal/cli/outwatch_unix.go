@@ -3,16 +3,22 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// readerGone reports whether f is a pipe or socket whose reading end is
+// ReaderGone reports whether w is a pipe or socket whose reading end is
 // closed: a write would fail with EPIPE. On Linux poll says so with
-// POLLERR (pipes) or POLLHUP (sockets) without writing anything.
-func readerGone(f *os.File) bool {
+// POLLERR (pipes) or POLLHUP (sockets) without writing anything. A writer
+// without a file descriptor is never gone.
+func ReaderGone(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	if !ok {
+		return false
+	}
 	fds := []unix.PollFd{{Fd: int32(f.Fd())}}
 	n, err := unix.Poll(fds, 0)
 	return err == nil && n > 0 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0
@@ -39,7 +45,7 @@ func watchOutput(f *os.File, interval time.Duration, stop <-chan struct{}, gone 
 			case <-stop:
 				return
 			case <-t.C:
-				if readerGone(f) {
+				if ReaderGone(f) {
 					gone()
 					return
 				}

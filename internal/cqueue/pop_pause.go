@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 )
 
@@ -113,7 +114,7 @@ func (p *popper) paused(ctx, bg context.Context) (done bool, err error) {
 	if done, err := p.fr.Done(bg); err != nil || done {
 		return done, err
 	}
-	if hungUp(p.out) {
+	if cli.ReaderGone(p.out) {
 		return false, errReaderGone
 	}
 	if err := p.w.Flush(); err != nil { // an expired notification

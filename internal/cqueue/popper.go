@@ -173,7 +173,7 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 		if res.Done || !p.o.follow {
 			return true, nil
 		}
-		if hungUp(p.out) {
+		if cli.ReaderGone(p.out) {
 			return false, errReaderGone
 		}
 		if busy {
