@@ -50,6 +50,7 @@ func appendItem(b []byte, typ string, data []byte, url, crawlID, appID string, a
 		}
 	}
 	if len(attrs) > 0 {
+		attrs = record.ValidUTF8(attrs) // as record.Encode writes a raw member
 		b = append(b, `,"attrs":`...)
 		if bytes.ContainsAny(attrs, " \t\r\n") {
 			var c bytes.Buffer

@@ -110,7 +110,7 @@ func encodeSlow(v any) ([]byte, error) {
 	}
 	if len(extra) == 0 {
 		if !rawUTF8(v) {
-			return bytes.Clone(validUTF8(out)), nil
+			return bytes.Clone(ValidUTF8(out)), nil
 		}
 		return bytes.Clone(out), nil
 	}
@@ -133,7 +133,7 @@ func encodeSlow(v any) ([]byte, error) {
 	}
 	line = append(line, '}', '\n')
 	if !rawUTF8(v) {
-		line = validUTF8(line)
+		line = ValidUTF8(line)
 	}
 	return line, nil
 }

@@ -35,7 +35,7 @@ var ErrEmpty = errors.New("empty line")
 func Parse(line []byte) (Envelope, error) {
 	b := bytes.TrimSpace(line)
 	if len(b) > 0 && b[0] == '{' {
-		b = validUTF8(b)
+		b = ValidUTF8(b)
 		var kind []byte
 		if scanObject(b, func(key, value []byte) {
 			if isKindKey(key) {
@@ -56,7 +56,7 @@ func Parse(line []byte) (Envelope, error) {
 func ParseFields(line []byte) (env Envelope, fields []Field, err error) {
 	b := bytes.TrimSpace(line)
 	if len(b) > 0 && b[0] == '{' {
-		b = validUTF8(b)
+		b = ValidUTF8(b)
 		if fs, ok := ScanObject(b); ok {
 			var kind []byte
 			for _, f := range fs {
@@ -111,7 +111,7 @@ func parse(b []byte) (Envelope, error) {
 	}
 	switch b[0] {
 	case '{':
-		b = validUTF8(b) // done already when Parse calls it: no copy then
+		b = ValidUTF8(b) // done already when Parse calls it: no copy then
 		var head struct {
 			Kind json.RawMessage `json:"kind"`
 		}

@@ -64,7 +64,7 @@ func encodeRequest(r *Request) (line []byte, ok bool) {
 	}
 	b = append(b, '}', '\n')
 	if !rawUTF8(r) {
-		b = validUTF8(b)
+		b = ValidUTF8(b)
 	}
 	return b, true
 }

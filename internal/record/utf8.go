@@ -17,9 +17,10 @@ import (
 // replacement is U+FFFD in UTF-8.
 const replacement = "\uFFFD"
 
-// validUTF8 returns b when it is valid UTF-8, else a copy of b with each
-// byte that does not begin a valid UTF-8 sequence replaced by U+FFFD.
-func validUTF8(b []byte) []byte {
+// ValidUTF8 returns b when it is valid UTF-8, else a copy of b with each
+// byte that does not begin a valid UTF-8 sequence replaced by U+FFFD, as
+// Encode mends a raw member: for writers that copy raw JSON by hand.
+func ValidUTF8(b []byte) []byte {
 	if utf8.Valid(b) {
 		return b
 	}
