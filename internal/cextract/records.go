@@ -42,7 +42,7 @@ func appendItem(b []byte, typ string, data []byte, url, crawlID, appID string, a
 		b = record.AppendString(b, typ)
 	}
 	b = append(b, `,"data":`...)
-	b = append(b, data...)
+	b = append(b, record.ValidUTF8(data)...) // as record.Encode writes a raw member
 	for _, f := range [...]struct{ key, val string }{{`,"url":`, url}, {`,"crawlid":`, crawlID}, {`,"appid":`, appID}} {
 		if f.val != "" {
 			b = append(b, f.key...)
