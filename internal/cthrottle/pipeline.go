@@ -35,8 +35,15 @@ type pipeline struct {
 	once   sync.Once
 	parked atomic.Int64 // records waiting for a robots.txt
 
+	failed    atomic.Bool // a failure stops the run
+	rejectsMu sync.Mutex  // --rejects is written by the reserver and the releaser
+	seq       uint64      // the reader's count of records
+	// checkHolds: the state is shared, and the releaser reads the holds
+	// others write into it (holdAgain).
+	checkHolds bool
+	holdsTold  atomic.Bool
+
 	// Owned by the reserver.
-	failed     bool
 	lastPurge  time.Time
 	purgeTold  bool
 	robotsSeen map[string]robotsPolicy
@@ -61,11 +68,15 @@ type item struct {
 	origin string
 	leased bool
 
+	rate    throttle.Rate // set when it is reserved
+	maxWait time.Duration
+
 	at       time.Time     // when to write it; zero: at once
 	wait     time.Duration // how long it was held
 	released bool          // written unthrottled because of a signal
 	ready    bool          // to be handed to the releaser
-	seq      uint64        // order of arrival, ties of at
+	seq      uint64        // order in the input: ties of at, and a key's order
+	index    int           // in the releaser's heap; -1: not in it
 }
 
 func newPipeline(o *Options, tool *cli.Tool, keys *keyer, table *throttle.Table, store throttle.Store, w, rejects *ndjson.Writer) *pipeline {
@@ -79,6 +90,8 @@ func newPipeline(o *Options, tool *cli.Tool, keys *keyer, table *throttle.Table,
 		lastAt:     map[string]time.Time{},
 		lastPurge:  time.Now(),
 	}
+	_, local := store.(*throttle.Local)
+	p.checkHolds = !local
 	if o.Robots {
 		p.robots = newRobotsFetcher(o.RobotsAgent, o.RobotsMaxDelay)
 	}
@@ -127,7 +140,8 @@ func (p *pipeline) read(ctx context.Context, r *ndjson.Reader) {
 			p.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
 			continue
 		}
-		it := &item{pos: line.Pos(), raw: rec.env.Raw, class: c, key: key, origin: origin, leased: leased}
+		p.seq++
+		it := &item{pos: line.Pos(), raw: rec.env.Raw, class: c, key: key, origin: origin, leased: leased, seq: p.seq, index: -1}
 		select {
 		case p.sem <- struct{}{}:
 		case <-p.stop:

@@ -1,7 +1,6 @@
 package cthrottle
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"time"
@@ -13,32 +12,36 @@ import (
 // writes everything at once. It returns when the reserver is done and
 // nothing is held.
 func (p *pipeline) release(ctx context.Context) {
-	var h itemHeap
-	var seq uint64
+	w := newWaiting()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
 	ctxDone := ctx.Done()
 	interrupted, open := false, true
-	push := func(it *item) {
-		seq++
-		it.seq = seq
-		heap.Push(&h, it)
-	}
+	nextCheck := time.Now().Add(holdCheckEvery)
 	for {
 		now := time.Now()
-		for h.Len() > 0 && (interrupted || !h[0].at.After(now)) {
-			p.write(heap.Pop(&h).(*item), interrupted)
+		for w.Len() > 0 && (interrupted || !w.first().at.After(now)) {
+			p.write(w.pop(), interrupted)
 		}
 		if len(p.out) == 0 {
 			p.flush(ctx)
 		}
-		if !open && h.Len() == 0 {
+		if !open && w.Len() == 0 {
 			return
 		}
+		if p.checkHolds && !interrupted && !now.Before(nextCheck) {
+			p.holdAgain(ctx, w)
+			nextCheck = time.Now().Add(holdCheckEvery)
+			continue
+		}
 		var due <-chan time.Time
-		if h.Len() > 0 {
-			timer.Reset(h[0].at.Sub(now))
+		if w.Len() > 0 {
+			wake := w.first().at
+			if p.checkHolds && !interrupted {
+				wake = minTime(wake, nextCheck)
+			}
+			timer.Reset(wake.Sub(now))
 			due = timer.C
 		}
 		select {
@@ -47,7 +50,7 @@ func (p *pipeline) release(ctx context.Context) {
 				open = false
 				break
 			}
-			push(it)
+			w.push(it)
 		more:
 			for range 4096 {
 				select {
@@ -56,7 +59,7 @@ func (p *pipeline) release(ctx context.Context) {
 						open = false
 						break more
 					}
-					push(it)
+					w.push(it)
 				default:
 					break more
 				}
@@ -67,6 +70,13 @@ func (p *pipeline) release(ctx context.Context) {
 		}
 		timer.Stop()
 	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // write writes one record (unless writing has failed) and frees its place.
@@ -119,24 +129,4 @@ func (p *pipeline) writeError(err error, interrupted bool) {
 		p.tool.Fail(fmt.Errorf("write: %v", err))
 	}
 	p.stopReading()
-}
-
-// itemHeap orders records by time to write, then arrival.
-type itemHeap []*item
-
-func (h itemHeap) Len() int { return len(h) }
-func (h itemHeap) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
-	}
-	return h[i].seq < h[j].seq
-}
-func (h itemHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *itemHeap) Push(x any)   { *h = append(*h, x.(*item)) }
-func (h *itemHeap) Pop() any {
-	old := *h
-	it := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	return it
 }

@@ -44,7 +44,7 @@ func (p *pipeline) reserve(ctx context.Context) {
 	interrupted := false
 	ctxDone := ctx.Done()
 	inOpen := true
-	for (inOpen || len(parked) > 0) && !p.failed {
+	for (inOpen || len(parked) > 0) && !p.failed.Load() {
 		var batch []*item
 		select {
 		case it, ok := <-p.in:
@@ -123,7 +123,7 @@ func (p *pipeline) reserve(ctx context.Context) {
 		}
 		p.purge(bg)
 	}
-	if p.failed {
+	if p.failed.Load() {
 		for _, its := range parked {
 			for _, it := range its {
 				p.done(it, "not_passed")
@@ -195,18 +195,8 @@ func (p *pipeline) rateOf(it *item) throttle.Rate {
 	return r
 }
 
-// run is a key's consecutive records of one batch with one rate and max
-// wait: one Request.
-type run struct {
-	key     string
-	rate    throttle.Rate
-	maxWait time.Duration
-	items   []*item
-}
-
-// reserveAll reserves the slots of items, keeping each key's order: a
-// key's records form runs (a leased record in reject mode has no max wait,
-// the others have one), reserved one round per run, every key at once.
+// reserveAll reserves the slots of items, keeping each key's order (see
+// reserveRuns), and makes each granted record ready at its slot.
 func (p *pipeline) reserveAll(ctx context.Context, items []*item) {
 	if len(items) == 0 {
 		return
@@ -214,87 +204,44 @@ func (p *pipeline) reserveAll(ctx context.Context, items []*item) {
 	if len(p.robotsSeen) > robotsMaxSeen {
 		clear(p.robotsSeen)
 	}
-	runs := map[string][]*run{}
-	var order []string
 	for _, it := range items {
-		rate, mw := p.rateOf(it), p.o.maxWait(it.leased)
-		rs := runs[it.key]
-		if len(rs) == 0 {
-			order = append(order, it.key)
-		}
-		if len(rs) == 0 || rs[len(rs)-1].maxWait != mw || rs[len(rs)-1].rate != rate {
-			rs = append(rs, &run{key: it.key, rate: rate, maxWait: mw})
-			runs[it.key] = rs
-		}
-		last := rs[len(rs)-1]
-		last.items = append(last.items, it)
+		it.rate, it.maxWait = p.rateOf(it), p.o.maxWait(it.leased)
 	}
-	// dropFrom drops every record of round r on.
-	dropFrom := func(r int) {
-		for _, rs := range runs {
-			for _, run := range rs[min(r, len(rs)):] {
-				for _, it := range run.items {
-					p.done(it, "not_passed")
-				}
-			}
+	unanswered, err := reserveRuns(ctx, p.store, items, func(it *item, w time.Duration, arrived, slot time.Time) {
+		if p.failed.Load() {
+			p.done(it, "not_passed")
+			return
 		}
+		it.wait, it.ready = w, true
+		if w > 0 {
+			it.at = arrived.Add(w)
+		}
+		// Never before an earlier record of the key: answers that
+		// took longer to arrive must not reorder it.
+		if last := p.lastAt[it.key]; it.at.Before(last) {
+			it.at = last
+		}
+		p.lastAt[it.key] = it.at
+		if w > 0 {
+			p.tool.Stats.Count("passed", "held", 1)
+		} else {
+			p.tool.Stats.Count("passed", "at_once", 1)
+		}
+		if p.o.Debug {
+			p.debugf("%s: %s: slot %s, wait %v", it.pos, it.key, slotString(slot), w)
+		}
+	}, func(it *item, wait time.Duration) {
+		if p.failed.Load() {
+			p.done(it, "not_passed")
+			return
+		}
+		p.overflow(it, wait, it.maxWait)
+	}, p.failed.Load)
+	if err != nil {
+		p.fail(fmt.Errorf("%v (records from %s on are not passed)", trimPrefix(err), unanswered[0].pos))
 	}
-	for round := 0; ; round++ {
-		if p.failed {
-			dropFrom(round)
-			return
-		}
-		var reqs []throttle.Request
-		var these []*run
-		for _, key := range order {
-			if rs := runs[key]; round < len(rs) {
-				r := rs[round]
-				reqs = append(reqs, throttle.Request{Key: key, N: len(r.items), Rate: r.rate, MaxWait: r.maxWait})
-				these = append(these, r)
-			}
-		}
-		if len(reqs) == 0 {
-			return
-		}
-		reply, err := p.store.Reserve(ctx, reqs, time.Now())
-		arrived := time.Now()
-		if err != nil {
-			p.fail(fmt.Errorf("%v (records from %s on are not passed)", trimPrefix(err), these[0].items[0].pos))
-			dropFrom(round)
-			return
-		}
-		for i, r := range these {
-			g := reply.Grants[i]
-			for j, it := range r.items {
-				if p.failed {
-					p.done(it, "not_passed")
-					continue
-				}
-				if j >= g.Granted {
-					p.overflow(it, g.Wait(g.Granted), r.maxWait)
-					continue
-				}
-				w := g.Wait(j)
-				it.wait, it.ready = w, true
-				if w > 0 {
-					it.at = arrived.Add(w)
-				}
-				// Never before an earlier record of the key: answers that
-				// took longer to arrive must not reorder it.
-				if last := p.lastAt[it.key]; it.at.Before(last) {
-					it.at = last
-				}
-				p.lastAt[it.key] = it.at
-				if w > 0 {
-					p.tool.Stats.Count("passed", "held", 1)
-				} else {
-					p.tool.Stats.Count("passed", "at_once", 1)
-				}
-				if p.o.Debug {
-					p.debugf("%s: %s: slot %s, wait %v", it.pos, it.key, slotString(reply.Now.Add(w)), w)
-				}
-			}
-		}
+	for _, it := range unanswered {
+		p.done(it, "not_passed")
 	}
 }
 
@@ -316,7 +263,10 @@ func (p *pipeline) reject(it *item, reason, why string) {
 		p.debugf("%s: rejected: %s", it.pos, why)
 	}
 	if p.rejects != nil {
-		if err := p.rejects.WriteLine(withField(it.raw, "reason", reason)); err != nil && !p.failed {
+		p.rejectsMu.Lock()
+		err := p.rejects.WriteLine(withField(it.raw, "reason", reason))
+		p.rejectsMu.Unlock()
+		if err != nil && !p.failed.Load() {
 			p.fail(fmt.Errorf("write rejects: %v", err))
 		}
 	}
@@ -326,10 +276,9 @@ func (p *pipeline) reject(it *item, reason, why string) {
 // fail reports err, makes the exit status 1 and stops the run: reading
 // stops, what was reserved is still written at its slot.
 func (p *pipeline) fail(err error) {
-	if p.failed {
+	if !p.failed.CompareAndSwap(false, true) {
 		return
 	}
-	p.failed = true
 	p.tool.Fail(err)
 	p.stopReading()
 }

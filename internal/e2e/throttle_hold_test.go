@@ -26,8 +26,8 @@ import (
 // to the host until the hold ends; then both go on at the rate.
 //
 // The allowance: a record a cthrottle had already reserved a slot for
-// when the hold reached the state keeps that slot (a hold moves the
-// reservations made after it). The input is fed at the rate, as a crawl
+// when the hold reached the state may keep that slot until cthrottle
+// next reads the holds (every 250 ms). The input is fed at the rate, as a crawl
 // loop feeds it, so such records are few (usually none, at most one or two); the
 // test tells them apart by when each line was written to B's input, and
 // when the hold was first seen in the state. Every assertion is an

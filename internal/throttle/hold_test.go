@@ -38,6 +38,10 @@ func TestHolds(t *testing.T) {
 	purge := func(after time.Duration, want string) holdStep {
 		return holdStep{after: after, op: "purge", want: want}
 	}
+	// holds reads the holds of a, b and c.
+	holds := func(after time.Duration, want string) holdStep {
+		return holdStep{after: after, op: "holds", want: want}
+	}
 	scenarios := map[string][]holdStep{
 		"a hold delays slot 0 to the hold, then the rate": {
 			res(0, "a", 1, "5/s", 1, "0s "),
@@ -101,6 +105,19 @@ func TestHolds(t *testing.T) {
 			purge(HoldMargin, "purged 0, 1 left"),
 			purge(5*time.Second, "purged 1, 0 left"),
 		},
+		"Holds tells how long each key is still held": {
+			holds(0, ""),
+			hold(0, "a", 2*time.Second),
+			res(0, "b", 1, "1/s", 1, "0s "),
+			hold(0, "c", 500*time.Millisecond),
+			holds(0, "a 2s c 500ms "),
+			holds(300*time.Millisecond, "a 1.7s c 200ms "),
+			// Over: no longer held, though remembered.
+			holds(time.Second, "a 700ms "),
+			hold(0, "b", time.Second),
+			holds(0, "a 700ms b 1s "),
+			holds(2*time.Second, ""),
+		},
 		"purge keeps a burst key until its burst has refilled after the hold": {
 			res(0, "a", 1, "1/s", 3, "0s "),
 			hold(0, "a", 2*time.Second),
@@ -132,6 +149,16 @@ func TestHolds(t *testing.T) {
 							continue // Redis expires keys by their TTL, on its own clock
 						}
 						got = "purged " + itoa(n) + ", " + itoa(left) + " left"
+					case "holds":
+						held, err := s.Holds(ctx, []string{"a", "b", "c"}, now)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for _, k := range []string{"a", "b", "c"} {
+							if d, ok := held[k]; ok {
+								got += k + " " + d.String() + " "
+							}
+						}
 					case "hold":
 						if err := s.Hold(ctx, st.key, now.Add(st.d), now); err != nil {
 							t.Fatal(err)

@@ -131,6 +131,20 @@ func (l *Local) Hold(_ context.Context, key string, until, now time.Time) error 
 	return nil
 }
 
+// Holds implements Store.
+func (l *Local) Holds(_ context.Context, keys []string, now time.Time) (map[string]time.Duration, error) {
+	nowUS := micros(now)
+	held := map[string]time.Duration{}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, key := range keys {
+		if k := l.lims[key]; k != nil && k.hold > nowUS {
+			held[key] = time.Duration(k.hold-nowUS) * time.Microsecond
+		}
+	}
+	return held, nil
+}
+
 // Purge implements Store: it evicts the keys whose bucket is full at
 // before and whose hold changes no answer from then on (hold + tolerance
 // before before; HoldMargin for a key never reserved).

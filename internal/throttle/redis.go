@@ -113,6 +113,26 @@ redis.call('SET', KEYS[1], string.format('%.0f', hold), 'PX', math.ceil((hold - 
 return hold
 `)
 
+// holdsScript returns, for each of KEYS (hold keys), how many
+// microseconds past now (ARGV[1], or "" for the server's clock) its hold
+// ends, 0 for none or one over.
+var holdsScript = redis.NewScript(`
+local now
+if ARGV[1] == '' then
+	local t = redis.call('TIME')
+	now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+else
+	now = tonumber(ARGV[1])
+end
+local got = redis.call('MGET', unpack(KEYS))
+local out = {}
+for i = 1, #KEYS do
+	local hold = tonumber(got[i] or '')
+	if hold and hold > now then out[i] = hold - now else out[i] = 0 end
+end
+return out
+`)
+
 // RedisKey is the Redis key of key's schedule, for the key prefix
 // dedupe.RedisConn.KeyPrefix returned ("" is dedupe.DefaultPrefix).
 func RedisKey(prefix, key string) string {
@@ -223,6 +243,35 @@ func (r *Redis) Hold(ctx context.Context, key string, until, now time.Time) erro
 		return fmt.Errorf("throttle: hold: %s: %w", r.conn.Name(), err)
 	}
 	return nil
+}
+
+// Holds implements Store: one script call per chunk of keys.
+func (r *Redis) Holds(ctx context.Context, keys []string, now time.Time) (map[string]time.Duration, error) {
+	held := map[string]time.Duration{}
+	var at any = ""
+	if r.caller {
+		at = micros(now)
+	}
+	for start := 0; start < len(keys); start += redisChunk {
+		chunk := keys[start:min(start+redisChunk, len(keys))]
+		rkeys := make([]string, len(chunk))
+		for i, k := range chunk {
+			rkeys[i] = RedisHoldKey(r.prefix, k)
+		}
+		res, err := holdsScript.Run(ctx, r.client, rkeys, at).Int64Slice()
+		if err != nil {
+			return nil, fmt.Errorf("throttle: read holds: %s: %w", r.conn.Name(), err)
+		}
+		if len(res) != len(chunk) {
+			return nil, fmt.Errorf("throttle: read holds: %s: script returned %d values for %d keys", r.conn.Name(), len(res), len(chunk))
+		}
+		for i, us := range res {
+			if us > 0 {
+				held[chunk[i]] = time.Duration(us) * time.Microsecond
+			}
+		}
+	}
+	return held, nil
 }
 
 // Purge implements Store: Redis expires idle keys itself, so it does

@@ -258,6 +258,45 @@ func (s *SQLite) Hold(ctx context.Context, key string, until, now time.Time) err
 	return nil
 }
 
+// holdsChunk is the most keys one Holds statement names.
+const holdsChunk = 500
+
+// Holds implements Store: one read per chunk of keys.
+func (s *SQLite) Holds(ctx context.Context, keys []string, now time.Time) (map[string]time.Duration, error) {
+	nowUS := micros(now)
+	held := map[string]time.Duration{}
+	for start := 0; start < len(keys); start += holdsChunk {
+		chunk := keys[start:min(start+holdsChunk, len(keys))]
+		args := make([]any, 0, 1+len(chunk))
+		args = append(args, nowUS)
+		for _, k := range chunk {
+			args = append(args, k)
+		}
+		q := `SELECT key, hold_us FROM throttle_slots WHERE hold_us > ? AND key IN (?` + strings.Repeat(",?", len(chunk)-1) + `)`
+		if err := s.holdsQuery(ctx, q, args, nowUS, held); err != nil {
+			return nil, s.wrap("read holds", err)
+		}
+	}
+	return held, nil
+}
+
+func (s *SQLite) holdsQuery(ctx context.Context, q string, args []any, nowUS int64, held map[string]time.Duration) error {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		var hold int64
+		if err := rows.Scan(&key, &hold); err != nil {
+			return err
+		}
+		held[key] = time.Duration(hold-nowUS) * time.Microsecond
+	}
+	return rows.Err()
+}
+
 // purgeSQL forgets the keys whose schedule is free at ?1 and whose hold,
 // if any, changes no answer from then on: hold + tau before ?1, tau being
 // the last reservation's, or ?2 (HoldMargin) when none named a rate.

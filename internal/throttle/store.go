@@ -80,6 +80,11 @@ type Store interface {
 	// Options.CallerClock is set. An empty key, or an until not after
 	// now, is a no-op and returns nil.
 	Hold(ctx context.Context, key string, until, now time.Time) error
+	// Holds returns, for each of keys held past now, how long after now
+	// its hold ends; keys not held are not in the map. It reads, and
+	// changes nothing. A Redis store counts from its own clock unless
+	// Options.CallerClock is set, as Hold does.
+	Holds(ctx context.Context, keys []string, now time.Time) (map[string]time.Duration, error)
 	// Len returns the number of keys held.
 	Len(ctx context.Context) (int, error)
 	// Close releases the store.

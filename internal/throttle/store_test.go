@@ -64,6 +64,16 @@ func (r *ref) Hold(_ context.Context, key string, until, now time.Time) error {
 	return nil
 }
 
+func (r *ref) Holds(_ context.Context, keys []string, now time.Time) (map[string]time.Duration, error) {
+	held := map[string]time.Duration{}
+	for _, k := range keys {
+		if h := r.hold[k]; h > micros(now) {
+			held[k] = time.Duration(h-micros(now)) * time.Microsecond
+		}
+	}
+	return held, nil
+}
+
 func (r *ref) Purge(_ context.Context, before time.Time) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
