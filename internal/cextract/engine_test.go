@@ -49,6 +49,9 @@ func TestCanonicalize(t *testing.T) {
 		"http://a.example/p?":                      "http://a.example/p",
 		"http://a.example/p?x=%e9":                 "http://a.example/p?x=%E9",
 		"http://a.example/a%20b":                   "http://a.example/a%20b",
+		// As w3lib, and as the frontier's fingerprint: ";" separates too.
+		"http://a.example/p?b=2;a=1": "http://a.example/p?a=1&b=2",
+		"http://a.example":           "http://a.example/",
 	} {
 		u, err := url.Parse(in)
 		if err != nil {
