@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,22 +21,35 @@ type Redis struct {
 	client redis.UniversalClient
 	prefix string // the key prefix, hash-tagged on a cluster
 	ttl    time.Duration
+
+	replayed bool // tests: see runSeen
 }
 
-// seenScript adds members to one namespace's set and reports, per member,
-// 1 when it was new; then sets the set's expiry (ARGV[1], Unix ms, 0 for
-// none). Redis runs a script atomically.
+// seenScript adds members (ARGV[3] on) to one namespace's set and
+// reports, per member, 1 when it was new; then sets the set's expiry
+// (ARGV[1], Unix ms, 0 for none). Redis runs a script atomically. A call
+// run a second time (a retry after its answer was lost, or a command that
+// reached the server late) answers what the first run did, changing
+// nothing: ARGV[2] names the call, and its answer is kept two minutes at
+// KEYS[2] (in KEYS[1]'s slot).
 var seenScript = redis.NewScript(`
+local prev = redis.call('GET', KEYS[2])
+if prev then return cjson.decode(prev) end
 local out = {}
-for i = 2, #ARGV do
-	out[i - 1] = redis.call('SADD', KEYS[1], ARGV[i])
+for i = 3, #ARGV do
+	out[i - 2] = redis.call('SADD', KEYS[1], ARGV[i])
 end
 local exp = tonumber(ARGV[1])
 if exp > 0 then
 	redis.call('PEXPIREAT', KEYS[1], exp)
 end
+redis.call('SET', KEYS[2], cjson.encode(out), 'PX', 120000)
 return out
 `)
+
+// redisReplayKey is where the answer of call token on namespace key
+// seen is kept (see seenScript).
+func redisReplayKey(seen, token string) string { return seen + ":replay:" + token }
 
 // RedisSeenKey is the Redis key of namespace ns's seen set, for the key
 // prefix RedisConn.KeyPrefix returned ("" is DefaultPrefix).
@@ -76,12 +90,14 @@ func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.T
 	if len(keys) == 0 {
 		return out, nil
 	}
-	args := make([]any, 0, len(keys)+1)
-	args = append(args, expiresAt(now, r.ttl))
+	token := fmt.Sprintf("%016x", rand.Uint64())
+	args := make([]any, 0, len(keys)+2)
+	args = append(args, expiresAt(now, r.ttl), token)
 	for _, k := range keys {
 		args = append(args, k.Member())
 	}
-	res, err := seenScript.Run(ctx, r.client, []string{RedisSeenKey(r.prefix, ns)}, args...).Int64Slice()
+	seen := RedisSeenKey(r.prefix, ns)
+	res, err := r.runSeen(ctx, []string{seen, redisReplayKey(seen, token)}, args)
 	if err != nil {
 		return nil, fmt.Errorf("dedupe: seen: %s: %w", r.conn.Name(), err)
 	}
@@ -92,6 +108,15 @@ func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.T
 		out[i] = n == 1
 	}
 	return out, nil
+}
+
+// runSeen runs seenScript; r.replayed (tests) runs it twice and answers
+// the second run, as a retry does when the first answer was lost.
+func (r *Redis) runSeen(ctx context.Context, keys []string, args []any) ([]int64, error) {
+	if r.replayed {
+		seenScript.Run(ctx, r.client, keys, args...)
+	}
+	return seenScript.Run(ctx, r.client, keys, args...).Int64Slice()
 }
 
 // Len implements Store.

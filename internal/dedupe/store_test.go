@@ -26,12 +26,24 @@ func backends(t *testing.T, o Options) map[string]Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	out["sqlite"] = s
-	r, err := OpenRedis(ctx, redistest.Start(t), o)
+	url := redistest.Start(t)
+	r, err := OpenRedis(ctx, url, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
 	out["redis"] = r
+	// The same, running each call twice as a retry after a lost answer
+	// does: the second run must answer what the first did.
+	or := o
+	or.Prefix = "replayed:"
+	rr, err := OpenRedis(ctx, url, or)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rr.Close() })
+	rr.replayed = true
+	out["replayed"] = rr
 	// The same Redis store on a Redis Cluster, shared by the tests, each
 	// under a prefix of its own.
 	oc := o

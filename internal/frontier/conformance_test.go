@@ -45,12 +45,21 @@ func backends(t *testing.T) map[string]func(t *testing.T, o Options) Frontier {
 		"cluster": func(t *testing.T, o Options) Frontier {
 			return openTestRedis(t, redistest.SharedCluster(t), o)
 		},
+		"replayed": func(t *testing.T, o Options) Frontier {
+			once.Do(func() { url = redistest.Start(t) })
+			f := openTestRedis(t, url, o)
+			f.replayed = true
+			return f
+		},
 	}
 }
 
 // backendNames are the backends each runs, in order: the cluster is the
-// Redis frontier on a Redis Cluster (three masters, shared by the tests).
-var backendNames = []string{"sqlite", "redis", "cluster"}
+// Redis frontier on a Redis Cluster (three masters, shared by the tests);
+// replayed is the Redis frontier running each pop and push twice, as
+// when a retry follows a lost answer: the second run must answer and
+// change exactly what the first did.
+var backendNames = []string{"sqlite", "redis", "cluster", "replayed"}
 
 // openTestRedis opens a frontier at url under a new key prefix.
 func openTestRedis(t *testing.T, url string, o Options) *Redis {

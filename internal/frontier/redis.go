@@ -34,6 +34,10 @@ type Redis struct {
 	url    string
 
 	procs processCheck // the looks for gone processes (see goneConsumers)
+
+	// replayed (tests) runs pop and apply twice, answering the second
+	// run: as a retry does when the first answer was lost.
+	replayed bool
 }
 
 // OpenRedis connects to the Redis server or cluster at url
@@ -72,6 +76,9 @@ func (r *Redis) fail(op string, err error) error {
 // from P (ARGV[1]); KEYS[1], a key of the same slot, is what sends the
 // script to the node serving it on a cluster.
 func (r *Redis) run(ctx context.Context, s *redis.Script, args ...any) *redis.Cmd {
+	if r.replayed && (s == popScript || s == applyScript) {
+		s.Run(ctx, r.client, r.keys, args...) // its answer is lost
+	}
 	return s.Run(ctx, r.client, r.keys, args...)
 }
 
@@ -100,9 +107,9 @@ func (r *Redis) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult,
 	if r.opts.DedupeTTL > 0 {
 		seenExp = now.Add(r.opts.DedupeTTL).UnixMilli()
 	}
-	args := make([]any, 0, 10+8*len(b.Entries)+len(b.Acks)+2*len(b.Fails)+len(b.Releases))
+	args := make([]any, 0, 11+8*len(b.Entries)+len(b.Acks)+2*len(b.Fails)+len(b.Releases))
 	args = append(args, r.prefix, now.UnixMilli(), now.Unix(), seenExp, lifo, len(b.Entries), len(b.Acks), dedupe.RedisSeenKey(r.prefix, ""),
-		len(b.Releases), len(b.Fails))
+		len(b.Releases), len(b.Fails), fmt.Sprintf("a%016x", newNonce()))
 	for i := range b.Entries {
 		e := &b.Entries[i]
 		if err := checkEntry(e); err != nil {

@@ -45,6 +45,13 @@ import "github.com/redis/go-redis/v9"
 //	F expiring ZSET crawlid, score = expires (Unix s), active crawls only
 //	F expired SET of crawls expired and not yet reported by Expire
 //	F cm:CRAWLID HASH the crawl's metadata (CrawlMeta), key → value
+//	F replay:TOKEN STRING the answer of one pop or push call, kept
+//	          REPLAY_MS (two minutes): run again with the same arguments
+//	          (a retry after its answer was lost, or a command that reached
+//	          the server late), the call answers it again and changes
+//	          nothing. A pop's token is its first nonce, and it keeps
+//	          "id,qid,priority;" per request it leased; a push's, a random
+//	          one, keeps its answer as JSON
 //
 // and the duplicate filter's sets, P + "seen:" + crawlid (see package
 // dedupe). Every step that takes an entry out of flight (ack, fail,
@@ -58,6 +65,9 @@ local F = P .. 'f:'
 local stats = {}
 local touched = {}
 local function num(x) return tonumber(x) or 0 end
+-- How long a call's answer is kept to answer it again (the retry of a
+-- call whose answer was lost), in ms.
+local REPLAY_MS = 120000
 local function stat(k, d) stats[k] = (stats[k] or 0) + d end
 local function flush_stats()
 	for k, d in pairs(stats) do
@@ -295,7 +305,13 @@ end
 var applyScript = redis.NewScript(luaLib + `
 local nowms, nows, seenexp, lifo = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1'
 local n, na, seenp, nr, nf = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10])
-local base = 10
+-- A call run a second time (a retry after the answer was lost, or a
+-- command that reached the server late) answers what the first run did,
+-- changing nothing: ARGV[11] names the call.
+local rkey = F .. 'replay:' .. ARGV[11]
+local prev = redis.call('GET', rkey)
+if prev then return cjson.decode(prev) end
+local base = 11
 local results, seen_touched, pushed = {}, {}, 0
 for i = 1, n do
 	local o = base + (i - 1) * 8
@@ -442,7 +458,9 @@ end
 stat('released', released)
 refresh_touched()
 flush_stats()
-return {results, acked, unknown, released, runknown, failed, funknown}
+local answer = {results, acked, unknown, released, runknown, failed, funknown}
+redis.call('SET', rkey, cjson.encode(answer), 'PX', REPLAY_MS)
+return answer
 `)
 
 // popScript purges expired crawls, abandons the leases of dead consumers,
@@ -461,6 +479,27 @@ local window, ngone = tonumber(ARGV[11]), tonumber(ARGV[12])
 local gone = {}
 for i = 1, ngone do gone[i] = ARGV[12 + i] end
 local nonces = 12 + ngone
+-- A call run a second time (a retry after the answer was lost, or a
+-- command that reached the server late) answers what the first run
+-- leased, changing nothing: the call's first nonce names it (see replay).
+local rkey = F .. 'replay:' .. ARGV[nonces + 1]
+local prev = redis.call('GET', rkey)
+if prev then
+	local out = {}
+	local i = 0
+	for id, qid, prio in string.gmatch(prev, '(%d+),([^,;]+),([^;]+);') do
+		i = i + 1
+		local nonce = ARGV[nonces + i]
+		if redis.call('HGET', F .. 'lease', id) == nonce then
+			local _, _, _, exp = parse_meta(redis.call('HGET', F .. 'meta', id))
+			local where = redis.call('HMGET', F .. 'qi:' .. qid, 'crawl', 'host')
+			out[#out + 1] = {tonumber(id), nonce, redis.call('HGET', F .. 'raw', id), exp, where[1], where[2], tonumber(prio)}
+		end
+	end
+	local held = 0
+	if cid ~= '' then held = redis.call('SCARD', F .. 'held:' .. cid) end
+	return {out, held, 0}
+end
 purge_expired(nows)
 -- Dead consumers first: their leases are abandoned, not expired.
 abandon_dead(cutoff, gone, cid, nowms, maxab)
@@ -471,7 +510,7 @@ if cid ~= '' then
 	held = redis.call('SCARD', F .. 'held:' .. cid)
 	if window > 0 then max = math.min(max, window - held) end
 end
-local out = {}
+local out, served = {}, {}
 -- serve hands out the head of the queue whose ready member is rm.
 local function serve(rm)
 	local qid = tostring(tonumber(string.sub(rm, 17), 16))
@@ -494,6 +533,7 @@ local function serve(rm)
 	local _, _, _, exp = parse_meta(redis.call('HGET', F .. 'meta', id))
 	local where = redis.call('HMGET', qi, 'crawl', 'host')
 	out[#out + 1] = {id, nonce, redis.call('HGET', F .. 'raw', id), exp, where[1], where[2], -tonumber(h[2])}
+	served[#served + 1] = string.format('%d,%s,%d;', id, qid, -tonumber(h[2]))
 end
 while #out < max do
 	local r = redis.call('ZRANGE', F .. 'ready', 0, 0)
@@ -510,6 +550,7 @@ count('queued', -#out)
 count('inflight', #out)
 stat('popped', #out)
 flush_stats()
+if #out > 0 then redis.call('SET', rkey, table.concat(served), 'PX', REPLAY_MS) end
 return {out, held, done}
 `)
 
