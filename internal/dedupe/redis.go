@@ -110,13 +110,18 @@ func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.T
 	return out, nil
 }
 
-// runSeen runs seenScript; r.replayed (tests) runs it twice and answers
+// runSeen runs seenScript, retried while the server cannot be reached
+// (RedisConn.Do); r.replayed (tests) runs it twice and answers
 // the second run, as a retry does when the first answer was lost.
-func (r *Redis) runSeen(ctx context.Context, keys []string, args []any) ([]int64, error) {
-	if r.replayed {
-		seenScript.Run(ctx, r.client, keys, args...)
-	}
-	return seenScript.Run(ctx, r.client, keys, args...).Int64Slice()
+func (r *Redis) runSeen(ctx context.Context, keys []string, args []any) (res []int64, err error) {
+	err = r.conn.Do(ctx, func(ctx context.Context) error {
+		if r.replayed {
+			seenScript.Run(ctx, r.client, keys, args...)
+		}
+		res, err = seenScript.Run(ctx, r.client, keys, args...).Int64Slice()
+		return err
+	})
+	return res, err
 }
 
 // Len implements Store.

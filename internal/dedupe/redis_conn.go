@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -45,6 +46,9 @@ type RedisConn struct {
 	// Where names the server for messages, without a password:
 	// "Redis at HOST:PORT (db N)" or "Redis Cluster at HOST:PORT,…".
 	Where string
+
+	retry time.Duration // how long Do retries (RedisRetryEnv)
+	out   outage
 }
 
 // DialRedis connects to the Redis server or cluster url names (see the
@@ -53,6 +57,19 @@ type RedisConn struct {
 // other nodes' slots) and one named by redis+cluster:// is one. Errors
 // name the server (never the password).
 func DialRedis(ctx context.Context, rawURL string) (*RedisConn, error) {
+	retry, err := retryFor()
+	if err != nil {
+		return nil, err
+	}
+	c, err := dialRedis(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	c.retry = retry
+	return c, nil
+}
+
+func dialRedis(ctx context.Context, rawURL string) (*RedisConn, error) {
 	quietRedisLog.Do(func() { redis.SetLogger(quietLogger{}) })
 	if IsRedisClusterURL(rawURL) {
 		return dialCluster(ctx, rawURL)

@@ -75,11 +75,20 @@ func (r *Redis) fail(op string, err error) error {
 // run runs one of the frontier's scripts. The scripts name their keys
 // from P (ARGV[1]); KEYS[1], a key of the same slot, is what sends the
 // script to the node serving it on a cluster.
+// A call is retried while the server cannot be reached (see
+// dedupe.RedisConn.Do): pop and push answer a second run of the same call
+// without changing anything (see REPLAY_MS), and the other scripts change
+// nothing a first run had not.
 func (r *Redis) run(ctx context.Context, s *redis.Script, args ...any) *redis.Cmd {
-	if r.replayed && (s == popScript || s == applyScript) {
-		s.Run(ctx, r.client, r.keys, args...) // its answer is lost
-	}
-	return s.Run(ctx, r.client, r.keys, args...)
+	var cmd *redis.Cmd
+	r.conn.Do(ctx, func(ctx context.Context) error {
+		if r.replayed && (s == popScript || s == applyScript) {
+			s.Run(ctx, r.client, r.keys, args...) // its answer is lost
+		}
+		cmd = s.Run(ctx, r.client, r.keys, args...)
+		return cmd.Err()
+	})
+	return cmd
 }
 
 // Push implements Frontier.
@@ -280,7 +289,11 @@ func (r *Redis) Expire(ctx context.Context, now time.Time) ([]Expired, error) {
 
 // Counts implements Frontier.
 func (r *Redis) Counts(ctx context.Context) (Counts, error) {
-	v, err := r.client.HMGet(ctx, r.prefix+"f:counts", "queued", "inflight", "dead").Result()
+	var v []any
+	err := r.conn.Do(ctx, func(ctx context.Context) (err error) {
+		v, err = r.client.HMGet(ctx, r.prefix+"f:counts", "queued", "inflight", "dead").Result()
+		return err
+	})
 	if err != nil {
 		return Counts{}, r.fail("counts", err)
 	}

@@ -77,7 +77,11 @@ func (r *Redis) goneConsumers(ctx context.Context, self string, now time.Time, f
 	if !r.procs.due(now, force) {
 		return nil, nil
 	}
-	all, err := r.client.HGetAll(ctx, r.prefix+"f:consumers").Result()
+	var all map[string]string
+	err := r.conn.Do(ctx, func(ctx context.Context) (err error) {
+		all, err = r.client.HGetAll(ctx, r.prefix+"f:consumers").Result()
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

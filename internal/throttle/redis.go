@@ -204,7 +204,11 @@ func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Rep
 			keys = append(keys, RedisKey(r.prefix, q.Key), RedisHoldKey(r.prefix, q.Key))
 			args = append(args, q.N, int64(q.Rate.Interval/time.Microsecond), int64(q.Rate.tolerance()/time.Microsecond), maxWaitMicros(q.MaxWait))
 		}
-		res, err := reserveScript.Run(ctx, r.client, keys, args...).Int64Slice()
+		var res []int64
+		err := r.conn.Do(ctx, func(ctx context.Context) (err error) {
+			res, err = reserveScript.Run(ctx, r.client, keys, args...).Int64Slice()
+			return err
+		})
 		if err != nil {
 			return Reply{}, fmt.Errorf("throttle: reserve: %s: %w", r.conn.Name(), err)
 		}
@@ -239,7 +243,9 @@ func (r *Redis) Hold(ctx context.Context, key string, until, now time.Time) erro
 		at = nowUS
 	}
 	margin := max(HoldMargin, r.keep).Milliseconds()
-	if err := holdScript.Run(ctx, r.client, []string{RedisHoldKey(r.prefix, key)}, at, untilUS-nowUS, margin).Err(); err != nil {
+	if err := r.conn.Do(ctx, func(ctx context.Context) error {
+		return holdScript.Run(ctx, r.client, []string{RedisHoldKey(r.prefix, key)}, at, untilUS-nowUS, margin).Err()
+	}); err != nil {
 		return fmt.Errorf("throttle: hold: %s: %w", r.conn.Name(), err)
 	}
 	return nil
