@@ -11,9 +11,10 @@ import (
 	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
-// When Redis dies under a running pop, pop exits non-zero with one message
-// in our format: go-redis's own log lines ("redis: 2026/…
-// pool.go:…: connection pool: …") never reach the user.
+// When Redis dies under a running pop for good, pop retries for
+// CRAWLUTILS_REDIS_RETRY (here 3s), then exits non-zero, every line in our
+// format: go-redis's own log lines ("redis: 2026/… pool.go:…: connection
+// pool: …") never reach the user.
 func TestRedisDyingIsReportedInOurFormat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short")
@@ -24,6 +25,7 @@ func TestRedisDyingIsReportedInOurFormat(t *testing.T) {
 		t.Fatalf("push: %v\n%s", err, out)
 	}
 	pop := command(t, "cqueue", "pop", "-q", "--redis", url, "--follow", "--window", "1")
+	pop.Env = append(pop.Env, "CRAWLUTILS_REDIS_RETRY=3s")
 	stdout, _ := pop.StdoutPipe()
 	var stderr strings.Builder
 	pop.Stderr = &stderr
@@ -55,6 +57,11 @@ func TestRedisDyingIsReportedInOurFormat(t *testing.T) {
 	msg := strings.TrimSpace(stderr.String())
 	if msg == "" {
 		t.Fatal("pop said nothing")
+	}
+	for _, want := range []string{"retrying for up to 3s", "unreachable for 3s"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("pop did not say %q:\n%s", want, msg)
+		}
 	}
 	for _, line := range strings.Split(msg, "\n") {
 		if !strings.HasPrefix(line, "cqueue: ") {

@@ -81,13 +81,16 @@ func (r *Redis) fail(op string, err error) error {
 // nothing a first run had not.
 func (r *Redis) run(ctx context.Context, s *redis.Script, args ...any) *redis.Cmd {
 	var cmd *redis.Cmd
-	r.conn.Do(ctx, func(ctx context.Context) error {
+	err := r.conn.Do(ctx, func(ctx context.Context) error {
 		if r.replayed && (s == popScript || s == applyScript) {
 			s.Run(ctx, r.client, r.keys, args...) // its answer is lost
 		}
 		cmd = s.Run(ctx, r.client, r.keys, args...)
 		return cmd.Err()
 	})
+	if err != nil {
+		cmd.SetErr(err) // what Do says of the retries, if it gave up
+	}
 	return cmd
 }
 
