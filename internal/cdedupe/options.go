@@ -40,7 +40,7 @@ gives nothing (or null) pass through unchecked.
 A Scrapy JOBDIR's requests.seen can be read in (--import-seen) and written out
 (--export-seen) with --scrapy-fingerprints.`,
 	Examples: `  # drop the items a killed-and-resumed crawl exported twice
-  cdedupe --db seen.db --key .data.upc < items.jsonl > unique.jsonl
+  cdedupe --db seen.db --key .url < items.jsonl > unique.jsonl
 
   # a persistent dupefilter in front of the fetcher, shared by every machine
   cdedupe --redis redis://10.0.0.5:6379/0 < requests.jsonl | cfetch | …

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/record"
 )
 
 // errorCodes returns the error codes cfetch can write: the string
@@ -84,9 +86,10 @@ func sameCodes(t *testing.T, where string, codes, got []string) {
 	}
 }
 
-// TestDocsListEveryErrorCode: every error code cfetch can write is in the
-// list of codes of docs/records.md, in the table of docs/cfetch.md and in
-// cfetch --help, and none of them lists a code that is not.
+// TestDocsListEveryErrorCode: every error code cfetch can write in a
+// response is in the list of codes of docs/records.md, in the table of
+// docs/cfetch.md and in cfetch --help, and none of them lists a code that
+// is not; the one it writes in an ack is in docs/records.md and --help.
 func TestDocsListEveryErrorCode(t *testing.T) {
 	codes := errorCodes(t)
 
@@ -150,5 +153,26 @@ func TestDocsListEveryErrorCode(t *testing.T) {
 			t.Fatalf("cfetch --help has no list of error codes, \"(dns, refused, …)\":\n%s", stdout.String())
 		}
 		sameCodes(t, "cfetch --help's list of error codes", codes, got)
+	})
+
+	// cfetch answers a leased line it cannot read with an ack whose error
+	// is record.ErrInvalidRecord: the ack's table and --help say so.
+	t.Run("ack", func(t *testing.T) {
+		doc, err := os.ReadFile("../../docs/records.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ack, _ := strings.Cut(string(doc), "\n## ack\n")
+		ack, _, _ = strings.Cut(ack, "\n## ")
+		if !strings.Contains(ack, "`"+record.ErrInvalidRecord+"`") {
+			t.Errorf("docs/records.md, ## ack, lacks the error code `%s`", record.ErrInvalidRecord)
+		}
+		var stdout, stderr bytes.Buffer
+		if code := Run(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			t.Fatalf("cfetch --help: exit %d\n%s", code, stderr.String())
+		}
+		if want := `"error":"` + record.ErrInvalidRecord + `"`; !strings.Contains(stdout.String(), want) {
+			t.Errorf("cfetch --help does not say a leased line it cannot read is answered with %s", want)
+		}
 	})
 }

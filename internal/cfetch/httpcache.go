@@ -181,13 +181,20 @@ func (c *httpCache) store(j *job, out *outcome, now time.Time) {
 	if c.policy == "rfc9111" && !rfcStorable(j.header, out.status, out.header) {
 		return
 	}
-	sum := sha1.Sum(out.body.data)
+	data := out.body.data
+	if data == nil {
+		// No body (a followed redirect's) is stored as an empty file:
+		// write(e, nil) would keep the body file there is, and without
+		// one the entry is a miss.
+		data = []byte{}
+	}
+	sum := sha1.Sum(data)
 	e := &cacheEntry{
 		Key: cacheKey(j), Method: j.method, URL: j.url.String(), Status: out.status,
-		Header: out.header, StoredAt: now.UTC(), Size: int64(len(out.body.data)),
+		Header: out.header, StoredAt: now.UTC(), Size: int64(len(data)),
 		SHA1: hex.EncodeToString(sum[:]), Encoded: out.body.encoded,
 	}
-	if err := c.write(e, out.body.data); err == nil {
+	if err := c.write(e, data); err == nil {
 		c.counter("stored")
 	} else {
 		c.counter("store_failed")

@@ -175,6 +175,18 @@ type rejection struct {
 // the rerun handles them, nothing was wrong with them.
 var notRejected = map[string]bool{"interrupted": true, "not_fetched": true}
 
+// extractPolicyDrops are cextract's drop reasons for the follow-ups the
+// crawl policy of their page's request keeps out (docs/cextract.md), with
+// the name cqueue push gives the same refusal: follow-ups dropped, as
+// push's refusals are, not records rejected.
+var extractPolicyDrops = map[string]string{
+	"maxdepth":        frontier.ReasonMaxDepth,
+	"allowed_domains": frontier.ReasonOffsite,
+	"allow_regex":     frontier.ReasonNotAllowed,
+	"deny_regex":      frontier.ReasonDenied,
+	"deny_extensions": frontier.ReasonExtension,
+}
+
 // account sums up the crawl from the tools' stats.
 func (c *crawl) account(l loopStats) crawlAccount {
 	o := &c.o
@@ -211,8 +223,13 @@ func (c *crawl) account(l loopStats) crawlAccount {
 			continue
 		}
 		for _, k := range slices.Sorted(maps.Keys(st.Dropped)) {
-			if st.Dropped[k] > 0 && !notRejected[k] {
-				a.Rejected = append(a.Rejected, rejection{Tool: stageName(key), Reason: k, Count: st.Dropped[k]})
+			n := st.Dropped[k]
+			switch reason, policy := extractPolicyDrops[k]; {
+			case n <= 0 || notRejected[k]:
+			case key == "cextract" && policy:
+				a.FollowUps.Dropped[reason] += n
+			default:
+				a.Rejected = append(a.Rejected, rejection{Tool: stageName(key), Reason: k, Count: n})
 			}
 		}
 	}

@@ -61,7 +61,7 @@ account) or a tool exited 3; 130 interrupted.`,
   cqueue crawl seeds.txt shop.yml items.csv --cthrottle '--rate 2/s'   # per host, for every loop on this frontier
   cqueue crawl seeds.txt shop.yml items.jsonl --redis redis://10.0.0.5:6379/0   # on every machine
   cqueue crawl --stats crawl.json seeds.txt shop.yml items.csv; jq .pages crawl.json
-  cqueue crawl seeds.txt shop.yml - | jq -c .data`,
+  cqueue crawl seeds.txt shop.yml - --db shop.db | jq -c .data   # the items to stdout: name the frontier`,
 	Output: "not used: the export is OUT",
 }
 

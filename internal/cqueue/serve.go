@@ -33,9 +33,17 @@ may stop a crawl, pause or resume it, and expire crawls, as cqueue stop and
 cqueue expire do. It listens on 127.0.0.1 by default; any other address needs
 --token, which every API request must then carry. Runs until interrupted (130).
 See docs/monitor.md.`,
-		Examples: `  cqueue serve --db crawl.db                       # then open http://127.0.0.1:8077/
-  CQUEUE_SERVE_TOKEN=$(openssl rand -hex 16) cqueue serve --db crawl.db --allow-control
-  cqueue serve --redis redis://10.0.0.5:6379/0 --listen 0.0.0.0:8077 --token "$T"`,
+		Examples: `  # read-only, then open http://127.0.0.1:8077/
+  cqueue serve --db crawl.db
+
+  # with the actions: a token, from the environment rather than the command line (ps shows it)
+  export CQUEUE_SERVE_TOKEN=$(openssl rand -hex 16)
+  cqueue serve --db crawl.db --allow-control
+
+  # the shared Redis frontier of pipelines on several machines, watched from anywhere:
+  # every request needs the token
+  export CQUEUE_SERVE_TOKEN=$(openssl rand -hex 16)
+  cqueue serve --redis redis://10.0.0.5:6379/0 --listen 0.0.0.0:8077`,
 	})
 	s.addFlags(f)
 	f.StringVar(&o.Listen, "listen", o.Listen, "serve on `HOST:PORT` (a non-loopback host needs --token)")

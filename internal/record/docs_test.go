@@ -46,26 +46,65 @@ func TestRecordsDocListsEveryField(t *testing.T) {
 				t.Errorf("docs/records.md, ## %s: the table lists `%s`, which %T does not have", c.section, f, c.v)
 			}
 		}
+		checkNestedFields(t, string(doc), c.section, reflect.TypeOf(c.v))
 	}
+}
+
+// checkNestedFields: a field holding objects of a struct of this package
+// (redirects: Redirect) has each of their JSON fields in its row of the
+// table, quoted: {"url": …, "status": 301}.
+func checkNestedFields(t *testing.T, doc, section string, typ reflect.Type) {
+	t.Helper()
+	for f := range typ.Fields() {
+		elem := f.Type
+		for elem.Kind() == reflect.Slice || elem.Kind() == reflect.Pointer {
+			elem = elem.Elem()
+		}
+		if elem.Kind() != reflect.Struct || elem.PkgPath() != typ.PkgPath() {
+			continue
+		}
+		name := jsonName(f)
+		row := fieldRow(t, doc, section, name)
+		for _, sub := range jsonFields(elem) {
+			if !strings.Contains(row, `"`+sub+`"`) {
+				t.Errorf("docs/records.md, ## %s: the row of `%s` does not show its objects' field \"%s\" (of %s)", section, name, sub, elem.Name())
+			}
+		}
+	}
+}
+
+// fieldRow returns the row of field name in the table under "## section".
+func fieldRow(t *testing.T, doc, section, name string) string {
+	t.Helper()
+	_, body, _ := strings.Cut(doc, "\n## "+section+"\n")
+	body, _, _ = strings.Cut(body, "\n## ")
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "| `"+name+"` |") {
+			return line
+		}
+	}
+	t.Errorf("docs/records.md, ## %s: no row for `%s`", section, name)
+	return ""
 }
 
 // jsonFields returns the JSON names of a struct's fields, in order.
 func jsonFields(typ reflect.Type) []string {
 	var names []string
 	for f := range typ.Fields() {
-		if !f.IsExported() {
-			continue
+		if name := jsonName(f); f.IsExported() && name != "-" {
+			names = append(names, name)
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch name {
-		case "-":
-			continue
-		case "":
-			name = f.Name
-		}
-		names = append(names, name)
 	}
 	return names
+}
+
+// jsonName is the JSON name of a struct field ("-": none).
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
 }
 
 var docTableRow = regexp.MustCompile("(?m)^\\| `([a-z0-9_]+)` \\|")

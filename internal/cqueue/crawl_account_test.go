@@ -1,0 +1,31 @@
+package cqueue
+
+import (
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+)
+
+// The follow-ups cextract keeps out by the crawl policy (maxdepth, …) are
+// follow-ups dropped, under push's names, as push's refusals are: not
+// records rejected, which would make a complete crawl exit 3. A bad
+// record is still a rejection.
+func TestAccountPolicyDropsAreNotRejections(t *testing.T) {
+	c := &crawl{o: crawlOptions{crawlID: "items", out: "items.csv"}, start: time.Now()}
+	a := c.account(loopStats{
+		"cextract": &cli.StatsJSON{Dropped: map[string]int64{
+			"maxdepth": 10, "allowed_domains": 2, "allow_regex": 3, "deny_regex": 4, "deny_extensions": 5, "invalid": 1,
+		}},
+		"push": &cli.StatsJSON{Counts: map[string]map[string]int64{"refused": {"duplicate": 7, "max_depth": 1}}},
+	})
+	want := map[string]int64{"duplicate": 7, "max_depth": 11, "offsite": 2, "not_allowed": 3, "denied": 4, "extension": 5}
+	if !maps.Equal(a.FollowUps.Dropped, want) {
+		t.Errorf("follow-ups dropped %v, want %v", a.FollowUps.Dropped, want)
+	}
+	if wantRej := []rejection{{Tool: "cextract", Reason: "invalid", Count: 1}}; !slices.Equal(a.Rejected, wantRej) {
+		t.Errorf("rejected %v, want %v", a.Rejected, wantRej)
+	}
+}
