@@ -35,6 +35,8 @@ type Cluster struct {
 	URL string
 	// Addrs are the nodes' addresses ("127.0.0.1:PORT"), masters first.
 	Addrs []string
+
+	procs map[string]*proc // by address
 }
 
 // StartCluster starts a Redis Cluster of three masters for t and returns
@@ -80,9 +82,10 @@ func NewCluster(t testing.TB, o ClusterOptions) *Cluster {
 		}
 		procs = append(procs, p)
 	}
-	c := &Cluster{}
+	c := &Cluster{procs: map[string]*proc{}}
 	for _, p := range procs {
 		c.Addrs = append(c.Addrs, p.addr)
+		c.procs[p.addr] = p
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -95,6 +98,12 @@ func NewCluster(t testing.TB, o ClusterOptions) *Cluster {
 		t.Fatalf("redistest: %v", err)
 	}
 	c.Addrs = mastersFirst(c.Addrs)
+	if o.Replicas > 0 {
+		// A replica takes over only once it has its master's data.
+		if err := waitReplicasSynced(c.Addrs[3:], 30*time.Second); err != nil {
+			t.Fatalf("redistest: %v", err)
+		}
+	}
 	c.URL = "redis+cluster://" + strings.Join(c.Addrs, ",")
 	return c
 }
@@ -112,7 +121,9 @@ func launchNode(server, dir string) (*proc, error) {
 			"--cluster-enabled", "yes",
 			"--cluster-port", strconv.Itoa(ports[1]),
 			"--cluster-config-file", fmt.Sprintf("nodes-%d.conf", ports[0]),
-			"--cluster-node-timeout", "5000")
+			"--cluster-node-timeout", "5000",
+			// A replica's first sync at once, not after 5 s.
+			"--repl-diskless-sync-delay", "0")
 		if err == nil {
 			return p, nil
 		}
@@ -151,6 +162,25 @@ func waitClusterOK(addrs []string, within time.Duration) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// waitReplicasSynced waits until every replica in addrs has synced with
+// its master (INFO replication: master_link_status:up).
+func waitReplicasSynced(addrs []string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for _, a := range addrs {
+		for {
+			info, err := Do(a, "INFO", "replication")
+			if err == nil && strings.Contains(info, "master_link_status:up") {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("replica %s not synced with its master after %v: %v\n%s", a, within, err, info)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return nil
 }
 
 // mastersFirst orders addrs masters first (by ROLE), keeping their order

@@ -21,6 +21,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -89,6 +92,26 @@ type proc struct {
 	exited  chan error
 	addr    string
 	logPath string
+
+	waitOnce sync.Once
+	waitErr  error
+	killed   atomic.Bool
+}
+
+// wait waits for the process to end (any number of times).
+func (p *proc) wait() error {
+	p.waitOnce.Do(func() { p.waitErr = <-p.exited })
+	return p.waitErr
+}
+
+// dead reports whether the process was killed.
+func (p *proc) dead() bool { return p.killed.Load() }
+
+// kill kills the process and waits for it (any number of times).
+func (p *proc) kill() {
+	p.killed.Store(true)
+	_ = p.cmd.Process.Kill()
+	p.wait()
 }
 
 // launch runs redis-server on 127.0.0.1:port with persistence off, its
@@ -133,8 +156,8 @@ func launch(path, dir string, port int, args ...string) (*proc, error) {
 
 // stop kills the server and, if t failed, shows the end of its log.
 func (p *proc) stop(t testing.TB) {
-	_ = p.cmd.Process.Kill()
-	<-p.exited
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // if it was paused
+	p.kill()
 	if t.Failed() {
 		if log, err := os.ReadFile(p.logPath); err == nil {
 			t.Logf("redis-server log (%s):\n%s", p.addr, tail(log))

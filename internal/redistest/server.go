@@ -32,12 +32,7 @@ func StartServer(t testing.TB, args ...string) *Server {
 		p, err := launch(path, s.dir, port, args...)
 		if err == nil {
 			s.p, s.port = p, port
-			t.Cleanup(func() {
-				if s.p != nil {
-					syscall.Kill(s.p.cmd.Process.Pid, syscall.SIGCONT)
-					s.p.stop(t)
-				}
-			})
+			t.Cleanup(func() { s.p.stop(t) })
 			return s
 		}
 		lastErr = err
@@ -57,10 +52,7 @@ func (s *Server) Pause() { syscall.Kill(s.p.cmd.Process.Pid, syscall.SIGSTOP) }
 func (s *Server) Resume() { syscall.Kill(s.p.cmd.Process.Pid, syscall.SIGCONT) }
 
 // Kill kills the server (SIGKILL): what it had not written to disk is lost.
-func (s *Server) Kill() {
-	_ = s.p.cmd.Process.Kill()
-	<-s.p.exited
-}
+func (s *Server) Kill() { s.p.kill() }
 
 // Restart starts a killed server again on the same port and directory,
 // so that it loads what it wrote there (its append-only file, with

@@ -1,0 +1,94 @@
+package e2e
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/demosite"
+	"github.com/crawlutils/crawlutils/internal/redistest"
+)
+
+// TestLoopRidesOutAFailover: a crawl loop on a Redis Cluster of three
+// masters with a replica each loses the master serving the crawl's slot
+// mid-crawl (SIGKILL); the cluster promotes its replica (after the
+// 5 s node timeout) and the loop goes on by itself: every process exits
+// 0 and every product is exported. Replication is asynchronous, so the
+// last writes before the kill may be lost with the master: the state goes
+// back to an earlier consistent point and the pages done since are
+// handed out again, which can export a product twice (counted, and
+// logged).
+func TestLoopRidesOutAFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timed pipelines are skipped with -short")
+	}
+	bin := binDir(t)
+	cluster := redistest.NewCluster(t, redistest.ClusterOptions{Replicas: 1})
+	conn, err := dedupe.DialRedis(context.Background(), cluster.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix, err := conn.KeyPrefix("")
+	conn.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slotKey := prefix + "f:counts"
+
+	site := loopSite
+	site.Latency = 40 * time.Millisecond // the failover lands mid-crawl
+	l := &loop{t: t, site: demosite.New(site), dir: t.TempDir(), bin: bin, db: "--redis " + cluster.URL}
+	hs := httptest.NewServer(l.site)
+	t.Cleanup(hs.Close)
+	l.url = hs.URL
+	l.run("echo \"$SITE/\" | cqueue push -q $DB --crawlid demo --appid demo")
+
+	c := l.cmd(l.script(0))
+	var stderr syncBuf
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	l.waitRequests(60, 30*time.Second)
+	master, err := cluster.MasterOf(slotKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := l.site.Stats().Requests
+	killed := time.Now()
+	cluster.Kill(master)
+	next, err := cluster.WaitMaster(slotKey, master, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("master %s killed after %d requests; %s took over %v later", master, before, next, time.Since(killed).Round(100*time.Millisecond))
+
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("loop: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(2 * time.Minute):
+		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("the loop did not end by itself:\n%s", stderr.String())
+	}
+	if st := l.status(0); st != "0 0 0 0 0" {
+		t.Errorf("exit statuses %q, want all 0; stderr:\n%s", st, stderr.String())
+	}
+	if l.site.Stats().Requests <= before {
+		t.Errorf("the failover did not land mid-crawl: %d requests before it, %d in all", before, l.site.Stats().Requests)
+	}
+	dups := l.checkItems() // every product exported, or the test fails
+	st := l.site.Stats()
+	t.Logf("after the failover: %d products exported twice, %d requests the site saw twice, of %d; frontier stats %s",
+		dups, st.Duplicates, st.Requests, strings.TrimSpace(l.run("cqueue stats $DB | jq -c .counters")))
+	if out := stderr.String(); !strings.Contains(out, "retrying for up to") {
+		t.Errorf("stderr does not say the tools retried:\n%s", out)
+	}
+}

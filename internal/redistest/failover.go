@@ -1,0 +1,79 @@
+package redistest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MasterOf returns the address of the master serving key's slot, as the
+// first node that answers CLUSTER NODES sees it.
+func (c *Cluster) MasterOf(key string) (string, error) {
+	var lastErr error
+	for _, a := range c.Addrs {
+		if p := c.procs[a]; p == nil || p.dead() {
+			continue
+		}
+		slotStr, err := Do(a, "CLUSTER", "KEYSLOT", key)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		slot, _ := strconv.Atoi(slotStr)
+		nodes, err := Do(a, "CLUSTER", "NODES")
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		if m := masterOfSlot(nodes, slot); m != "" {
+			return m, nil
+		}
+		lastErr = fmt.Errorf("no master serves slot %d:\n%s", slot, nodes)
+	}
+	return "", fmt.Errorf("redistest: master of %q: %v", key, lastErr)
+}
+
+// masterOfSlot reads CLUSTER NODES: "ID IP:PORT@BUS FLAGS MASTER PING PONG
+// EPOCH LINK SLOT…", a slot being N or N-M.
+func masterOfSlot(nodes string, slot int) string {
+	for _, line := range strings.Split(nodes, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 || !strings.Contains(f[2], "master") || strings.Contains(f[2], "fail") {
+			continue
+		}
+		for _, r := range f[8:] {
+			lo, hi, ok := strings.Cut(r, "-")
+			a, err1 := strconv.Atoi(lo)
+			b := a
+			var err2 error
+			if ok {
+				b, err2 = strconv.Atoi(hi)
+			}
+			if err1 == nil && err2 == nil && a <= slot && slot <= b {
+				addr, _, _ := strings.Cut(f[1], "@")
+				return addr
+			}
+		}
+	}
+	return ""
+}
+
+// Kill kills the node at addr (SIGKILL).
+func (c *Cluster) Kill(addr string) { c.procs[addr].kill() }
+
+// WaitMaster waits until a live master other than gone serves key's slot
+// (a replica has taken over), and returns it.
+func (c *Cluster) WaitMaster(key, gone string, within time.Duration) (string, error) {
+	deadline := time.Now().Add(within)
+	for {
+		m, err := c.MasterOf(key)
+		if err == nil && m != gone {
+			return m, nil
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("redistest: no master took over %q from %s within %v (last: %s, %v)", key, gone, within, m, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
