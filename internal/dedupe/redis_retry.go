@@ -60,7 +60,8 @@ type outage struct {
 
 // Do runs call, and while it fails because the server cannot be reached
 // (a refused or broken connection, a timeout, a server loading its data,
-// a cluster without a master for the slot, failing over), runs it again
+// a cluster without a master for the slot, failing over, a master that
+// min-replicas-to-write keeps from writing), runs it again
 // with backoff (100 ms doubling to 2 s, with jitter) for up to
 // CRAWLUTILS_REDIS_RETRY (one minute by default), saying on stderr when
 // the server went out of reach and when it came back. Any other error,
@@ -76,6 +77,7 @@ func (c *RedisConn) Do(ctx context.Context, call func(ctx context.Context) error
 	c.down(err)
 	wait := retryFirst
 	for {
+		c.reloadSlots()
 		t := time.NewTimer(wait/2 + rand.N(wait/2+1))
 		select {
 		case <-ctx.Done():
@@ -94,6 +96,15 @@ func (c *RedisConn) Do(ctx context.Context, call func(ctx context.Context) error
 			return fmt.Errorf("%s unreachable for %v (%s): %w", c.Where, c.retry, RedisRetryEnv, err)
 		}
 		wait = min(2*wait, retryMax)
+	}
+}
+
+// reloadSlots makes a cluster client ask the cluster again which node
+// serves which slot (in the background): after a failover the slot's new
+// master is found at once instead of when the client next refreshes.
+func (c *RedisConn) reloadSlots() {
+	if cc, ok := c.Client.(*redis.ClusterClient); ok {
+		cc.ReloadState(context.Background())
 	}
 }
 
@@ -128,7 +139,7 @@ func Retryable(err error) bool {
 		return true
 	}
 	msg := err.Error()
-	for _, p := range []string{"LOADING ", "CLUSTERDOWN ", "TRYAGAIN ", "MASTERDOWN ", "READONLY ", "BUSY ", "redis: connection pool timeout"} {
+	for _, p := range []string{"LOADING ", "CLUSTERDOWN ", "TRYAGAIN ", "MASTERDOWN ", "READONLY ", "BUSY ", "NOREPLICAS ", "redis: connection pool timeout"} {
 		if strings.HasPrefix(msg, p) {
 			return true
 		}

@@ -99,8 +99,9 @@ func NewCluster(t testing.TB, o ClusterOptions) *Cluster {
 	}
 	c.Addrs = mastersFirst(c.Addrs)
 	if o.Replicas > 0 {
-		// A replica takes over only once it has its master's data.
-		if err := waitReplicasSynced(c.Addrs[3:], 30*time.Second); err != nil {
+		// A replica that takes over has only what its master streamed
+		// to it: wait until every master streams to its replicas.
+		if err := waitReplicasOnline(c.Addrs[:3], o.Replicas, 30*time.Second); err != nil {
 			t.Fatalf("redistest: %v", err)
 		}
 	}
@@ -164,18 +165,21 @@ func waitClusterOK(addrs []string, within time.Duration) error {
 	}
 }
 
-// waitReplicasSynced waits until every replica in addrs has synced with
-// its master (INFO replication: master_link_status:up).
-func waitReplicasSynced(addrs []string, within time.Duration) error {
+// waitReplicasOnline waits until each master in masters streams its
+// writes to n replicas (INFO replication: n lines "slaveI:…,state=online").
+// After a diskless full sync a master streams to a replica only once the
+// replica has acknowledged it (within a second): a write before that
+// reaches no replica, and a failover then loses it.
+func waitReplicasOnline(masters []string, n int, within time.Duration) error {
 	deadline := time.Now().Add(within)
-	for _, a := range addrs {
+	for _, a := range masters {
 		for {
 			info, err := Do(a, "INFO", "replication")
-			if err == nil && strings.Contains(info, "master_link_status:up") {
+			if err == nil && strings.Count(info, "state=online") >= n {
 				break
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("replica %s not synced with its master after %v: %v\n%s", a, within, err, info)
+				return fmt.Errorf("master %s does not stream to %d replicas after %v: %v\n%s", a, n, within, err, info)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
