@@ -29,9 +29,13 @@ func TestLoopRidesOutARedisOutage(t *testing.T) {
 	bin := binDir(t)
 	site := loopSite
 	site.Latency = 40 * time.Millisecond // the outage lands mid-crawl
-	for _, mode := range []string{"paused", "killed_and_restarted"} {
+	for _, mode := range []string{"paused", "killed_and_restarted", "killed_and_restarted_everysec"} {
 		t.Run(mode, func(t *testing.T) {
-			srv := redistest.StartServer(t, "--appendonly", "yes", "--appendfsync", "always")
+			fsync := "always"
+			if strings.HasSuffix(mode, "_everysec") {
+				fsync = "everysec"
+			}
+			srv := redistest.StartServer(t, "--appendonly", "yes", "--appendfsync", fsync)
 			l := &loop{t: t, site: demosite.New(site), dir: t.TempDir(), bin: bin, db: "--redis " + srv.URL()}
 			hs := httptest.NewServer(l.site)
 			t.Cleanup(hs.Close)
@@ -51,6 +55,7 @@ func TestLoopRidesOutARedisOutage(t *testing.T) {
 				time.Sleep(10 * time.Second)
 				srv.Resume()
 			} else {
+				// Writes going on: the kill lands between them.
 				srv.Kill()
 				time.Sleep(10 * time.Second)
 				srv.Restart()
@@ -73,10 +78,20 @@ func TestLoopRidesOutARedisOutage(t *testing.T) {
 			if l.site.Stats().Requests <= before {
 				t.Errorf("the outage did not land mid-crawl: %d requests before it, %d in all", before, l.site.Stats().Requests)
 			}
-			if dups := l.checkItems(); dups != 0 {
-				t.Errorf("%d products exported twice", dups)
+			dups := l.checkItems() // every product exported, or the test fails
+			if fsync == "everysec" {
+				// A kill loses up to a second of writes: the state goes
+				// back to an earlier point and what was done since is done
+				// again. Measured, not asserted.
+				st := l.site.Stats()
+				t.Logf("everysec: %d products exported twice, %d requests the site saw twice, of %d; frontier stats %s",
+					dups, st.Duplicates, st.Requests, strings.TrimSpace(l.run("cqueue stats $DB | jq -c .counters")))
+			} else {
+				if dups != 0 {
+					t.Errorf("%d products exported twice", dups)
+				}
+				l.checkPerfect(1)
 			}
-			l.checkPerfect(1)
 			out := stderr.String()
 			for _, want := range []string{"retrying for up to", "reachable again after"} {
 				if !strings.Contains(out, want) {
