@@ -9,7 +9,9 @@
 //
 //   - records (record.ParseFields) and decodeFast read a response line in
 //     one pass (encoding/json decides whenever the line is not a plain
-//     response);
+//     response); a large body is left in the line, and a gzip-compressed
+//     one compressed, until a rule needs it whole (body): a sitemap rule
+//     reads it as a stream;
 //   - a page is parsed at most once per representation, when a rule first
 //     needs it: HTML into a *Doc (fastParse for the well-formed pages most
 //     sites serve, x/net/html for the rest: the same tree either way),

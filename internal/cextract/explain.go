@@ -155,7 +155,7 @@ func (e *explainer) finish() {
 		e.write(b.String())
 		return
 	}
-	fmt.Fprintf(&b, "  status %d, %s, %d bytes of text\n", t.resp.Status, t.page.format, len(t.page.body))
+	fmt.Fprintf(&b, "  status %d, %s, %d bytes of text\n", t.resp.Status, t.page.format, t.page.body.len())
 	for _, r := range t.rules {
 		where := ""
 		if r.pos.Line > 0 {

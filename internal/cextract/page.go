@@ -1,6 +1,7 @@
 package cextract
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
@@ -26,7 +27,7 @@ type page struct {
 	resp   *record.Response
 	req    *record.Request
 	url    string // the final URL, else the request's
-	body   string
+	body   body
 	format rules.Format
 
 	doc     *Doc
@@ -50,34 +51,50 @@ const (
 // newPage prepares a response for extraction. It returns the reason when
 // the response has nothing to extract (v1's skipped_* counters).
 func newPage(raw []byte, fields []record.Field, resp *record.Response, req *record.Request) (*page, string) {
+	return newPageFrom(raw, fields, resp, req, nil)
+}
+
+// newPageFrom is newPage for a response whose body, when quoted is not
+// nil, was left in the record: quoted is its JSON string (see
+// decodeLeavingBody).
+func newPageFrom(raw []byte, fields []record.Field, resp *record.Response, req *record.Request, quoted []byte) (*page, string) {
 	switch {
 	case resp.Error != "":
 		return nil, "skipped_error"
 	case resp.Status != 0 && (resp.Status < 200 || resp.Status > 299):
 		return nil, "skipped_status"
-	case resp.Body == "" && resp.BodyBase64 != "":
-		// Binary: only a gzip-compressed body (a sitemap.xml.gz) is read.
+	case quoted == nil && resp.Body == "" && resp.BodyBase64 != "":
+		// Binary: only a gzip-compressed body (a sitemap.xml.gz) is read,
+		// when it decompresses whole within sitemap.MaxSize; it is kept
+		// compressed.
 		data, err := base64.StdEncoding.DecodeString(resp.BodyBase64)
 		if err != nil || !sitemap.IsGzip(data) {
 			return nil, "skipped_binary"
 		}
-		text, err := sitemap.Gunzip(data, sitemap.MaxSize)
+		zr, err := sitemap.GunzipReader(bytes.NewReader(data), sitemap.MaxSize)
+		var n int64
+		if err == nil {
+			n, err = io.Copy(io.Discard, zr)
+		}
 		switch {
 		case errors.Is(err, sitemap.ErrTooLarge):
 			return nil, skippedTooLarge
 		case err != nil:
 			return nil, skippedBadGzip
 		}
-		p := &page{raw: raw, fields: fields, resp: resp, req: req, body: string(text)}
+		p := &page{raw: raw, fields: fields, resp: resp, req: req, body: body{gz: data, size: int(n)}}
 		p.url = pageURL(resp, req)
-		p.format = sniffFormat(p.body)
+		p.format = sniffFormat(p.body.head())
 		return p, ""
-	case resp.Body == "" && resp.BodyPath != "":
+	case quoted == nil && resp.Body == "" && resp.BodyPath != "":
 		return nil, "skipped_body_path"
 	}
-	p := &page{raw: raw, fields: fields, resp: resp, req: req, body: resp.Body}
+	p := &page{raw: raw, fields: fields, resp: resp, req: req, body: body{text: resp.Body, ok: true, size: len(resp.Body)}}
+	if quoted != nil {
+		p.body = body{quoted: quoted, size: -1}
+	}
 	p.url = pageURL(resp, req)
-	p.format = detectFormat(header(resp.Headers, "content-type"), p.body)
+	p.format = detectFormat(header(resp.Headers, "content-type"), p.body.head())
 	return p, ""
 }
 
@@ -104,7 +121,8 @@ func header(h map[string]string, name string) string {
 // detectFormat decides how a body reads from its Content-Type: HTML, JSON,
 // XML or CSV, and any other type (text/plain, text/x-python, …) plain
 // text. Only a response without a type, or with a type that says nothing
-// (application/octet-stream), is read by its first bytes.
+// (application/octet-stream), is read by its first bytes (body may be only
+// those, see body.head).
 func detectFormat(contentType, body string) rules.Format {
 	media, _, _ := strings.Cut(contentType, ";")
 	media = strings.ToLower(strings.TrimSpace(media))
@@ -175,7 +193,7 @@ func (p *page) recordField(name string) json.RawMessage {
 // html returns the page parsed as HTML.
 func (p *page) html() *Doc {
 	if p.doc == nil {
-		p.doc = ParseDoc(p.body, p.url)
+		p.doc = ParseDoc(p.body.whole(), p.url)
 		p.doc.Record = p.raw
 		p.doc.lookup = p.recordField
 	}
@@ -199,7 +217,7 @@ func (p *page) base() *url.URL {
 // xml returns the page parsed as XML.
 func (p *page) xml() (*xmlquery.Node, error) {
 	if p.xmlDoc == nil && p.xmlErr == nil {
-		p.xmlDoc, p.xmlErr = parseXML(p.body)
+		p.xmlDoc, p.xmlErr = parseXML(p.body.whole())
 	}
 	return p.xmlDoc, p.xmlErr
 }
@@ -208,7 +226,7 @@ func (p *page) xml() (*xmlquery.Node, error) {
 func (p *page) json() (any, error) {
 	if !p.jsonOK {
 		p.jsonOK = true
-		d := json.NewDecoder(strings.NewReader(p.body))
+		d := json.NewDecoder(strings.NewReader(p.body.whole()))
 		d.UseNumber()
 		if p.jsonErr = d.Decode(&p.jsonDoc); p.jsonErr == nil && d.More() {
 			p.jsonErr = errors.New("more than one JSON value")
@@ -226,7 +244,7 @@ func (p *page) csv(o *rules.CSVOptions) [][]string {
 	if p.csvRows == nil {
 		p.csvRows = map[[2]byte][][]string{}
 	}
-	rows := csvfeed.Parse(strings.TrimPrefix(p.body, "\ufeff"), o.Delimiter, o.Quote)
+	rows := csvfeed.Parse(strings.TrimPrefix(p.body.whole(), "\ufeff"), o.Delimiter, o.Quote)
 	p.csvRows[key] = rows
 	return rows
 }

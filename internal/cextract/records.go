@@ -30,6 +30,40 @@ func decodeResponse(raw []byte, fields []record.Field) (*record.Response, *recor
 	return &resp, &req, nil
 }
 
+// decodeLeavingBody is decodeResponse that leaves a large body in the
+// record: resp.Body is then "" and quoted is the body's JSON string, a
+// slice of raw, for the page to read as a stream (see body).
+func decodeLeavingBody(raw []byte, fields []record.Field) (resp *record.Response, req *record.Request, quoted []byte, err error) {
+	if i := largeBody(fields); i >= 0 {
+		quoted = fields[i].Value
+		fields[i].Value = json.RawMessage(`""`)
+		resp, req, ok := decodeFast(fields)
+		fields[i].Value = quoted
+		if ok {
+			return resp, req, quoted, nil
+		}
+	}
+	resp, req, err = decodeResponse(raw, fields)
+	return resp, req, nil, err
+}
+
+// largeBody returns the index of the member that gives a response its
+// body when that is a string of streamBodyFrom bytes or more, not empty,
+// else -1. A member whose key matches "body" only without regard to case
+// is left to decodeResponse (decodeFast refuses it).
+func largeBody(fields []record.Field) int {
+	i := -1
+	for j, f := range fields {
+		if f.Key == "body" && len(f.Value) > 0 && f.Value[0] == '"' {
+			i = j
+		}
+	}
+	if i < 0 || len(fields[i].Value) < max(streamBodyFrom, len(`"x"`)) {
+		return -1
+	}
+	return i
+}
+
 func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
 
 // appendItem appends an item record (with its newline) exactly as

@@ -10,6 +10,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/cextract/sitemap"
+	"github.com/crawlutils/crawlutils/internal/cli"
 )
 
 // sitemapRule reads robots.txt and sitemaps: Scrapy's SitemapSpider.
@@ -23,6 +24,10 @@ type sitemapRule struct {
 	after, before time.Time
 	rule          *linkRule // for priorities
 }
+
+// tightGCFrom is the size of a sitemap from which it is read with the
+// garbage collector tight (cli.TightGC): about 80,000 URLs.
+const tightGCFrom = 8 << 20
 
 // defaultSitemapURL is what a sitemap rule without match.url reads.
 var defaultSitemapURL = regexp.MustCompile(`(?i)/robots\.txt$|sitemap[^/]*\.xml(\.gz)?$`)
@@ -78,16 +83,22 @@ func (s *sitemapRule) links(p *page, emit func(candidate), st *LinkStats) sitema
 	}
 	if u, err := url.Parse(p.url); err == nil && strings.EqualFold(u.Path, "/robots.txt") {
 		res.kind = "robots.txt"
-		locs := sitemap.Robots(p.body)
+		locs := sitemap.Robots(p.body.whole())
 		res.entries = len(locs)
 		for _, loc := range locs {
 			add(loc)
 		}
 		return res
 	}
-	// The body is only read: no copy of it (a sitemap is up to 50 MiB), and
-	// entries are taken as they are parsed, not gathered first.
-	kind, err := sitemap.Each(p.body, func(kind sitemap.Kind, e sitemap.Entry) {
+	// The body is read as a stream, not decoded whole (a sitemap is up to
+	// 50 MiB), and entries are taken as they are parsed, not gathered
+	// first. Parsing a large one makes much garbage while little is live
+	// besides the record line and the hashes of the URLs, which hold no
+	// pointers: collecting it often costs little.
+	if p.body.len() >= tightGCFrom {
+		defer cli.TightGC()()
+	}
+	kind, err := sitemap.EachFrom(p.body.open(), int64(p.body.len()), func(kind sitemap.Kind, e sitemap.Entry) {
 		res.entries++
 		if kind == sitemap.Index {
 			if len(s.follow) > 0 && !anyMatch(s.follow, e.Loc) {

@@ -184,7 +184,7 @@ func (s *constSource) values(_ *page, _ any, fn func(process.Value) bool) error 
 type bodySource struct{}
 
 func (bodySource) values(p *page, _ any, fn func(process.Value) bool) error {
-	fn(process.Str(p.body))
+	fn(process.Str(p.body.whole()))
 	return nil
 }
 

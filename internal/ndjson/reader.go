@@ -128,25 +128,40 @@ func (r *Reader) closeCurrent() {
 
 var errTooLong = errors.New("line too long")
 
+// longLine is the length from which a line is read into one buffer of its
+// greatest length, not gathered in copied pieces (see readLine).
+var longLine = 8 << 20
+
 // readLine reads one line, copying it out of the bufio buffer.
 func (r *Reader) readLine() (Line, error) {
 	var buf []byte
-	// The full buffers of a long line, copied, joined once at its end: a
-	// 50 MB line then costs twice its size, not the many regrowths of one
-	// slice (bufio.Reader.ReadBytes does the same, without a cap).
+	// The full buffers of a line, copied, joined once at its end: not the
+	// many regrowths of one slice (bufio.Reader.ReadBytes does the same,
+	// without a cap), but the line costs twice its size at the end. So
+	// from longLine bytes on (a 50 MB sitemap), the rest of a line is read
+	// straight into one buffer of MaxLine bytes (at most DefaultMaxLine,
+	// grown past it if need be): the OS backs a fresh buffer's pages only
+	// as they are written, so the line costs about its size.
 	var full [][]byte
 	size := 0
 	tooLong := false
 	for {
 		chunk, err := r.cur.ReadSlice('\n')
 		if !tooLong {
-			if size+len(chunk) > r.MaxLine+2 { // +2 for "\r\n"
+			switch {
+			case size+len(chunk) > r.MaxLine+2: // +2 for "\r\n"
 				tooLong = true
-				full = nil
-			} else if err == bufio.ErrBufferFull {
+				full, buf = nil, nil
+			case buf != nil: // a long line
+				buf = append(buf, chunk...)
+			case err == bufio.ErrBufferFull && size+len(chunk) < longLine:
 				full = append(full, bytes.Clone(chunk))
-			} else {
-				buf = make([]byte, 0, size+len(chunk))
+			default:
+				n := size + len(chunk)
+				if err == bufio.ErrBufferFull {
+					n = max(n, min(r.MaxLine, DefaultMaxLine)+2)
+				}
+				buf = make([]byte, 0, n)
 				for _, f := range full {
 					buf = append(buf, f...)
 				}

@@ -19,5 +19,7 @@
 // members of a JSON object in one validating pass that accepts exactly what
 // encoding/json accepts, and ParseFields is Parse that returns them too, so a
 // command can use the fields of a large record (a response is mostly its
-// body) without scanning it again; Unquote decodes one of their string values.
+// body) without scanning it again; Unquote decodes one of their string values,
+// and StringReader reads one decoded as a stream, for a string too large to
+// hold twice (the body of a 50 MB sitemap).
 package record

@@ -60,7 +60,7 @@ func appendUnquoted(b, s []byte) ([]byte, bool) {
 		if len(s) == 0 {
 			break
 		}
-		// An escape.
+		// An escape: the one-byte ones here, the others (\u) by unescape.
 		if len(s) < 2 {
 			return b, false
 		}
@@ -77,32 +77,59 @@ func appendUnquoted(b, s []byte) ([]byte, bool) {
 			b = append(b, '\r')
 		case 't':
 			b = append(b, '\t')
-		case 'u':
-			r, ok := hex4(s, 2)
+		default:
+			r, n, ok := unescape(s)
 			if !ok {
 				return b, false
 			}
-			s = s[6:]
-			if utf16.IsSurrogate(r) {
-				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-					if r2, ok2 := hex4(s, 2); ok2 {
-						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							b = utf8.AppendRune(b, dec)
-							s = s[6:]
-							continue
-						}
-					}
-				}
-				r = utf8.RuneError
-			}
 			b = utf8.AppendRune(b, r)
+			s = s[n:]
 			continue
-		default:
-			return b, false
 		}
 		s = s[2:]
 	}
 	return b, true
+}
+
+// unescape decodes the escape at the start of s (s[0] == '\\'): the rune
+// and how many bytes of s it takes; a surrogate pair is one rune, a lone
+// surrogate U+FFFD, as encoding/json decodes them. ok is false for a bad
+// escape.
+func unescape(s []byte) (r rune, n int, ok bool) {
+	if len(s) < 2 {
+		return 0, 0, false
+	}
+	switch s[1] {
+	case '"', '\\', '/':
+		return rune(s[1]), 2, true
+	case 'b':
+		return '\b', 2, true
+	case 'f':
+		return '\f', 2, true
+	case 'n':
+		return '\n', 2, true
+	case 'r':
+		return '\r', 2, true
+	case 't':
+		return '\t', 2, true
+	case 'u':
+		r, ok := hex4(s, 2)
+		if !ok {
+			return 0, 0, false
+		}
+		if !utf16.IsSurrogate(r) {
+			return r, 6, true
+		}
+		if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+			if r2, ok := hex4(s, 8); ok {
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					return dec, 12, true
+				}
+			}
+		}
+		return utf8.RuneError, 6, true
+	}
+	return 0, 0, false
 }
 
 // hex4 decodes the four hex digits of a \u escape at s[i:].

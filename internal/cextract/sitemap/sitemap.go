@@ -6,6 +6,7 @@
 package sitemap
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/xml"
@@ -55,7 +56,7 @@ var ErrTooLarge = errors.New("larger than 50 MiB uncompressed")
 
 // Gunzip decompresses data, refusing more than max bytes of output.
 func Gunzip(data []byte, max int64) ([]byte, error) {
-	r, err := gunzipReader(bytes.NewReader(data), max)
+	r, err := GunzipReader(bytes.NewReader(data), max)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +67,9 @@ func Gunzip(data []byte, max int64) ([]byte, error) {
 	return out, nil
 }
 
-// gunzipReader reads data decompressed, failing with ErrTooLarge past max
-// bytes of output.
-func gunzipReader(data io.Reader, max int64) (io.Reader, error) {
+// GunzipReader reads data decompressed, failing with ErrTooLarge past max
+// bytes of output; its other errors say "gzip:".
+func GunzipReader(data io.Reader, max int64) (io.Reader, error) {
 	zr, err := gzip.NewReader(data)
 	if err != nil {
 		return nil, fmt.Errorf("gzip: %v", err)
@@ -117,16 +118,24 @@ func Parse(data []byte) (Kind, []Entry, error) {
 // name, as Scrapy does. On malformed XML, the entries read before the
 // error have been given to fn, and the error says where it stopped.
 func Each(data string, fn func(Kind, Entry)) (Kind, error) {
-	var r io.Reader = strings.NewReader(data)
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		var err error
-		if r, err = gunzipReader(strings.NewReader(data), MaxSize); err != nil {
+	return EachFrom(strings.NewReader(data), int64(len(data)), fn)
+}
+
+// EachFrom is Each for a document of size bytes read from r, so that a
+// large sitemap need not be held whole to be read.
+func EachFrom(r io.Reader, size int64, fn func(Kind, Entry)) (Kind, error) {
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(2); IsGzip(head) {
+		zr, err := GunzipReader(br, MaxSize)
+		if err != nil {
 			return None, err
 		}
-	} else if len(data) > MaxSize {
+		return each(zr, fn)
+	}
+	if size > MaxSize {
 		return None, ErrTooLarge
 	}
-	return each(r, fn)
+	return each(br, fn)
 }
 
 func each(r io.Reader, fn func(Kind, Entry)) (Kind, error) {
