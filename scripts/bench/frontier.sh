@@ -26,7 +26,12 @@
 #      over the hosts (the worst case for the duplicate filter's locality);
 #      100,000 pops with leases; info; the file's size per queued URL. One
 #      run each, default flags. QUEUE_N=10000000 for the 10 million figures
-#      (about 10 minutes and 3 GB of disk).
+#      (about 10 minutes and 3 GB of disk);
+#   6. the Redis frontier with 1, 4 and 16 workers popping one crawl with
+#      leases, 128 at a time, each a consumer with its own connections, on
+#      one redis-server and on a Redis Cluster of three masters
+#      (BenchmarkRedisPopWorkers, REDIS_N = 100,000 requests, RUNS
+#      iterations): pops with lease per second.
 #
 #   scripts/bench/frontier.sh              everything
 #   RUNS=5 scripts/bench/frontier.sh       more runs per case
@@ -37,7 +42,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-3}
-CASES=${CASES:-"1 2 3 4 5"}
+CASES=${CASES:-"1 2 3 4 5 6"}
 CONC=16
 ITEMS=2919
 MICRO_TIMEOUT=${MICRO_TIMEOUT:-120}
@@ -196,4 +201,11 @@ if has_case 5; then
 	qtimed "pop 100,000 with leases" 100000 cqueue pop -q --db "$q/a.db" --max 100000
 	qtimed "info" 0 cqueue info -q --db "$q/a.db"
 	rm -rf "$q"
+fi
+
+if has_case 6; then
+	echo
+	echo "6. Redis frontier, workers popping one crawl with leases (128 a call), pops/s ($RUNS iterations each)"
+	FRONTIER_BENCH_N=${REDIS_N:-100000} go test ./internal/frontier -run '^$' -bench '^BenchmarkRedisPopWorkers$' -benchtime "${RUNS}x" -timeout 30m 2>&1 |
+		awk '/pops\/s/ { name = $1; sub(/^BenchmarkRedisPopWorkers\//, "", name); sub(/-[0-9]+$/, "", name); for (i = 1; i <= NF; i++) if ($(i+1) == "pops/s") printf "  %-22s %8.0f pops/s\n", name, $i }'
 fi

@@ -1,0 +1,119 @@
+package frontier
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/redistest"
+)
+
+// BenchmarkRedisPopWorkers: W workers (1, 4, 16), each a consumer of its
+// own with its own connection pool (as W machines' `cqueue pop` are),
+// pop one crawl's queue (FRONTIER_BENCH_N requests, default 1,000,000 — run
+// it with FRONTIER_BENCH_N=100000 for minutes, not tens of them — over
+// 1,000 hosts) with leases, 128 at a time (pop's default --batch), on one
+// redis-server and on a Redis Cluster of three masters (every key of a
+// crawl is in one slot, so one node serves it). Each iteration pushes a
+// fresh crawl first (not timed); the figure is pops with lease per
+// second over the pops' wall time.
+//
+//	FRONTIER_BENCH_N=100000 go test ./internal/frontier -run '^$' -bench 'BenchmarkRedisPopWorkers' -benchtime 3x
+func BenchmarkRedisPopWorkers(b *testing.B) {
+	for _, where := range []string{"redis", "cluster"} {
+		for _, w := range []int{1, 4, 16} {
+			b.Run(fmt.Sprintf("%s/workers=%d", where, w), func(b *testing.B) {
+				var url string
+				if where == "redis" {
+					url = redisTemplateServer(b)
+				} else {
+					url = redistest.SharedCluster(b)
+				}
+				benchPopWorkers(b, url, w)
+			})
+		}
+	}
+}
+
+var (
+	benchServerOnce sync.Once
+	benchServerURL  string
+)
+
+// redisTemplateServer is one redis-server for the process's benchmarks.
+func redisTemplateServer(b *testing.B) string {
+	benchServerOnce.Do(func() { benchServerURL = redistest.Start(&processTB{b}) })
+	return benchServerURL
+}
+
+func benchPopWorkers(b *testing.B, url string, workers int) {
+	n := benchN() / benchBatch * benchBatch
+	var popped, elapsed float64
+	for b.Loop() {
+		b.StopTimer()
+		prefix := fmt.Sprintf("w%d:", prefixN.Add(1))
+		fill, err := OpenRedis(ctx, url, Options{Prefix: prefix})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range n / benchBatch {
+			if _, err := fill.Push(ctx, benchEntries(b, i), t0); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var fs []*Redis
+		var cs []Consumer
+		for i := range workers {
+			f, err := OpenRedis(ctx, url, Options{Prefix: prefix})
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := ThisMachine()
+			c.ID = fmt.Sprintf("bench-%d-%d", prefixN.Load(), i)
+			if c, err = f.Join(ctx, c, t0); err != nil {
+				b.Fatal(err)
+			}
+			fs, cs = append(fs, f), append(cs, c)
+		}
+		b.StartTimer()
+		start := time.Now()
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		total := 0
+		for i := range workers {
+			wg.Go(func() {
+				got := 0
+				for {
+					res, err := fs[i].Pop(ctx, PopOptions{Max: 128, Lease: time.Hour, Consumer: cs[i]}, t0)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if len(res.Leased) == 0 {
+						break
+					}
+					got += len(res.Leased)
+				}
+				mu.Lock()
+				total += got
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		elapsed += time.Since(start).Seconds()
+		b.StopTimer()
+		popped += float64(total)
+		if total != n {
+			b.Fatalf("popped %d of %d", total, n)
+		}
+		for _, f := range fs {
+			f.Close()
+		}
+		// Free the crawl: the next iteration makes its own.
+		fill.client.FlushAll(ctx)
+		fill.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(popped/elapsed, "pops/s")
+}
