@@ -167,6 +167,10 @@ func each(r io.Reader, fn func(Kind, Entry)) (Kind, error) {
 			depth++
 			name := t.Name.Local
 			switch {
+			case depth == 1 && kind != None:
+				// A second root element: the document ended with the
+				// first (whose entries were given), the rest is not read.
+				return kind, nil
 			case depth == 1:
 				switch name {
 				case "urlset":
