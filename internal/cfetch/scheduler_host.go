@@ -27,11 +27,15 @@ type host struct {
 	// The host rests (nothing starts) until pausedUntil after a 429, or
 	// failures in a row (scheduler_rest.go). fails counts the failures in
 	// a row, rests the rests in a row (their backoff grows), restedAt is
-	// when the last rest began.
+	// when the last rest began; recent holds the last answers (a bit per
+	// answer, 1 for a failure, the newest lowest), answers how many it
+	// holds (at most troubleWindow).
 	pausedUntil time.Time
 	fails       int
 	rests       int
 	restedAt    time.Time
+	recent      uint32
+	answers     int
 
 	robotsPending bool // a robots.txt fetch is queued or running
 	listed        bool // in scheduler.pending

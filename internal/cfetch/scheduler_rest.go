@@ -1,33 +1,49 @@
 package cfetch
 
 import (
+	"math/bits"
 	"net/http"
 	"time"
 )
 
 // troubleStreak is how many failures in a row (retryable statuses,
-// network errors) make a host rest. One failure among successes is the
+// network errors) make a host rest, when they are also at least half of
+// its last troubleWindow answers. One failure among successes is the
 // page's problem: only its own retry waits. Three in a row is the host's:
 // with 1% of the answers failing at random, three in a row come once in a
 // million answers, while a host that fails everything (down, refusing
 // connections, 503 to all) gets there with its first three answers,
-// within a few milliseconds at --per-host 8. docs/cfetch.md has the
+// within a few milliseconds at --per-host 8. The window keeps a burst of
+// quick failures among a healthy host's answers from counting as trouble:
+// an error page is answered faster than a page, so the few failures of
+// one batch of 16 requests started together come back first, in a row,
+// and on the demo site (3% of pages failing once) rested the host 2-4
+// times a crawl, each for a Retry-After. docs/cfetch.md has the
 // measurements.
-const troubleStreak = 3
+const (
+	troubleStreak = 3
+	troubleWindow = 10
+)
 
-// inTrouble updates h's failure streak with one exchange's outcome and
-// says whether the host is in trouble: on any 429 (the host asks to slow
-// down), or once troubleStreak failures came in a row. A response that
-// is not a failure ends the streak, and the growth of the rests.
+// inTrouble updates h's failure streak and recent answers with one
+// exchange's outcome and says whether the host is in trouble: on any 429
+// (the host asks to slow down), or once troubleStreak failures came in a
+// row and at least half of the last troubleWindow answers failed. A
+// response that is not a failure ends the streak, and the growth of the
+// rests.
 func (s *scheduler) inTrouble(h *host, f *finish) bool {
 	throttled := f.status == http.StatusTooManyRequests
 	switch {
 	case throttled || f.failed:
 		h.fails++
+		h.recent = h.recent<<1&(1<<troubleWindow-1) | 1
+		h.answers = min(h.answers+1, troubleWindow)
 	case f.status > 0:
 		h.fails, h.rests = 0, 0
+		h.recent = h.recent << 1 & (1<<troubleWindow - 1)
+		h.answers = min(h.answers+1, troubleWindow)
 	}
-	return throttled || h.fails >= troubleStreak
+	return throttled || h.fails >= troubleStreak && 2*bits.OnesCount32(h.recent) >= h.answers
 }
 
 // rest applies one exchange to h's rest, and reports whether a new rest

@@ -222,3 +222,36 @@ func TestSchedulerRestIsCounted(t *testing.T) {
 		t.Errorf("counts %q", got)
 	}
 }
+
+// TestInTroubleNeedsAStreakThatIsHalfTheWindow: three failures in a row
+// make a host in trouble only when they are also at least half of its
+// last 10 answers; a burst of fast failures after many successes is not.
+func TestInTroubleNeedsAStreakThatIsHalfTheWindow(t *testing.T) {
+	for _, tt := range []struct {
+		answers string // S: success, F: failure (a 503), oldest first
+		want    bool
+	}{
+		{"FFF", true},              // a host failing from the start
+		{"SSFFF", true},            // 3 of 5
+		{"SSSSFFF", false},         // 3 of 7
+		{"SSSSSSSFFF", false},      // 3 of 10: a quick burst in a healthy stream
+		{"SSSSSSSFFFFF", true},     // 5 of the last 10
+		{"SSSSSSSSSSSSFFF", false}, // 3 of the last 10
+		{"FFSFF", false},           // no three in a row
+		{"SSSSSSSSSFFFFFFFFFF", true},
+	} {
+		s := &scheduler{}
+		h := &host{}
+		got := false
+		for _, c := range tt.answers {
+			f := &finish{status: 200}
+			if c == 'F' {
+				f.status, f.failed = 503, true
+			}
+			got = s.inTrouble(h, f)
+		}
+		if got != tt.want {
+			t.Errorf("%s: in trouble %v, want %v", tt.answers, got, tt.want)
+		}
+	}
+}
