@@ -2,14 +2,11 @@ package e2e
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/dedupe"
-	"github.com/crawlutils/crawlutils/internal/demosite"
 	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
@@ -42,18 +39,8 @@ func TestLoopRidesOutAFailover(t *testing.T) {
 
 	site := loopSite
 	site.Latency = 40 * time.Millisecond // the failover lands mid-crawl
-	l := &loop{t: t, site: demosite.New(site), dir: t.TempDir(), bin: bin, db: "--redis " + cluster.URL}
-	hs := httptest.NewServer(l.site)
-	t.Cleanup(hs.Close)
-	l.url = hs.URL
-	l.run("echo \"$SITE/\" | cqueue push -q $DB --crawlid demo --appid demo")
-
-	c := l.cmd(l.script(0))
-	var stderr syncBuf
-	c.Stderr = &stderr
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	l := newRedisLoop(t, bin, cluster.URL, site)
+	c, stderr := l.start()
 	l.waitRequests(60, 30*time.Second)
 	master, err := cluster.MasterOf(slotKey)
 	if err != nil {
@@ -68,20 +55,7 @@ func TestLoopRidesOutAFailover(t *testing.T) {
 	}
 	t.Logf("master %s killed after %d requests; %s took over %v later", master, before, next, time.Since(killed).Round(100*time.Millisecond))
 
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("loop: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(2 * time.Minute):
-		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
-		t.Fatalf("the loop did not end by itself:\n%s", stderr.String())
-	}
-	if st := l.status(0); st != "0 0 0 0 0" {
-		t.Errorf("exit statuses %q, want all 0; stderr:\n%s", st, stderr.String())
-	}
+	l.waitEnd(c, stderr)
 	if l.site.Stats().Requests <= before {
 		t.Errorf("the failover did not land mid-crawl: %d requests before it, %d in all", before, l.site.Stats().Requests)
 	}

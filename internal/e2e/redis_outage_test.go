@@ -3,8 +3,8 @@ package e2e
 import (
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,18 +36,8 @@ func TestLoopRidesOutARedisOutage(t *testing.T) {
 				fsync = "everysec"
 			}
 			srv := redistest.StartServer(t, "--appendonly", "yes", "--appendfsync", fsync)
-			l := &loop{t: t, site: demosite.New(site), dir: t.TempDir(), bin: bin, db: "--redis " + srv.URL()}
-			hs := httptest.NewServer(l.site)
-			t.Cleanup(hs.Close)
-			l.url = hs.URL
-			l.run("echo \"$SITE/\" | cqueue push -q $DB --crawlid demo --appid demo")
-
-			c := l.cmd(l.script(0))
-			var stderr syncBuf
-			c.Stderr = &stderr
-			if err := c.Start(); err != nil {
-				t.Fatal(err)
-			}
+			l := newRedisLoop(t, bin, srv.URL(), site)
+			c, stderr := l.start()
 			l.waitRequests(60, 30*time.Second)
 			before := l.site.Stats().Requests
 			if mode == "paused" {
@@ -61,20 +51,7 @@ func TestLoopRidesOutARedisOutage(t *testing.T) {
 				srv.Restart()
 			}
 			t.Logf("outage after %d requests", before)
-			done := make(chan error, 1)
-			go func() { done <- c.Wait() }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("loop: %v\n%s", err, stderr.String())
-				}
-			case <-time.After(2 * time.Minute):
-				syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
-				t.Fatalf("the loop did not end by itself:\n%s", stderr.String())
-			}
-			if st := l.status(0); st != "0 0 0 0 0" {
-				t.Errorf("exit statuses %q, want all 0; stderr:\n%s", st, stderr.String())
-			}
+			l.waitEnd(c, stderr)
 			if l.site.Stats().Requests <= before {
 				t.Errorf("the outage did not land mid-crawl: %d requests before it, %d in all", before, l.site.Stats().Requests)
 			}
@@ -110,21 +87,44 @@ func TestLoopRidesOutARedisOutage(t *testing.T) {
 	}
 }
 
-// syncBuf is a strings.Builder safe for the writes of a process's stderr
-// and the test's reads.
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
+// newRedisLoop is a crawl loop on the Redis frontier at url, over a demo
+// site of its own, seeded.
+func newRedisLoop(t *testing.T, bin, url string, site demosite.Options) *loop {
+	l := &loop{t: t, site: demosite.New(site), dir: t.TempDir(), bin: bin, db: "--redis " + url}
+	hs := httptest.NewServer(l.site)
+	t.Cleanup(hs.Close)
+	l.url = hs.URL
+	l.run("echo \"$SITE/\" | cqueue push -q $DB --crawlid demo --appid demo")
+	return l
 }
 
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+// start starts loop 0, its stderr kept.
+func (l *loop) start() (*exec.Cmd, *lockedBuffer) {
+	c := l.cmd(l.script(0))
+	stderr := &lockedBuffer{}
+	c.Stderr = stderr
+	if err := c.Start(); err != nil {
+		l.t.Fatal(err)
+	}
+	return c, stderr
 }
 
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+// waitEnd waits for loop 0 to end by itself (within 2 minutes) and
+// checks that every process of it exited 0.
+func (l *loop) waitEnd(c *exec.Cmd, stderr *lockedBuffer) {
+	l.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			l.t.Fatalf("loop: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(2 * time.Minute):
+		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		l.t.Fatalf("the loop did not end by itself:\n%s", stderr.String())
+	}
+	if st := l.status(0); st != "0 0 0 0 0" {
+		l.t.Errorf("exit statuses %q, want all 0; stderr:\n%s", st, stderr.String())
+	}
 }

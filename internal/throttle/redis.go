@@ -48,14 +48,7 @@ type Redis struct {
 // on: the hold key then expires with the schedule. Lua numbers are
 // doubles: integers are exact below 2^53 (microseconds until the year
 // 2255), and fdiv keeps the division exact.
-var reserveScript = redis.NewScript(`
-local now
-if ARGV[1] == '' then
-	local t = redis.call('TIME')
-	now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-else
-	now = tonumber(ARGV[1])
-end
+var reserveScript = redis.NewScript(luaNow + `
 local keep = tonumber(ARGV[2])
 local function fdiv(x, y)
 	local q = math.floor(x / y)
@@ -98,14 +91,7 @@ return out
 // the key expires ARGV[3] milliseconds after the hold (HoldMargin, or
 // Keep when longer: the key's tolerance is not known here). It returns
 // the key's hold.
-var holdScript = redis.NewScript(`
-local now
-if ARGV[1] == '' then
-	local t = redis.call('TIME')
-	now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-else
-	now = tonumber(ARGV[1])
-end
+var holdScript = redis.NewScript(luaNow + `
 local hold = now + tonumber(ARGV[2])
 local old = tonumber(redis.call('GET', KEYS[1]) or '')
 if old and old >= hold then return old end
@@ -113,17 +99,21 @@ redis.call('SET', KEYS[1], string.format('%.0f', hold), 'PX', math.ceil((hold - 
 return hold
 `)
 
-// holdsScript returns, for each of KEYS (hold keys), how many
-// microseconds past now (ARGV[1], or "" for the server's clock) its hold
-// ends, 0 for none or one over.
-var holdsScript = redis.NewScript(`
-local now
+// luaNow sets now, in microseconds: ARGV[1], or the server's clock (TIME)
+// when ARGV[1] is "".
+const luaNow = `local now
 if ARGV[1] == '' then
 	local t = redis.call('TIME')
 	now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 else
 	now = tonumber(ARGV[1])
 end
+`
+
+// holdsScript returns, for each of KEYS (hold keys), how many
+// microseconds past now (ARGV[1], or "" for the server's clock) its hold
+// ends, 0 for none or one over.
+var holdsScript = redis.NewScript(luaNow + `
 local got = redis.call('MGET', unpack(KEYS))
 local out = {}
 for i = 1, #KEYS do
