@@ -68,7 +68,13 @@ func Main(run RunFunc) int {
 	}()
 	stopWatch := make(chan struct{})
 	defer close(stopWatch)
-	watchOutput(os.Stdout, outputWatchEvery, stopWatch, outputGone)
+	watchOutput(os.Stdout, outputWatchEvery, stopWatch, func() {
+		// After an interrupt the next command stopping is what was asked
+		// for: the command finishes its drain and exits 130 by itself.
+		if ctx.Err() == nil {
+			outputGone()
+		}
+	})
 	tuneGC()
 	stop := startProfile()
 	defer stop()
