@@ -55,7 +55,7 @@ func (p *pipeline) holdAgain(ctx context.Context, w *waiting) {
 			p.debugf("%s: %s: held: slot %s, wait %v (was %s)", it.pos, it.key, slotString(slot), wait, slotString(it.at))
 		}
 		it.wait += at.Sub(it.at)
-		it.at = at
+		it.at, it.slot = at, slot
 		w.push(it)
 	}, func(it *item, wait time.Duration) {
 		p.overflow(it, wait, it.maxWait)

@@ -72,6 +72,7 @@ type item struct {
 	maxWait time.Duration
 
 	at       time.Time     // when to write it; zero: at once
+	slot     time.Time     // its slot on the store's clock (--debug)
 	wait     time.Duration // how long it was held
 	released bool          // written unthrottled because of a signal
 	ready    bool          // to be handed to the releaser

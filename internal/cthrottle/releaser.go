@@ -13,6 +13,11 @@ import (
 // nothing is held.
 func (p *pipeline) release(ctx context.Context) {
 	w := newWaiting()
+	if p.o.Debug {
+		w.moved = func(it *item) {
+			p.debugf("%s: %s: slot %s, in input order after a hold", it.pos, it.key, slotString(it.slot))
+		}
+	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()

@@ -212,7 +212,7 @@ func (p *pipeline) reserveAll(ctx context.Context, items []*item) {
 			p.done(it, "not_passed")
 			return
 		}
-		it.wait, it.ready = w, true
+		it.wait, it.ready, it.slot = w, true, slot
 		if w > 0 {
 			it.at = arrived.Add(w)
 		}

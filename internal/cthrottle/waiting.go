@@ -17,6 +17,7 @@ import (
 type waiting struct {
 	h     itemHeap
 	byKey map[string][]*item // a throttled key's records, in input order
+	moved func(it *item)     // called for each record deal gives another slot; may be nil
 }
 
 func newWaiting() *waiting { return &waiting{byKey: map[string][]*item{}} }
@@ -47,17 +48,22 @@ func (w *waiting) push(it *item) {
 	}
 }
 
-// deal gives a key's slots to its records in input order.
+// deal gives a key's slots to its records in input order: each record's
+// time to write and its slot on the store's clock go together.
 func (w *waiting) deal(l []*item) {
-	ats := make([]time.Time, len(l))
+	type slot struct{ at, store time.Time }
+	ss := make([]slot, len(l))
 	for i, it := range l {
-		ats[i] = it.at
+		ss[i] = slot{it.at, it.slot}
 	}
-	slices.SortFunc(ats, func(a, b time.Time) int { return a.Compare(b) })
+	slices.SortStableFunc(ss, func(a, b slot) int { return a.at.Compare(b.at) })
 	for i, it := range l {
-		if !it.at.Equal(ats[i]) {
-			it.at = ats[i]
+		if !it.at.Equal(ss[i].at) {
+			it.at, it.slot = ss[i].at, ss[i].store
 			heap.Fix(&w.h, it.index)
+			if w.moved != nil {
+				w.moved(it)
+			}
 		}
 	}
 }
