@@ -12,7 +12,8 @@ import (
 
 // TestLoopRidesOutAFailover: a crawl loop on a Redis Cluster of three
 // masters with a replica each loses the master serving the crawl's slot
-// mid-crawl (SIGKILL); the cluster promotes its replica (after the
+// mid-crawl (SIGKILL, once the replica has read the master's writes so
+// far); the cluster promotes its replica (after the
 // 5 s node timeout), the tools find it (they ask the cluster for its
 // slots again while they retry) and the loop goes on by itself: every
 // process exits 0 and every product is exported. Replication is
@@ -47,13 +48,21 @@ func TestLoopRidesOutAFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := l.site.Stats().Requests
+	// The replica has read what the master wrote so far: a replica that
+	// lags loses what it had not received with the master (Redis's
+	// asynchronous replication), and this test is of the tools riding out
+	// the failover.
+	offset, err := cluster.WaitReplicaCaughtUp(master, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
 	killed := time.Now()
 	cluster.Kill(master)
 	next, err := cluster.WaitMaster(slotKey, master, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("master %s killed after %d requests; %s took over %v later", master, before, next, time.Since(killed).Round(100*time.Millisecond))
+	t.Logf("master %s killed after %d requests, its replica at offset %d; %s took over %v later", master, before, offset, next, time.Since(killed).Round(100*time.Millisecond))
 
 	l.waitEnd(c, stderr)
 	if l.site.Stats().Requests <= before {

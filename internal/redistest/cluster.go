@@ -123,8 +123,10 @@ func launchNode(server, dir string) (*proc, error) {
 			"--cluster-port", strconv.Itoa(ports[1]),
 			"--cluster-config-file", fmt.Sprintf("nodes-%d.conf", ports[0]),
 			"--cluster-node-timeout", "5000",
-			// A replica's first sync at once, not after 5 s.
-			"--repl-diskless-sync-delay", "0")
+			// A replica's first sync through a file, at once: with
+			// Redis 7.0's diskless sync a replica was seen online with
+			// nothing streamed to it, minutes after its sync.
+			"--repl-diskless-sync", "no")
 		if err == nil {
 			return p, nil
 		}

@@ -77,3 +77,47 @@ func (c *Cluster) WaitMaster(key, gone string, within time.Duration) (string, er
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// WaitReplicaCaughtUp waits until master's first replica has read the
+// replication stream up to where the master's was when called, and says
+// how far that was.
+func (c *Cluster) WaitReplicaCaughtUp(master string, within time.Duration) (int64, error) {
+	info, err := Do(master, "INFO", "replication")
+	if err != nil {
+		return 0, err
+	}
+	target := infoInt(info, "master_repl_offset")
+	i := strings.Index(info, "slave0:")
+	if i < 0 {
+		return 0, fmt.Errorf("redistest: %s has no replica:\n%s", master, info)
+	}
+	port := ""
+	for _, f := range strings.Split(strings.Fields(info[i+len("slave0:"):])[0], ",") {
+		if v, ok := strings.CutPrefix(f, "port="); ok {
+			port = v
+		}
+	}
+	replica := "127.0.0.1:" + port
+	deadline := time.Now().Add(within)
+	for {
+		rinfo, err := Do(replica, "INFO", "replication")
+		if err == nil && infoInt(rinfo, "slave_read_repl_offset") >= target {
+			return target, nil
+		}
+		if time.Now().After(deadline) {
+			return target, fmt.Errorf("redistest: replica %s of %s has not read up to offset %d within %v (%v):\n%s", replica, master, target, within, err, rinfo)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// infoInt reads an integer field of an INFO reply (0 when absent).
+func infoInt(info, field string) int64 {
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
