@@ -13,6 +13,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
+	"github.com/crawlutils/crawlutils/internal/percent"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/idna"
@@ -466,17 +467,13 @@ func escapeStrayPercent(s string) string {
 	}
 	var b strings.Builder
 	for i := 0; i < end; i++ {
-		if s[i] == '%' && (i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2])) {
+		if s[i] == '%' && (i+2 >= len(s) || !percent.IsHex(s[i+1]) || !percent.IsHex(s[i+2])) {
 			b.WriteString("%25")
 			continue
 		}
 		b.WriteByte(s[i])
 	}
 	return b.String() + s[end:]
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 func isASCII(s string) bool {

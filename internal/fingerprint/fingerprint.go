@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/zeebo/xxh3"
+
+	"github.com/crawlutils/crawlutils/internal/percent"
 )
 
 // Scrapy returns the request fingerprint Scrapy ≥ 2.7 computes by default
@@ -63,9 +65,8 @@ func ScrapyCanonical(rawURL string) (string, error) {
 func ScrapyJSON(method, canonicalURL, body string) []byte {
 	b := make([]byte, 0, 64+len(canonicalURL)+2*len(body))
 	b = append(b, `{"body": "`...)
-	const hex = "0123456789abcdef"
 	for i := 0; i < len(body); i++ {
-		b = append(b, hex[body[i]>>4], hex[body[i]&15])
+		b = append(b, percent.LowerHex[body[i]>>4], percent.LowerHex[body[i]&15])
 	}
 	b = append(b, `", "headers": {}, "method": `...)
 	b = appendPyJSONString(b, normMethod(method))
@@ -85,7 +86,6 @@ func normMethod(method string) string {
 // appendPyJSONString appends s as Python's json.dumps writes a str with
 // ensure_ascii=True: non-ASCII as \uXXXX (surrogate pairs above U+FFFF).
 func appendPyJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	for _, r := range s {
 		switch {
@@ -104,12 +104,12 @@ func appendPyJSONString(b []byte, s string) []byte {
 		case r == '\f':
 			b = append(b, '\\', 'f')
 		case r < 0x20 || (r > 0x7f && r < 0x10000):
-			b = append(b, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+			b = append(b, '\\', 'u', percent.LowerHex[r>>12&15], percent.LowerHex[r>>8&15], percent.LowerHex[r>>4&15], percent.LowerHex[r&15])
 		case r >= 0x10000:
 			r -= 0x10000
 			hi, lo := 0xD800+(r>>10), 0xDC00+(r&0x3FF)
-			b = append(b, '\\', 'u', hex[hi>>12&15], hex[hi>>8&15], hex[hi>>4&15], hex[hi&15])
-			b = append(b, '\\', 'u', hex[lo>>12&15], hex[lo>>8&15], hex[lo>>4&15], hex[lo&15])
+			b = append(b, '\\', 'u', percent.LowerHex[hi>>12&15], percent.LowerHex[hi>>8&15], percent.LowerHex[hi>>4&15], percent.LowerHex[hi&15])
+			b = append(b, '\\', 'u', percent.LowerHex[lo>>12&15], percent.LowerHex[lo>>8&15], percent.LowerHex[lo>>4&15], percent.LowerHex[lo&15])
 		default:
 			b = append(b, byte(r))
 		}

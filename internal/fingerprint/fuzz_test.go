@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/crawlutils/crawlutils/internal/percent"
 )
 
 // FuzzCanonicalize: Canonicalize never panics, and for the URLs a crawler
@@ -69,10 +71,7 @@ func escapedPercent(u string) bool {
 			if i+2 >= len(l) {
 				return true
 			}
-			if _, ok := unhex(l[i+1]); !ok {
-				return true
-			}
-			if _, ok := unhex(l[i+2]); !ok {
+			if !percent.IsHex(l[i+1]) || !percent.IsHex(l[i+2]) {
 				return true
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/crawlutils/crawlutils/internal/percent"
 )
 
 // This file ports the parts of CPython 3.11's urllib.parse that w3lib and
@@ -240,8 +242,6 @@ func newSafe(extra string) *safeSet {
 	return &s
 }
 
-const upperhex = "0123456789ABCDEF"
-
 // quote is urllib.parse.quote on bytes: every byte outside safe becomes %XX.
 func quote(b string, safe *safeSet) string {
 	n := 0
@@ -260,9 +260,7 @@ func quote(b string, safe *safeSet) string {
 		if safe[c] {
 			sb.WriteByte(c)
 		} else {
-			sb.WriteByte('%')
-			sb.WriteByte(upperhex[c>>4])
-			sb.WriteByte(upperhex[c&15])
+			percent.WriteEscape(&sb, c)
 		}
 	}
 	return sb.String()
@@ -281,18 +279,6 @@ var (
 	plusSpaceSafe = newSafe(" ")
 )
 
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
-}
-
 // unquoteToBytes is urllib.parse.unquote_to_bytes: %XX becomes the byte,
 // anything else (a lone or malformed "%") is kept.
 func unquoteToBytes(s string) string {
@@ -301,14 +287,10 @@ func unquoteToBytes(s string) string {
 	}
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			h, ok1 := unhex(s[i+1])
-			l, ok2 := unhex(s[i+2])
-			if ok1 && ok2 {
-				b = append(b, h<<4|l)
-				i += 2
-				continue
-			}
+		if c, ok := percent.DecodeAt(s, i); ok {
+			b = append(b, c)
+			i += 2
+			continue
 		}
 		b = append(b, s[i])
 	}

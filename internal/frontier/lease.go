@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/crawlutils/crawlutils/internal/percent"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -15,12 +16,11 @@ import (
 // hand-out of the same request never matches a later one.
 
 func formatLease(id int64, nonce uint64) string {
-	const hexDigits = "0123456789abcdef"
 	var b [40]byte
 	s := strconv.AppendInt(b[:0], id, 10)
 	s = append(s, '.')
 	for shift := 60; shift >= 0; shift -= 4 {
-		s = append(s, hexDigits[nonce>>uint(shift)&15])
+		s = append(s, percent.LowerHex[nonce>>uint(shift)&15])
 	}
 	return string(s)
 }

@@ -1,6 +1,10 @@
 package record
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/crawlutils/crawlutils/internal/percent"
+)
 
 // AppendString appends src (a string, or the bytes of one without
 // converting them) as encoding/json writes a string with
@@ -32,7 +36,7 @@ func AppendString[T ~[]byte | ~string](dst []byte, src T) []byte {
 			case '\t':
 				dst = append(dst, '\\', 't')
 			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xf])
+				dst = append(dst, '\\', 'u', '0', '0', percent.LowerHex[b>>4], percent.LowerHex[b&0xf])
 			}
 			i++
 			start = i
@@ -45,7 +49,7 @@ func AppendString[T ~[]byte | ~string](dst []byte, src T) []byte {
 			dst = append(dst, `\ufffd`...)
 		case c == '\u2028' || c == '\u2029':
 			dst = append(dst, src[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xf])
+			dst = append(dst, '\\', 'u', '2', '0', '2', percent.LowerHex[c&0xf])
 		default:
 			i += size
 			continue
@@ -94,5 +98,3 @@ func StringLen[T ~[]byte | ~string](s T) int {
 func decodeRune[T ~[]byte | ~string](s T) (rune, int) {
 	return utf8.DecodeRuneInString(string(s[:min(len(s), utf8.UTFMax)]))
 }
-
-const hexDigits = "0123456789abcdef"

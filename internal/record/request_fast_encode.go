@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/percent"
 )
 
 // encodeRequest encodes r as Encode does with encoding/json, byte for byte.
@@ -228,7 +230,7 @@ func appendStringHTML(b []byte, s string) []byte {
 	// AppendString writes these three only where s has them.
 	for _, c := range AppendString(nil, s) {
 		if c == '<' || c == '>' || c == '&' {
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			b = append(b, '\\', 'u', '0', '0', percent.LowerHex[c>>4], percent.LowerHex[c&0xF])
 		} else {
 			b = append(b, c)
 		}

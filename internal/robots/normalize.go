@@ -1,6 +1,10 @@
 package robots
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/percent"
+)
 
 // normalizePattern percent-normalizes a rule's path pattern (see
 // normalize). '*' is kept, as is a final '$' (the anchor); any other '$'
@@ -41,43 +45,22 @@ func normalize(s string, pattern bool) string {
 	b.Grow(len(s) + 8)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			if v := unhex(s[i+1])<<4 | unhex(s[i+2]); isUnreserved(v) {
+		if v, ok := percent.DecodeAt(s, i); ok {
+			if isUnreserved(v) {
 				b.WriteByte(v)
 			} else {
-				writeEscape(&b, v)
+				percent.WriteEscape(&b, v)
 			}
 			i += 2
-		case c == '%' || c < 0x21 || c >= 0x7f || special(i):
-			writeEscape(&b, c)
-		default:
+			continue
+		}
+		if c == '%' || c < 0x21 || c >= 0x7f || special(i) {
+			percent.WriteEscape(&b, c)
+		} else {
 			b.WriteByte(c)
 		}
 	}
 	return b.String()
-}
-
-const upperHex = "0123456789ABCDEF"
-
-func writeEscape(b *strings.Builder, c byte) {
-	b.WriteByte('%')
-	b.WriteByte(upperHex[c>>4])
-	b.WriteByte(upperHex[c&15])
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }
 
 func isUnreserved(c byte) bool {

@@ -1,0 +1,139 @@
+package frontier
+
+import "github.com/redis/go-redis/v9"
+
+// popScript purges expired crawls, abandons the leases of dead consumers,
+// reclaims expired leases, records the consumer's heartbeat, then pops up
+// to max, or fewer to keep the consumer within its window.
+// ARGV: P, now ms, now s, lease deadline ms, max, max expiries, max
+// abandons, beat cutoff ms (a consumer whose last beat is before it is
+// dead), consumer id ("" none), consumer JSON, window (0 none), number of
+// gone consumers; then the ids of the consumers Go found gone; then max
+// nonces. Returns {{{id, nonce, raw, expiries, crawlid, host, priority}...},
+// held, done (0/1)}.
+var popScript = redis.NewScript(luaLib + `
+local nowms, nows, deadline, max, maxexp = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local maxab, cutoff, cid, cinfo = tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10]
+local window, ngone = tonumber(ARGV[11]), tonumber(ARGV[12])
+local gone = {}
+for i = 1, ngone do gone[i] = ARGV[12 + i] end
+local nonces = 12 + ngone
+-- A call run a second time (a retry after the answer was lost, or a
+-- command that reached the server late) answers what the first run
+-- leased, changing nothing: the call's first nonce names it (see replay).
+local rkey = F .. 'replay:' .. ARGV[nonces + 1]
+local prev = redis.call('GET', rkey)
+if prev then
+	local out = {}
+	local i = 0
+	for id, qid, prio in string.gmatch(prev, '(%d+),([^,;]+),([^;]+);') do
+		i = i + 1
+		local nonce = ARGV[nonces + i]
+		if redis.call('HGET', F .. 'lease', id) == nonce then
+			local _, _, _, exp = parse_meta(redis.call('HGET', F .. 'meta', id))
+			local where = redis.call('HMGET', F .. 'qi:' .. qid, 'crawl', 'host')
+			out[#out + 1] = {tonumber(id), nonce, redis.call('HGET', F .. 'raw', id), exp, where[1], where[2], tonumber(prio)}
+		end
+	end
+	local held = 0
+	if cid ~= '' then held = redis.call('SCARD', F .. 'held:' .. cid) end
+	return {out, held, 0}
+end
+purge_expired(nows)
+-- Dead consumers first: their leases are abandoned, not expired.
+abandon_dead(cutoff, gone, cid, nowms, maxab)
+reclaim(nowms, maxexp)
+local held = 0
+if cid ~= '' then
+	beat(cid, cinfo, nowms)
+	held = redis.call('SCARD', F .. 'held:' .. cid)
+	if window > 0 then max = math.min(max, window - held) end
+end
+local out, served = {}, {}
+-- serve hands out the head of the queue whose ready member is rm.
+local function serve(rm)
+	local qid = tostring(tonumber(string.sub(rm, 17), 16))
+	local qi = F .. 'qi:' .. qid
+	local h = redis.call('ZPOPMIN', F .. 'q:' .. qid)
+	redis.call('ZREM', F .. 'ready', rm)
+	redis.call('HDEL', qi, 'rm')
+	if #h == 0 then return end -- cannot happen (refresh_ready keeps ready exact); never loop on it
+	local id = id_of(h[1])
+	local nonce = ARGV[nonces + #out + 1]
+	redis.call('HSET', F .. 'lease', id, nonce)
+	redis.call('ZADD', F .. 'inflight', deadline, id)
+	if cid ~= '' then
+		redis.call('HSET', F .. 'owner', id, cid)
+		redis.call('SADD', F .. 'held:' .. cid, id)
+	end
+	redis.call('HINCRBY', qi, 'inflight', 1)
+	redis.call('HSET', qi, 'turn', redis.call('INCR', F .. 'turn'))
+	refresh_ready(qid)
+	local _, _, _, exp = parse_meta(redis.call('HGET', F .. 'meta', id))
+	local where = redis.call('HMGET', qi, 'crawl', 'host')
+	out[#out + 1] = {id, nonce, redis.call('HGET', F .. 'raw', id), exp, where[1], where[2], -tonumber(h[2])}
+	served[#served + 1] = string.format('%d,%s,%d;', id, qid, -tonumber(h[2]))
+end
+while #out < max do
+	local r = redis.call('ZRANGE', F .. 'ready', 0, 0)
+	if #r == 0 then break end
+	serve(r[1])
+end
+if cid ~= '' then held = held + #out end
+local done = 0
+if #out == 0 then
+	local c = redis.call('HMGET', F .. 'counts', 'queued', 'inflight')
+	if num(c[1]) == 0 and num(c[2]) == 0 then done = 1 end
+end
+count('queued', -#out)
+count('inflight', #out)
+stat('popped', #out)
+flush_stats()
+if #out > 0 then redis.call('SET', rkey, table.concat(served), 'PX', REPLAY_MS) end
+return {out, held, done}
+`)
+
+// reclaimScript abandons the leases of dead consumers, then reclaims
+// expired leases. ARGV: P, now ms, max expiries, max abandons, beat cutoff
+// ms; then the ids of the consumers Go found gone. Returns {requeued,
+// dead-lettered, dropped, abandoned}.
+var reclaimScript = redis.NewScript(luaLib + `
+local nowms, maxexp, maxab, cutoff = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local gone = {}
+for i = 6, #ARGV do gone[#gone + 1] = ARGV[i] end
+local ab, dead, dropped = abandon_dead(cutoff, gone, '', nowms, maxab)
+local r = reclaim(nowms, maxexp)
+flush_stats()
+return {r[1], r[2] + dead, r[3] + dropped, ab}
+`)
+
+// joinScript registers a consumer. ARGV: P, now ms, consumer id, consumer
+// JSON.
+var joinScript = redis.NewScript(luaLib + `
+redis.call('HSET', F .. 'consumers', ARGV[3], ARGV[4])
+redis.call('ZADD', F .. 'beats', tonumber(ARGV[2]), ARGV[3])
+return 0
+`)
+
+// beatScript records a consumer's heartbeat (registering it again if it
+// was declared dead) and moves the deadlines of the leases it holds.
+// ARGV: P, now ms, consumer id, consumer JSON, lease deadline ms. Returns
+// how many requests it holds.
+var beatScript = redis.NewScript(luaLib + `
+local cid = ARGV[3]
+beat(cid, ARGV[4], tonumber(ARGV[2]))
+local ids = redis.call('SMEMBERS', F .. 'held:' .. cid)
+for _, id in ipairs(ids) do redis.call('ZADD', F .. 'inflight', 'XX', ARGV[5], id) end
+return #ids
+`)
+
+// leaveScript abandons the leases of a consumer and unregisters it. ARGV:
+// P, now ms, consumer id, max abandons.
+var leaveScript = redis.NewScript(luaLib + `
+local cid = ARGV[3]
+abandon(cid, tonumber(ARGV[2]), tonumber(ARGV[4]))
+redis.call('HDEL', F .. 'consumers', cid)
+redis.call('ZREM', F .. 'beats', cid)
+flush_stats()
+return 0
+`)
