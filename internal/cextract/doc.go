@@ -13,8 +13,9 @@
 //     one compressed, until a rule needs it whole (body): a sitemap rule
 //     reads it as a stream;
 //   - a page is parsed at most once per representation, when a rule first
-//     needs it: HTML into a *Doc (fastParse for the well-formed pages most
-//     sites serve, x/net/html for the rest: the same tree either way),
+//     needs it: HTML into a *Doc (package htmlparse: a fast builder for the
+//     well-formed pages most sites serve, x/net/html for the rest, the
+//     same tree either way),
 //     XML with xmlquery, JSON with numbers kept exact, CSV rows;
 //   - an engine (compiled from the rules file: selectors, jq programs and
 //     regular expressions compiled once) runs its item rules (itemWriter),
@@ -35,6 +36,7 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/crawlutils/crawlutils/internal/htmlparse"
 	"github.com/crawlutils/crawlutils/internal/record"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -63,12 +65,9 @@ type Doc struct {
 }
 
 // ParseDoc parses an HTML page (UTF-8, as cfetch writes it) found at
-// pageURL, with fastParse when the page is in its subset and x/net/html
-// otherwise (the same tree either way). It never fails: x/net/html refuses pages nested deeper than 512
-// elements, and those are parsed again flattened past a depth of 256 (see
-// limitNesting), so their text, elements and links survive. Scripting is
-// off, so the content of <noscript> is parsed as markup, as a client that
-// runs no scripts sees it.
+// pageURL with htmlparse.Parse: the tree x/net/html builds, fast for
+// well-formed pages, and flattened (Degraded) for pages nested deeper than
+// it accepts. It never fails.
 func ParseDoc(body, pageURL string) *Doc {
 	d := &Doc{}
 	if pageURL != "" {
@@ -76,20 +75,7 @@ func ParseDoc(body, pageURL string) *Doc {
 			d.URL = u
 		}
 	}
-	if root := fastParse(body); root != nil {
-		d.Root = root
-		return d
-	}
-	root, err := parseHTML(body)
-	for limit := 256; err != nil && limit >= 16; limit /= 2 {
-		d.Degraded = true
-		root, err = parseHTML(limitNesting(body, limit))
-	}
-	if err != nil {
-		// Not reached in practice: keep the text, lose the markup.
-		root, _ = parseHTML(textOnly(body))
-	}
-	d.Root = root
+	d.Root, d.Degraded = htmlparse.Parse(body)
 	return d
 }
 
@@ -102,10 +88,6 @@ func (d *Doc) Query() *goquery.Selection {
 		d.gq = goquery.NewDocumentFromNode(d.Root)
 	}
 	return d.gq.Selection
-}
-
-func parseHTML(s string) (*html.Node, error) {
-	return html.ParseWithOptions(strings.NewReader(s), html.ParseOptionEnableScripting(false))
 }
 
 // Base is the URL relative links resolve against: the first <base href> of

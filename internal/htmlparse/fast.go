@@ -1,4 +1,4 @@
-package cextract
+package htmlparse
 
 import (
 	"strings"
@@ -6,13 +6,13 @@ import (
 	"golang.org/x/net/html"
 )
 
-// fastParse builds, for a page in the well-formed subset of HTML most
+// Fast builds, for a page in the well-formed subset of HTML most
 // generated pages are in, exactly the tree golang.org/x/net/html builds —
 // several times faster, with far fewer allocations (text and attribute
 // values share the body's memory, nodes come from one slab). For anything
-// outside that subset it gives up and returns nil, and ParseDoc uses
+// outside that subset it gives up and returns nil, and Parse uses
 // x/net/html: the result is the same tree either way. FuzzFastParse checks
-// that on any input where fastParse returns a tree, it is x/net/html's.
+// that on any input where Fast returns a tree, it is x/net/html's.
 //
 // The subset: an optional <!DOCTYPE html>, then <html>, <head> with
 // meta/link/base/title/style/script, </head>, <body>, properly nested
@@ -23,7 +23,7 @@ import (
 // newline, select, textarea, template, frames, carriage returns, NULs,
 // unusual comments and doctypes, and entities an attribute would read
 // differently from text.
-func fastParse(s string) *html.Node {
+func Fast(s string) *html.Node {
 	p := fastParser{s: s}
 	if !p.run() {
 		return nil

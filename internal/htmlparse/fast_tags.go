@@ -1,4 +1,4 @@
-package cextract
+package htmlparse
 
 import (
 	"strings"
@@ -132,7 +132,7 @@ var closesP = map[atom.Atom]bool{
 	atom.Plaintext: true, atom.Table: true, atom.Hr: true, atom.Xmp: true,
 }
 
-// bailTags are start tags whose handling fastParse leaves to x/net/html.
+// bailTags are start tags whose handling Fast leaves to x/net/html.
 var bailTags = map[atom.Atom]bool{
 	atom.Html: true, atom.Head: true, atom.Body: true, atom.Frameset: true, atom.Frame: true, atom.Template: true,
 	atom.Svg: true, atom.Math: true, atom.Image: true, atom.Isindex: true, atom.Textarea: true, atom.Select: true,
