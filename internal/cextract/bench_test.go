@@ -11,6 +11,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 // productPage generates a realistic product page of about 50 KB: navigation,
@@ -88,7 +89,7 @@ func BenchmarkExtract(b *testing.B) {
 
 func TestProductPageIsRealistic(t *testing.T) {
 	body := productPage()
-	links, _ := (&LinkExtractor{}).Links(ParseDoc(body, "https://books.example/catalogue/x/index.html"))
+	links, _ := (&LinkExtractor{}).Links(selector.ParseDoc(body, "https://books.example/catalogue/x/index.html"))
 	if len(body) < 45<<10 || len(body) > 60<<10 || len(links) < 90 || len(links) > 120 {
 		t.Fatalf("page is %d bytes with %d links, want ~50 KB and ~100", len(body), len(links))
 	}

@@ -13,9 +13,11 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html/charset"
+
 	"github.com/crawlutils/crawlutils/internal/demosite"
 	"github.com/crawlutils/crawlutils/internal/record"
-	"golang.org/x/net/html/charset"
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 // The stored responses of the demo site: what cfetch writes for a crawl of
@@ -91,7 +93,7 @@ func crawlDemo(t *testing.T, site *demosite.Site) [][]byte {
 		var next []string
 		switch {
 		case strings.Contains(resp.Headers["content-type"], "html") && resp.Status == 200:
-			next, _ = (&LinkExtractor{}).Links(ParseDoc(resp.Body, resp.URL))
+			next, _ = (&LinkExtractor{}).Links(selector.ParseDoc(resp.Body, resp.URL))
 		case strings.HasSuffix(resp.URL, "/sitemap.xml"):
 			for _, m := range regexp.MustCompile(`<loc>([^<]+)</loc>`).FindAllStringSubmatch(resp.Body, -1) {
 				next = append(next, m[1])

@@ -7,6 +7,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 // engine is a rules file (and the -f/--links flags) compiled: what to do
@@ -197,7 +198,7 @@ func compileFields(file, rule, prefix string, fs []*rules.Field, format rules.Fo
 
 // flagItemRule is the item rule of the -f flags: v1's behaviour, every text
 // response read as HTML.
-func flagItemRule(typ string, fs []Field, each *Selector, raw bool) *itemRule {
+func flagItemRule(typ string, fs []Field, each *selector.Selector, raw bool) *itemRule {
 	r := &itemRule{name: typ, match: matcher{format: rules.HTML, anyFormat: true}}
 	if each != nil {
 		r.each = &htmlSource{each}

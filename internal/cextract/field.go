@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 // Field is one named value of an item given on the command line:
@@ -13,7 +14,7 @@ import (
 type Field struct {
 	Name string
 	All  bool
-	Sel  *Selector
+	Sel  *selector.Selector
 }
 
 // ParseField compiles a -f argument, "NAME=SELECTOR" or "NAME[]=SELECTOR".
@@ -29,7 +30,7 @@ func ParseField(spec string) (Field, error) {
 	if n, all := strings.CutSuffix(name, "[]"); all {
 		f.Name, f.All = strings.TrimSpace(n), true
 	}
-	sel, err := Compile(src)
+	sel, err := selector.Compile(src)
 	if err != nil {
 		return Field{}, fmt.Errorf("%s: %w", f.Name, err)
 	}
@@ -51,7 +52,7 @@ func (e *FieldError) Error() string { return e.Where + ": " + e.Err.Error() }
 // safe for concurrent use.
 type ItemRule struct {
 	Fields []Field
-	Each   *Selector
+	Each   *selector.Selector
 	// Raw keeps the white space around values (it is trimmed by default).
 	Raw bool
 
@@ -62,7 +63,7 @@ type ItemRule struct {
 // Extract returns the data object of each item found on d, fields in order.
 // An item none of whose fields has a value is left out and counted in empty.
 // A field whose selector fails is left out of its item and reported in errs.
-func (r *ItemRule) Extract(d *Doc) (items []json.RawMessage, empty int, errs []error) {
+func (r *ItemRule) Extract(d *selector.Doc) (items []json.RawMessage, empty int, errs []error) {
 	if r.r == nil {
 		r.r = flagItemRule("item", r.Fields, r.Each, r.Raw)
 	}

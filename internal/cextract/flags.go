@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 // Options are cextract's settings, as the flags set them.
@@ -110,9 +111,9 @@ func (o *Options) addFlagFields(x *engine) error {
 		seen[f.Name] = true
 		fields = append(fields, f)
 	}
-	var each *Selector
+	var each *selector.Selector
 	if o.Each != "" {
-		sel, err := Compile(o.Each)
+		sel, err := selector.Compile(o.Each)
 		if err != nil {
 			return fmt.Errorf("--each: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 // linkRule follows links: Scrapy's Rule(LinkExtractor(…)) as data.
@@ -86,7 +87,7 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 		ex.DenyDomains = append(ex.DenyDomains, n)
 	}
 	for _, s := range r.RestrictCSS {
-		sel, err := Compile("css:" + s.Value)
+		sel, err := selector.Compile("css:" + s.Value)
 		switch {
 		case err != nil:
 			fail(s.Pos, "restrict_css: %v", err)
@@ -97,7 +98,7 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 		}
 	}
 	for _, s := range r.RestrictXPath {
-		sel, err := Compile("xpath:" + s.Value)
+		sel, err := selector.Compile("xpath:" + s.Value)
 		if err != nil {
 			fail(s.Pos, "restrict_xpath: %v", err)
 			continue

@@ -8,42 +8,8 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
-
-// FuzzSelector: compiling any string never panics, and a selector that
-// compiles runs on a page without panicking (it may report an error).
-func FuzzSelector(f *testing.F) {
-	for _, s := range []string{
-		"h1", "h1::text", "h1 ::text", "a::attr(href)", `a::attr("title")`, "div::html", "::attr(x)", " ::text",
-		"a, b::text", "p.[", "a::text p", "ul > li:nth-child(2n+1)", `a[href$=".pdf"]`, `p:contains("::text")`,
-		"//a/@href", "(//a)[1]", "./p", "../p", "@href", "count(//a)", `substring-after(//p, "£")`,
-		"normalize-space(//h1)", "//a[", "count(", `matches(//a, "[")`, "starts-with(1,2)", "xpath:div", "css://a",
-		"sum(//p) div 0", "//*[position() mod 2 = 0]", "string-join(//li, ',')", `\`, "a::", "::", "\x00",
-		"@url", "@request.attrs.k", "@request.attrs.list", "@", "@a..b", "xpath:@href",
-	} {
-		f.Add(s)
-	}
-	d := ParseDoc(testPage, "https://shop.example/list")
-	d.Record = []byte(`{"kind":"response","url":"https://shop.example/list","status":200,` +
-		`"request":{"url":"u","attrs":{"k":"v","list":[1,"x",{"o":null}],"n":1e400}}}`)
-	f.Fuzz(func(t *testing.T, src string) {
-		s, err := Compile(src)
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatalf("Compile(%q): empty error", src)
-			}
-			return
-		}
-		_, _ = s.Select(d)
-		_, _, _ = s.First(d, d.Root)
-		if s.SelectsElements() {
-			nodes, _ := s.Elements(d, d.Root)
-			for _, n := range nodes {
-				_, _ = s.SelectFrom(d, n)
-			}
-		}
-	})
-}
 
 // FuzzLinks: any page gives links that are absolute http(s) URLs without a
 // fragment, each once, and never a panic.
@@ -67,7 +33,7 @@ func FuzzLinks(f *testing.F) {
 	}
 	var ex LinkExtractor
 	f.Fuzz(func(t *testing.T, body string) {
-		links, _ := ex.Links(ParseDoc(body, "https://example.com/dir/page.html?q=1"))
+		links, _ := ex.Links(selector.ParseDoc(body, "https://example.com/dir/page.html?q=1"))
 		seen := map[string]bool{}
 		for _, l := range links {
 			u, err := url.Parse(l)
@@ -105,16 +71,16 @@ func FuzzParseDoc(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	sels := []*Selector{}
+	sels := []*selector.Selector{}
 	for _, s := range []string{"div ::text", "//text()", "a::attr(href)", "p::html", "count(//*)"} {
-		sel, err := Compile(s)
+		sel, err := selector.Compile(s)
 		if err != nil {
 			f.Fatal(err)
 		}
 		sels = append(sels, sel)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		d := ParseDoc(body, "https://example.com/")
+		d := selector.ParseDoc(body, "https://example.com/")
 		if d.Root == nil {
 			t.Fatal("no root")
 		}

@@ -3,6 +3,8 @@ package cextract
 import (
 	"strings"
 	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 func TestItemRule(t *testing.T) {
@@ -76,9 +78,9 @@ func TestItemRule(t *testing.T) {
 				r.Fields = append(r.Fields, f)
 			}
 			if tt.each != "" {
-				r.Each, _ = Compile(tt.each)
+				r.Each, _ = selector.Compile(tt.each)
 			}
-			items, empty, errs := r.Extract(ParseDoc(listing, "https://a.example/"))
+			items, empty, errs := r.Extract(selector.ParseDoc(listing, "https://a.example/"))
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
@@ -128,7 +130,7 @@ func TestFieldRuntimeErrorIsReported(t *testing.T) {
 	}
 	g, _ := ParseField("ok=p")
 	r := &ItemRule{Fields: []Field{f, g}}
-	items, _, errs := r.Extract(ParseDoc(`<p>x</p><b>[</b>`, ""))
+	items, _, errs := r.Extract(selector.ParseDoc(`<p>x</p><b>[</b>`, ""))
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "-f m: evaluation failed") {
 		t.Fatalf("errs = %v", errs)
 	}

@@ -13,7 +13,9 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
+	"github.com/crawlutils/crawlutils/internal/htmlparse"
 	"github.com/crawlutils/crawlutils/internal/percent"
+	"github.com/crawlutils/crawlutils/internal/selector"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/idna"
@@ -40,7 +42,7 @@ type LinkExtractor struct {
 	Tags, Attrs []string
 	// Restrict limits the search to the elements these select (Scrapy's
 	// restrict_css and restrict_xpaths) and their descendants.
-	Restrict []*Selector
+	Restrict []*selector.Selector
 	// SkipNofollow skips links with rel="nofollow".
 	SkipNofollow bool
 	// Canonicalize writes each URL in canonical form (see canonicalizeURL).
@@ -67,7 +69,7 @@ type LinkStats struct {
 // page's <base href> or its URL, without its #fragment, http and https
 // only; javascript:, mailto:, tel:, data: and fragment-only links are
 // skipped.
-func (e *LinkExtractor) Links(d *Doc) ([]string, LinkStats) {
+func (e *LinkExtractor) Links(d *selector.Doc) ([]string, LinkStats) {
 	var out []string
 	st, err := e.each(d, nil, func(s string, _ *url.URL) { out = append(out, s) })
 	if err != nil {
@@ -78,7 +80,7 @@ func (e *LinkExtractor) Links(d *Doc) ([]string, LinkStats) {
 
 // each calls fn with each link of d that passes the filters. An error is a
 // restrict selector that failed on the page.
-func (e *LinkExtractor) each(d *Doc, pctx *process.Context, fn func(string, *url.URL)) (LinkStats, error) {
+func (e *LinkExtractor) each(d *selector.Doc, pctx *process.Context, fn func(string, *url.URL)) (LinkStats, error) {
 	var st LinkStats
 	base := d.Base()
 	var seen map[string]bool
@@ -98,7 +100,7 @@ func (e *LinkExtractor) each(d *Doc, pctx *process.Context, fn func(string, *url
 	}
 	var vals []process.Value
 	for _, region := range regions {
-		for n := region; n != nil; n = nextNode(n, region) {
+		for n := region; n != nil; n = htmlparse.NextNode(n, region) {
 			if n.Type != html.ElementNode {
 				continue
 			}
@@ -152,9 +154,9 @@ func (e *LinkExtractor) hrefs(n *html.Node, out []process.Value) []process.Value
 		if n.DataAtom != atom.A && n.DataAtom != atom.Area {
 			return out
 		}
-		href, ok := attr(n, "href")
+		href, ok := htmlparse.Attr(n, "href")
 		if !ok {
-			if href, ok = attr(n, "xlink:href"); !ok {
+			if href, ok = htmlparse.Attr(n, "xlink:href"); !ok {
 				return out
 			}
 		}
@@ -172,7 +174,7 @@ func (e *LinkExtractor) hrefs(n *html.Node, out []process.Value) []process.Value
 		attrs = defaultAttrs
 	}
 	for _, a := range attrs {
-		if v, ok := attr(n, a); ok {
+		if v, ok := htmlparse.Attr(n, a); ok {
 			out = append(out, process.Str(v))
 		}
 	}
@@ -186,7 +188,7 @@ var (
 
 // hasNofollow reports whether n has rel="nofollow" (among other words).
 func hasNofollow(n *html.Node) bool {
-	rel, ok := attr(n, "rel")
+	rel, ok := htmlparse.Attr(n, "rel")
 	if !ok {
 		return false
 	}
@@ -267,7 +269,7 @@ var errNotFollowed = errors.New("not an http(s) link")
 // a link the frontier would refuse (fingerprint.ScrapyCanonical fails or
 // finds no host: a port out of range, a bad IP literal) gives an error.
 func ResolveLink(base *url.URL, href string) (*url.URL, error) {
-	h := cleanHref(href)
+	h := selector.CleanHref(href)
 	if h == "" || h[0] == '#' {
 		return nil, errNotFollowed
 	}
@@ -413,21 +415,6 @@ func normalizeHost(u *url.URL) error {
 		u.Host = host
 	}
 	return nil
-}
-
-// cleanHref removes what the URL standard strips before parsing: leading
-// and trailing C0 controls and spaces, and every tab and line break.
-func cleanHref(s string) string {
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
-	if strings.ContainsAny(s, "\t\n\r") {
-		s = strings.Map(func(r rune) rune {
-			if r == '\t' || r == '\n' || r == '\r' {
-				return -1
-			}
-			return r
-		}, s)
-	}
-	return s
 }
 
 // schemeOf returns the lower-cased scheme of an absolute URL, or "".

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 func TestLinks(t *testing.T) {
@@ -165,7 +167,7 @@ func TestLinks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, st := tt.ex.Links(ParseDoc(tt.page, tt.url))
+			got, st := tt.ex.Links(selector.ParseDoc(tt.page, tt.url))
 			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
 				t.Errorf("links =\n%q\nwant\n%q", got, tt.want)
 			}

@@ -3,6 +3,8 @@ package cextract
 import (
 	"strings"
 	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 func TestTooDeepPagesKeepTheirText(t *testing.T) {
@@ -16,11 +18,11 @@ func TestTooDeepPagesKeepTheirText(t *testing.T) {
 	}
 	for name, body := range tests {
 		t.Run(name, func(t *testing.T) {
-			d := ParseDoc("<title>T</title>"+body+`<p id="end">end</p>`, "")
+			d := selector.ParseDoc("<title>T</title>"+body+`<p id="end">end</p>`, "")
 			if !d.Degraded {
 				t.Skip("parsed without the fallback")
 			}
-			s, _ := Compile("normalize-space(//body)")
+			s, _ := selector.Compile("normalize-space(//body)")
 			vals, err := s.Select(d)
 			if err != nil {
 				t.Fatal(err)
@@ -29,7 +31,7 @@ func TestTooDeepPagesKeepTheirText(t *testing.T) {
 			if want := strings.Count(body, "x"); strings.Count(text, "x") != want || !strings.HasSuffix(text, "end") {
 				t.Fatalf("text has %d x (want %d), ends %q", strings.Count(text, "x"), want, text[max(0, len(text)-10):])
 			}
-			if p, _ := Compile("#end"); p != nil {
+			if p, _ := selector.Compile("#end"); p != nil {
 				if v, ok, _ := p.First(d, d.Root); !ok || v.Text != "end" {
 					t.Fatalf("#end = %q %v", v.Text, ok)
 				}

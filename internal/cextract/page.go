@@ -11,10 +11,12 @@ import (
 	"strings"
 
 	"github.com/antchfx/xmlquery"
+
 	"github.com/crawlutils/crawlutils/internal/cextract/csvfeed"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/cextract/sitemap"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 // page is one response being extracted. Each representation of the body
@@ -30,7 +32,7 @@ type page struct {
 	body   body
 	format rules.Format
 
-	doc     *Doc
+	doc     *selector.Doc
 	xmlDoc  *xmlquery.Node
 	xmlErr  error
 	jsonDoc any
@@ -191,11 +193,11 @@ func (p *page) recordField(name string) json.RawMessage {
 }
 
 // html returns the page parsed as HTML.
-func (p *page) html() *Doc {
+func (p *page) html() *selector.Doc {
 	if p.doc == nil {
-		p.doc = ParseDoc(p.body.whole(), p.url)
+		p.doc = selector.ParseDoc(p.body.whole(), p.url)
 		p.doc.Record = p.raw
-		p.doc.lookup = p.recordField
+		p.doc.LookupFieldsWith(p.recordField)
 	}
 	return p.doc
 }

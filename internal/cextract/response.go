@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/crawlutils/crawlutils/internal/record"
-	"github.com/zeebo/xxh3"
 )
 
 // maxReportsPerError caps how often the same selector error is printed; the

@@ -8,10 +8,12 @@ import (
 
 	"github.com/antchfx/xmlquery"
 	"github.com/antchfx/xpath"
-	"github.com/crawlutils/crawlutils/internal/cextract/process"
-	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/itchyny/gojq"
 	"golang.org/x/net/html"
+
+	"github.com/crawlutils/crawlutils/internal/cextract/process"
+	"github.com/crawlutils/crawlutils/internal/cextract/rules"
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 // A source is a compiled selector of a rules file: where a field's values
@@ -38,7 +40,7 @@ func compileSource(s *rules.Source, format rules.Format, ns map[string]string, f
 		case strings.HasPrefix(strings.TrimSpace(src), "@") && !forEach:
 			lang, src = rules.Record, strings.TrimPrefix(strings.TrimSpace(src), "@")
 		case format == rules.HTML || format == "":
-			sel, err := Compile(src)
+			sel, err := selector.Compile(src)
 			if err != nil {
 				return nil, err
 			}
@@ -67,7 +69,7 @@ func compileSource(s *rules.Source, format rules.Format, ns map[string]string, f
 		if format != rules.HTML && format != "" {
 			return nil, fmt.Errorf("css: only for HTML rules (this one reads %s)", format)
 		}
-		sel, err := Compile("css:" + src)
+		sel, err := selector.Compile("css:" + src)
 		if err != nil {
 			return nil, err
 		}
@@ -79,7 +81,7 @@ func compileSource(s *rules.Source, format rules.Format, ns map[string]string, f
 		if format != rules.HTML && format != "" {
 			return nil, fmt.Errorf("xpath: only for HTML and XML rules (this one reads %s)", format)
 		}
-		sel, err := Compile("xpath:" + src)
+		sel, err := selector.Compile("xpath:" + src)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +99,7 @@ func compileSource(s *rules.Source, format rules.Format, ns map[string]string, f
 	case rules.Const:
 		return &constSource{s.Value}, nil
 	case rules.Record:
-		f, err := compileField("@" + src)
+		f, err := selector.CompileField("@" + src)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +118,7 @@ func isQName(s string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(isIdentByte(c) || c == '.' || c == ':' || c >= 0x80) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':' || c >= 0x80) {
 			return false
 		}
 	}
@@ -124,7 +126,7 @@ func isQName(s string) bool {
 }
 
 // htmlSource is a CSS selector, an XPath expression or an @field on HTML.
-type htmlSource struct{ sel *Selector }
+type htmlSource struct{ sel *selector.Selector }
 
 func (s *htmlSource) values(p *page, ctx any, fn func(process.Value) bool) error {
 	d := p.html()
@@ -132,7 +134,7 @@ func (s *htmlSource) values(p *page, ctx any, fn func(process.Value) bool) error
 	if n == nil {
 		n = d.Root
 	}
-	return s.sel.each(d, n, func(v Value) bool { return fn(toProcess(v)) })
+	return s.sel.Each(d, n, func(v selector.Value) bool { return fn(toProcess(v)) })
 }
 
 func (s *htmlSource) contexts(p *page, ctx any) ([]any, error) {
@@ -151,24 +153,24 @@ func (s *htmlSource) contexts(p *page, ctx any) ([]any, error) {
 
 // toProcess converts a selector value; a number that is not finite is no
 // value (a blank string).
-func toProcess(v Value) process.Value {
+func toProcess(v selector.Value) process.Value {
 	switch v.Kind {
-	case Number:
+	case selector.Number:
 		if math.IsNaN(v.Num) || math.IsInf(v.Num, 0) {
 			return process.Value{}
 		}
 		return process.Value{Kind: process.Number, Text: v.Text}
-	case Boolean:
+	case selector.Boolean:
 		return process.Value{Kind: process.Bool, Text: v.Text}
 	}
 	return process.Str(v.Text)
 }
 
 // recordSource is a field of the response record, for any format.
-type recordSource struct{ f *fieldSelector }
+type recordSource struct{ f *selector.FieldSelector }
 
 func (s *recordSource) values(p *page, _ any, fn func(process.Value) bool) error {
-	s.f.eachIn(p.recordField, func(v Value) bool { return fn(toProcess(v)) })
+	s.f.EachIn(p.recordField, func(v selector.Value) bool { return fn(toProcess(v)) })
 	return nil
 }
 
@@ -195,14 +197,14 @@ type xmlSource struct {
 
 func compileXMLPath(src string, ns map[string]string) (s *xmlSource, err error) {
 	if strings.TrimSpace(src) == "" {
-		return nil, &syntaxError{"XPath", src, errEmpty}
+		return nil, selector.NewSyntaxError("XPath", src, selector.ErrEmpty)
 	}
-	if err := checkBrackets(src); err != nil {
-		return nil, &syntaxError{"XPath", src, err}
+	if err := selector.CheckBrackets(src); err != nil {
+		return nil, selector.NewSyntaxError("XPath", src, err)
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			s, err = nil, &syntaxError{"XPath", src, fmt.Errorf("%v", r)}
+			s, err = nil, selector.NewSyntaxError("XPath", src, fmt.Errorf("%v", r))
 		}
 	}()
 	var expr *xpath.Expr
@@ -212,7 +214,7 @@ func compileXMLPath(src string, ns map[string]string) (s *xmlSource, err error) 
 		expr, err = xpath.Compile(src)
 	}
 	if err != nil {
-		return nil, &syntaxError{"XPath", src, errors.New(strings.TrimPrefix(err.Error(), src+" "))}
+		return nil, selector.NewSyntaxError("XPath", src, errors.New(strings.TrimPrefix(err.Error(), src+" ")))
 	}
 	return &xmlSource{expr: expr}, nil
 }
@@ -243,9 +245,9 @@ func (s *xmlSource) values(p *page, ctx any, fn func(process.Value) bool) (err e
 	case string:
 		fn(process.Str(r))
 	case float64:
-		fn(toProcess(numberValue(r)))
+		fn(toProcess(selector.NumberValue(r)))
 	case bool:
-		fn(toProcess(boolValue(r)))
+		fn(toProcess(selector.BoolValue(r)))
 	case *xpath.NodeIterator:
 		for r.MoveNext() {
 			nav, ok := r.Current().(*xmlquery.NodeNavigator)
@@ -323,11 +325,11 @@ type jqSource struct {
 func compileJQ(src string) (*jqSource, error) {
 	q, err := gojq.Parse(src)
 	if err != nil {
-		return nil, &syntaxError{"jq", src, err}
+		return nil, selector.NewSyntaxError("jq", src, err)
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return nil, &syntaxError{"jq", src, err}
+		return nil, selector.NewSyntaxError("jq", src, err)
 	}
 	return &jqSource{code: code}, nil
 }

@@ -1,4 +1,4 @@
-package cextract
+package selector
 
 import (
 	"errors"
@@ -15,13 +15,13 @@ type Selector struct {
 	src   string
 	css   *cssSelector
 	xpath *xpathSelector
-	field *fieldSelector
+	field *FieldSelector
 }
 
 // Compile compiles src. It is XPath when it starts with "/", "(", "./",
 // "../" or an XPath function call such as "normalize-space(" or "count(",
 // a field of the page's record when it starts with "@" ("@url", see
-// fieldSelector), and CSS otherwise; the prefixes "css:" and "xpath:" force
+// FieldSelector), and CSS otherwise; the prefixes "css:" and "xpath:" force
 // CSS or XPath. CSS accepts Scrapy's pseudo-elements ::text, ::attr(NAME)
 // and our ::html (see cssSelector). The error says what is wrong and where.
 func Compile(src string) (*Selector, error) {
@@ -33,7 +33,7 @@ func Compile(src string) (*Selector, error) {
 	case strings.HasPrefix(src, "xpath:"):
 		s.xpath, err = compileXPath(src[len("xpath:"):])
 	case strings.HasPrefix(strings.TrimSpace(src), "@"):
-		s.field, err = compileField(src)
+		s.field, err = CompileField(src)
 	case looksLikeXPath(src):
 		s.xpath, err = compileXPath(src)
 	default:
@@ -63,7 +63,7 @@ func (s *Selector) Select(d *Doc) ([]Value, error) { return s.SelectFrom(d, d.Ro
 // relative and "//p" still searches the whole page, as XPath says).
 func (s *Selector) SelectFrom(d *Doc, ctx *html.Node) ([]Value, error) {
 	var vals []Value
-	err := s.each(d, ctx, func(v Value) bool {
+	err := s.Each(d, ctx, func(v Value) bool {
 		vals = append(vals, v)
 		return true
 	})
@@ -74,7 +74,7 @@ func (s *Selector) SelectFrom(d *Doc, ctx *html.Node) ([]Value, error) {
 // (Scrapy's .get(), skipping white-space-only text such as the indentation
 // before an element); ok is false when there is none.
 func (s *Selector) First(d *Doc, ctx *html.Node) (v Value, ok bool, err error) {
-	err = s.each(d, ctx, func(x Value) bool {
+	err = s.Each(d, ctx, func(x Value) bool {
 		if x.Blank() {
 			return true
 		}
@@ -105,8 +105,9 @@ func (s *Selector) SelectsElements() bool {
 	return s.xpath != nil || s.css != nil && s.css.selectsElements()
 }
 
-// each calls fn with each value in document order until fn returns false.
-func (s *Selector) each(d *Doc, ctx *html.Node, fn func(Value) bool) error {
+// Each calls fn with each value in document order until fn returns false,
+// without building the list Select returns.
+func (s *Selector) Each(d *Doc, ctx *html.Node, fn func(Value) bool) error {
 	switch {
 	case s.css != nil:
 		s.css.each(d, ctx, fn)
@@ -156,17 +157,25 @@ func looksLikeXPath(src string) bool {
 	return strings.HasPrefix(rest, "(")
 }
 
-// errEmpty is the error for an empty selector.
-var errEmpty = errors.New("empty selector")
+// ErrEmpty is the error for an empty selector.
+var ErrEmpty = errors.New("empty selector")
 
-// syntaxError is a selector that does not compile.
-type syntaxError struct {
+// SyntaxError is a selector that does not compile: "invalid LANG "SRC":
+// why". Callers that compile selectors of other languages (jq, regular
+// expressions) build theirs with NewSyntaxError.
+type SyntaxError struct {
 	lang, src string
 	err       error
 }
 
-func (e *syntaxError) Error() string {
+func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("invalid %s %q: %v", e.lang, e.src, e.err)
 }
 
-func (e *syntaxError) Unwrap() error { return e.err }
+func (e *SyntaxError) Unwrap() error { return e.err }
+
+// NewSyntaxError returns the SyntaxError of src, a selector in lang
+// ("XPath", "jq", …), that did not compile because of err.
+func NewSyntaxError(lang, src string, err error) *SyntaxError {
+	return &SyntaxError{lang, src, err}
+}

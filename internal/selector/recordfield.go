@@ -1,4 +1,4 @@
-package cextract
+package selector
 
 import (
 	"bytes"
@@ -11,23 +11,23 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
-// fieldSelector is "@NAME" or "@NAME.KEY…": a field of the record the page
+// FieldSelector is "@NAME" or "@NAME.KEY…": a field of the record the page
 // came from rather than of the page — "@url" (the final URL, after
 // redirects), "@status", "@fetched_at", "@request.url",
 // "@request.attrs.category". Strings, numbers (exact) and booleans are
 // values; an array gives each of its elements; an object gives its JSON
 // text; null or a missing field gives nothing.
-type fieldSelector struct {
+type FieldSelector struct {
 	path []string
 }
 
-func compileField(src string) (*fieldSelector, error) {
+func CompileField(src string) (*FieldSelector, error) {
 	name := strings.TrimPrefix(strings.TrimSpace(src), "@")
-	fail := func(err error) (*fieldSelector, error) { return nil, &syntaxError{"record field", src, err} }
+	fail := func(err error) (*FieldSelector, error) { return nil, &SyntaxError{"record field", src, err} }
 	if name == "" {
 		return fail(errors.New("@ needs the name of a record field, e.g. @url"))
 	}
-	f := &fieldSelector{path: strings.Split(name, ".")}
+	f := &FieldSelector{path: strings.Split(name, ".")}
 	for _, k := range f.path {
 		if k == "" || strings.ContainsAny(k, " \t\r\n[]()/\"'") {
 			return fail(fmt.Errorf("want @FIELD or @FIELD.KEY (such as @url or @request.attrs.category), got %q", "@"+name))
@@ -36,10 +36,10 @@ func compileField(src string) (*fieldSelector, error) {
 	return f, nil
 }
 
-func (f *fieldSelector) each(d *Doc, fn func(Value) bool) { f.eachIn(d.recordField, fn) }
+func (f *FieldSelector) each(d *Doc, fn func(Value) bool) { f.EachIn(d.RecordField, fn) }
 
 // eachIn is each with the record's top-level fields looked up by get.
-func (f *fieldSelector) eachIn(get func(string) json.RawMessage, fn func(Value) bool) {
+func (f *FieldSelector) EachIn(get func(string) json.RawMessage, fn func(Value) bool) {
 	raw := get(f.path[0])
 	for _, k := range f.path[1:] {
 		if len(raw) == 0 || raw[0] != '{' {
@@ -70,16 +70,16 @@ func jsonValues(raw json.RawMessage, fn func(Value) bool, top bool) bool {
 	case 'n':
 		return true
 	case 't', 'f':
-		return fn(boolValue(raw[0] == 't'))
+		return fn(BoolValue(raw[0] == 't'))
 	case '"':
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
 			return true
 		}
-		return fn(stringValue(s))
+		return fn(StringValue(s))
 	case '[':
 		if !top {
-			return fn(stringValue(string(raw)))
+			return fn(StringValue(string(raw)))
 		}
 		var elems []json.RawMessage
 		if json.Unmarshal(raw, &elems) != nil {
@@ -96,7 +96,7 @@ func jsonValues(raw json.RawMessage, fn func(Value) bool, top bool) bool {
 		if json.Compact(&b, raw) != nil {
 			return true
 		}
-		return fn(stringValue(b.String()))
+		return fn(StringValue(b.String()))
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {

@@ -1,4 +1,4 @@
-package cextract
+package selector
 
 import (
 	"math"
@@ -27,11 +27,11 @@ type Value struct {
 	Bool bool
 }
 
-func stringValue(s string) Value { return Value{Text: s} }
+func StringValue(s string) Value { return Value{Text: s} }
 
-func numberValue(f float64) Value { return Value{Kind: Number, Num: f, Text: formatNumber(f)} }
+func NumberValue(f float64) Value { return Value{Kind: Number, Num: f, Text: formatNumber(f)} }
 
-func boolValue(b bool) Value { return Value{Kind: Boolean, Bool: b, Text: strconv.FormatBool(b)} }
+func BoolValue(b bool) Value { return Value{Kind: Boolean, Bool: b, Text: strconv.FormatBool(b)} }
 
 // Blank reports whether v carries nothing: a string of white space only, or
 // a number that is not finite (XPath's NaN, e.g. number() of a missing node).

@@ -1,4 +1,4 @@
-package cextract
+package selector
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package cextract
+package selector
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"github.com/antchfx/htmlquery"
 	"github.com/antchfx/xpath"
 	"golang.org/x/net/html"
+
+	"github.com/crawlutils/crawlutils/internal/htmlparse"
 )
 
 // xpathSelector is an XPath 1.0 expression run with antchfx/xpath over the
@@ -24,11 +26,11 @@ type xpathSelector struct {
 const probeDoc = `<html><head><title>t</title></head><body><p class="c" id="i">x <a href="/">1</a></p></body></html>`
 
 func compileXPath(src string) (x *xpathSelector, err error) {
-	fail := func(e error) (*xpathSelector, error) { return nil, &syntaxError{"XPath", src, e} }
+	fail := func(e error) (*xpathSelector, error) { return nil, &SyntaxError{"XPath", src, e} }
 	if strings.TrimSpace(src) == "" {
-		return fail(errEmpty)
+		return fail(ErrEmpty)
 	}
-	if err := checkBrackets(src); err != nil {
+	if err := CheckBrackets(src); err != nil {
 		return fail(err)
 	}
 	expr, err := compileExpr(src)
@@ -43,10 +45,10 @@ func compileXPath(src string) (x *xpathSelector, err error) {
 	return x, nil
 }
 
-// checkBrackets finds unclosed brackets, parentheses and string literals,
+// CheckBrackets finds unclosed brackets, parentheses and string literals,
 // which antchfx/xpath reports only as "expression must evaluate to a
 // node-set", and says where they are.
-func checkBrackets(src string) error {
+func CheckBrackets(src string) error {
 	var open []int // offsets of the open ( and [
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; c {
@@ -96,11 +98,11 @@ func (x *xpathSelector) each(d *Doc, ctx *html.Node, fn func(Value) bool) (err e
 	}()
 	switch r := x.expr.Evaluate(navigatorAt(d.Root, ctx)).(type) {
 	case string:
-		fn(stringValue(r))
+		fn(StringValue(r))
 	case float64:
-		fn(numberValue(r))
+		fn(NumberValue(r))
 	case bool:
-		fn(boolValue(r))
+		fn(BoolValue(r))
 	case *xpath.NodeIterator:
 		for r.MoveNext() {
 			nav, ok := r.Current().(*htmlquery.NodeNavigator)
@@ -138,9 +140,9 @@ func (x *xpathSelector) elements(d *Doc, ctx *html.Node) (nodes []*html.Node, er
 func navValue(nav *htmlquery.NodeNavigator) Value {
 	switch nav.NodeType() {
 	case xpath.AttributeNode:
-		return stringValue(nav.Value())
+		return StringValue(nav.Value())
 	}
-	return stringValue(textContent(nav.Current()))
+	return StringValue(htmlparse.TextContent(nav.Current()))
 }
 
 // navigatorAt returns an XPath navigator over the whole tree of root,

@@ -1,4 +1,4 @@
-package cextract
+package selector
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
+
+	"github.com/crawlutils/crawlutils/internal/htmlparse"
 )
 
 // pseudo is a Scrapy/parsel pseudo-element ending a CSS selector.
@@ -48,9 +50,9 @@ type cssSelector struct {
 }
 
 func compileCSS(src string) (*cssSelector, error) {
-	fail := func(err error) (*cssSelector, error) { return nil, &syntaxError{"CSS selector", src, err} }
+	fail := func(err error) (*cssSelector, error) { return nil, &SyntaxError{"CSS selector", src, err} }
 	if strings.TrimSpace(src) == "" {
-		return fail(errEmpty)
+		return fail(ErrEmpty)
 	}
 	parts, err := splitGroups(src)
 	if err != nil {
@@ -88,7 +90,7 @@ func compileGroup(part string) (cssGroup, error) {
 	sel := strings.TrimSpace(before)
 	if sel == "" {
 		if ps == pseudoNone {
-			return cssGroup{}, errEmpty
+			return cssGroup{}, ErrEmpty
 		}
 		return g, nil
 	}
@@ -237,7 +239,7 @@ func (c *cssSelector) matches(_ *Doc, ctx *html.Node) []*html.Node {
 		return nil
 	}
 	var out []*html.Node
-	for n := ctx.FirstChild; n != nil; n = nextNode(n, ctx) {
+	for n := ctx.FirstChild; n != nil; n = htmlparse.NextNode(n, ctx) {
 		if n.Type == html.ElementNode && c.matcher.Match(n) {
 			out = append(out, n)
 		}
@@ -257,7 +259,7 @@ func (c *cssSelector) each(d *Doc, ctx *html.Node, fn func(Value) bool) {
 	}
 	// The descendants of ctx in document order (as goquery's Find gives
 	// them), matched one by one so that the first value can stop the walk.
-	for n := ctx.FirstChild; n != nil; n = nextNode(n, ctx) {
+	for n := ctx.FirstChild; n != nil; n = htmlparse.NextNode(n, ctx) {
 		if n.Type != html.ElementNode || !c.matcher.Match(n) {
 			continue
 		}
@@ -284,35 +286,35 @@ func (c *cssSelector) elements(d *Doc, ctx *html.Node) ([]*html.Node, error) {
 func (g *cssGroup) values(n *html.Node, fn func(Value) bool) bool {
 	switch g.pseudo {
 	case pseudoNone:
-		return fn(stringValue(textContent(n)))
+		return fn(StringValue(htmlparse.TextContent(n)))
 	case pseudoHTML:
-		return fn(stringValue(outerHTML(n)))
+		return fn(StringValue(htmlparse.OuterHTML(n)))
 	case pseudoText:
 		if !g.descendant {
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
-				if c.Type == html.TextNode && !fn(stringValue(c.Data)) {
+				if c.Type == html.TextNode && !fn(StringValue(c.Data)) {
 					return false
 				}
 			}
 			return true
 		}
-		for c := n.FirstChild; c != nil; c = nextNode(c, n) {
-			if c.Type == html.TextNode && !fn(stringValue(c.Data)) {
+		for c := n.FirstChild; c != nil; c = htmlparse.NextNode(c, n) {
+			if c.Type == html.TextNode && !fn(StringValue(c.Data)) {
 				return false
 			}
 		}
 	case pseudoAttr:
-		if v, ok := attr(n, g.attr); ok && !fn(stringValue(v)) {
+		if v, ok := htmlparse.Attr(n, g.attr); ok && !fn(StringValue(v)) {
 			return false
 		}
 		if !g.descendant {
 			return true
 		}
-		for c := n.FirstChild; c != nil; c = nextNode(c, n) {
+		for c := n.FirstChild; c != nil; c = htmlparse.NextNode(c, n) {
 			if c.Type != html.ElementNode {
 				continue
 			}
-			if v, ok := attr(c, g.attr); ok && !fn(stringValue(v)) {
+			if v, ok := htmlparse.Attr(c, g.attr); ok && !fn(StringValue(v)) {
 				return false
 			}
 		}
