@@ -15,8 +15,11 @@ type popOptions struct {
 	follow bool
 	lease  time.Duration
 	window int
-	batch  int
-	poll   time.Duration
+	// hostWindow caps what pop holds in flight of one host (0: three
+	// quarters of the window; see hostCap).
+	hostWindow int
+	batch      int
+	poll       time.Duration
 }
 
 func runPop(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
@@ -33,8 +36,10 @@ that expires (the worker died) returns the request to the queue with retries+1,
 and after three expiries it is dead-lettered (see 'cqueue dump').
 
 With --follow, pop is a consumer: it keeps feeding while anything is queued or in
-flight, never holding more than --window requests in flight, and exits 0 when the
-crawl is over: nothing queued, nothing in flight. While it runs it beats every 5s,
+flight, never holding more than --window requests in flight, nor more than
+--host-window of one host (so a slow host cannot fill the window and hold the
+fast ones to its pace), and exits 0 when the crawl is over: nothing queued,
+nothing in flight. While it runs it beats every 5s,
 which renews its leases, so a request waiting out a politeness delay never
 expires. If it dies (kill -9, a crash, a reboot), its requests go back to the
 queue as soon as another pop sees it is gone: at once on the same machine, after
@@ -63,6 +68,7 @@ resumed or the crawl is over.`,
 	f.BoolVarP(&o.follow, "follow", "f", false, "keep feeding until nothing is queued or in flight, then exit 0")
 	f.DurationVar(&o.lease, "lease", o.lease, "how long a handed-out request may stay unacked before it is handed out again")
 	f.IntVar(&o.window, "window", o.window, "with --follow, hand out no more while this pop holds `N` requests in flight (bounds refetches after a crash)")
+	f.IntVar(&o.hostWindow, "host-window", 0, "with --follow, hand out no more of a host while this pop holds `N` of its requests in flight (default: 3/4 of --window; --window or more: no cap)")
 	f.IntVar(&o.batch, "batch", o.batch, "pop at most `N` requests per transaction")
 	f.DurationVar(&o.poll, "poll", o.poll, "with --follow, the longest wait between looks at the frontier when nothing can be handed out")
 	if _, code, done := parse(tool, f, args, stdout, false); done {
@@ -75,6 +81,8 @@ resumed or the crawl is over.`,
 		return tool.Usage("--lease %s: must be positive", o.lease)
 	case o.window < 1:
 		return tool.Usage("--window %d: must be at least 1", o.window)
+	case o.hostWindow < 0:
+		return tool.Usage("--host-window %d: must not be negative", o.hostWindow)
 	case o.batch < 1:
 		return tool.Usage("--batch %d: must be at least 1", o.batch)
 	case o.poll <= 0:
@@ -96,4 +104,21 @@ resumed or the crawl is over.`,
 		tool.Fail(err)
 	}
 	return tool.Finish(ctx)
+}
+
+// hostCap is the host window pop asks the frontier for: --host-window, by
+// default three quarters of --window (at least 1), and none (0) when it is
+// --window or more, which the window caps anyway. Three quarters: a crawl
+// of one host keeps in flight what it did without the cap (at three
+// quarters pop already paces its turns, see pace), and the other hosts
+// keep a quarter of the window however slow one host is.
+func (o popOptions) hostCap() int {
+	n := o.hostWindow
+	if n == 0 {
+		n = max(1, o.window*3/4)
+	}
+	if n >= o.window {
+		return 0
+	}
+	return n
 }

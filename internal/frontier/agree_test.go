@@ -93,15 +93,15 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 		case op < 7:
 			n := 1 + rnd.IntN(7)
 			lease := time.Duration(10+rnd.IntN(60)) * time.Second
-			k, window := -1, 0
+			k, window, hostWindow := -1, 0, 0
 			if len(cons[0]) > 0 && rnd.IntN(3) > 0 {
-				k, window = rnd.IntN(len(cons[0])), rnd.IntN(6)
+				k, window, hostWindow = rnd.IntN(len(cons[0])), rnd.IntN(6), rnd.IntN(3)
 			}
-			what = fmt.Sprintf("pop %d as consumer %d, window %d", n, k, window)
+			what = fmt.Sprintf("pop %d as consumer %d, window %d, host window %d", n, k, window, hostWindow)
 			for i, f := range fs {
 				o := PopOptions{Max: n, Lease: lease}
 				if k >= 0 {
-					o.Consumer, o.Window = cons[i][k], window
+					o.Consumer, o.Window, o.HostWindow = cons[i][k], window, hostWindow
 				}
 				res, err := f.Pop(ctx, o, now)
 				ls := res.Leased

@@ -265,6 +265,14 @@ type PopOptions struct {
 	// Window, with Consumer, caps how many requests the consumer holds in
 	// flight: Pop hands out at most Window minus those. 0: no cap.
 	Window int
+	// HostWindow, with Consumer, caps how many requests of one queue (a
+	// crawl's host) the consumer holds in flight: a queue at the cap is
+	// passed over, as if it had nothing queued, until one of them is
+	// settled. So a slow host cannot fill the consumer's Window and hold
+	// the fast ones to its pace (Scrapy's DownloaderAwarePriorityQueue
+	// serves the least busy download slot first for the same reason).
+	// 0: no cap.
+	HostWindow int
 }
 
 // PopResult is what Pop did.

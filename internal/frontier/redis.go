@@ -190,19 +190,19 @@ func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult
 		return PopResult{}, fmt.Errorf("frontier: pop: lease duration must be positive, got %v", o.Lease)
 	}
 	c := o.Consumer
-	info, window := "", 0
+	info, window, hostWindow := "", 0, 0
 	if c.ID != "" {
 		info = consumerJSON(c)
-		window = max(o.Window, 0)
+		window, hostWindow = max(o.Window, 0), max(o.HostWindow, 0)
 	}
 	gone, err := r.goneConsumers(ctx, c.ID, now, false)
 	if err != nil {
 		return PopResult{}, r.fail("pop", err)
 	}
 	deadline := now.Add(o.Lease)
-	args := make([]any, 0, 12+len(gone)+o.Max)
+	args := make([]any, 0, 13+len(gone)+o.Max)
 	args = append(args, r.prefix, now.UnixMilli(), now.Unix(), deadline.UnixMilli(), o.Max, r.opts.maxExpiries(),
-		r.opts.maxAbandons(), r.beatCutoff(now), c.ID, info, window, len(gone))
+		r.opts.maxAbandons(), r.beatCutoff(now), c.ID, info, window, hostWindow, len(gone))
 	for _, id := range gone {
 		args = append(args, id)
 	}

@@ -32,6 +32,8 @@ package frontier
 //	F owner   HASH id → id of the consumer holding it, only while it is in
 //	          flight and was popped by a consumer
 //	F held:CID SET of the ids consumer CID holds (its F owner entries)
+//	F heldq:CID HASH QID → how many of them are of queue QID (absent
+//	          when none), for the host window (PopOptions.HostWindow)
 //	F consumers HASH consumer id → JSON {host, pid, boot}
 //	F beats   ZSET consumer id, score = its last heartbeat (Unix ms); the
 //	          same members as F consumers
@@ -54,7 +56,7 @@ package frontier
 // and the duplicate filter's sets, P + "seen:" + crawlid (see package
 // dedupe). Every step that takes an entry out of flight (ack, fail,
 // release, reclaim, abandon) clears its F owner and F held:CID
-// membership; only queued entries are purged (stop, expiry). A script that
+// membership, and counts it out of F heldq:CID; only queued entries are purged (stop, expiry). A script that
 // fails midway is not rolled back by Redis, so the Go side validates
 // everything a script could choke on first.
 const luaLib = `
@@ -116,12 +118,16 @@ local function refresh_touched()
 	touched = {}
 end
 
--- disown: entry id is no longer held by a consumer.
-local function disown(id)
+-- disown: entry id (of queue qid; nil: read from its meta) is no longer
+-- held by a consumer.
+local function disown(id, qid)
 	local c = redis.call('HGET', F .. 'owner', id)
 	if c then
 		redis.call('HDEL', F .. 'owner', id)
 		redis.call('SREM', F .. 'held:' .. c, id)
+		if not qid then qid = parse_meta(redis.call('HGET', F .. 'meta', id)) end
+		local hq = F .. 'heldq:' .. c
+		if redis.call('HINCRBY', hq, qid, -1) <= 0 then redis.call('HDEL', hq, qid) end
 	end
 end
 
@@ -192,13 +198,13 @@ local function reclaim(nowms, maxexp)
 				forget(id)
 				dropped = dropped + 1
 			elseif maxexp > 0 and exp >= maxexp then
-				disown(id)
+				disown(id, qid)
 				redis.call('ZADD', F .. 'dead', nowms, id)
 				redis.call('HINCRBY', qi, 'dead', 1)
 				redis.call('HSET', F .. 'meta', id, qid .. ':' .. prio .. ':' .. m .. ':' .. exp)
 				dead = dead + 1
 			else
-				disown(id)
+				disown(id, qid)
 				redis.call('ZADD', F .. 'q:' .. qid, -prio, m)
 				redis.call('HSET', F .. 'meta', id, qid .. ':' .. prio .. ':' .. m .. ':' .. exp)
 				touched[qid] = true
@@ -247,7 +253,7 @@ local function abandon(cid, nowms, maxab)
 			end
 		end
 	end
-	redis.call('DEL', hk)
+	redis.call('DEL', hk, F .. 'heldq:' .. cid)
 	count('inflight', -(ab + dead + dropped))
 	count('queued', ab)
 	count('dead', dead)

@@ -127,7 +127,7 @@ for j = 1, nf do
 			count('queued', -1)
 			touched[qid] = true
 		end
-		disown(id)
+		disown(id, qid)
 		redis.call('ZADD', F .. 'dead', nowms, id)
 		redis.call('HINCRBY', qi, 'dead', 1)
 		redis.call('HSET', F .. 'reason', id, ARGV[o + 2])

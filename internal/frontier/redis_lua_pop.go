@@ -7,17 +7,17 @@ import "github.com/redis/go-redis/v9"
 // to max, or fewer to keep the consumer within its window.
 // ARGV: P, now ms, now s, lease deadline ms, max, max expiries, max
 // abandons, beat cutoff ms (a consumer whose last beat is before it is
-// dead), consumer id ("" none), consumer JSON, window (0 none), number of
-// gone consumers; then the ids of the consumers Go found gone; then max
+// dead), consumer id ("" none), consumer JSON, window (0 none), host
+// window (0 none), number of gone consumers; then the ids of the consumers Go found gone; then max
 // nonces. Returns {{{id, nonce, raw, expiries, crawlid, host, priority}...},
 // held, done (0/1)}.
 var popScript = redis.NewScript(luaLib + `
 local nowms, nows, deadline, max, maxexp = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local maxab, cutoff, cid, cinfo = tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10]
-local window, ngone = tonumber(ARGV[11]), tonumber(ARGV[12])
+local window, hostwin, ngone = tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
 local gone = {}
-for i = 1, ngone do gone[i] = ARGV[12 + i] end
-local nonces = 12 + ngone
+for i = 1, ngone do gone[i] = ARGV[13 + i] end
+local nonces = 13 + ngone
 -- A call run a second time (a retry after the answer was lost, or a
 -- command that reached the server late) answers what the first run
 -- leased, changing nothing: the call's first nonce names it (see replay).
@@ -65,6 +65,7 @@ local function serve(rm)
 	if cid ~= '' then
 		redis.call('HSET', F .. 'owner', id, cid)
 		redis.call('SADD', F .. 'held:' .. cid, id)
+		redis.call('HINCRBY', F .. 'heldq:' .. cid, qid, 1)
 	end
 	redis.call('HINCRBY', qi, 'inflight', 1)
 	redis.call('HSET', qi, 'turn', redis.call('INCR', F .. 'turn'))
@@ -74,10 +75,32 @@ local function serve(rm)
 	out[#out + 1] = {id, nonce, redis.call('HGET', F .. 'raw', id), exp, where[1], where[2], -tonumber(h[2])}
 	served[#served + 1] = string.format('%d,%s,%d;', id, qid, -tonumber(h[2]))
 end
+-- With a host window, a queue the consumer holds hostwin of is passed
+-- over (it keeps its place in line): the next queue served is the first
+-- ready one not passed over, among the first nskip + 1.
+local capped = hostwin > 0 and cid ~= ''
+local hq = F .. 'heldq:' .. cid
+local skip, nskip = {}, 0
 while #out < max do
-	local r = redis.call('ZRANGE', F .. 'ready', 0, 0)
-	if #r == 0 then break end
-	serve(r[1])
+	local r = redis.call('ZRANGE', F .. 'ready', 0, nskip)
+	local pick, passed = nil, false
+	for _, rm in ipairs(r) do
+		if not skip[rm] then
+			if capped and num(redis.call('HGET', hq, tostring(tonumber(string.sub(rm, 17), 16)))) >= hostwin then
+				skip[rm] = true
+				nskip = nskip + 1
+				passed = true
+			else
+				pick = rm
+				break
+			end
+		end
+	end
+	if pick then
+		serve(pick)
+	elseif not passed then
+		break
+	end
 end
 if cid ~= '' then held = held + #out end
 local done = 0

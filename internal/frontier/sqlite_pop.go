@@ -44,12 +44,13 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 		}
 		max := o.Max
 		c := o.Consumer
+		var byQueue map[int64]int // with o.HostWindow: what the consumer holds of each queue
 		if c.ID != "" {
 			if err := f.beatTx(ctx, tx, c, now); err != nil {
 				return err
 			}
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM frontier_entries WHERE state = 1 AND consumer = ? AND consumer != ''`,
-				c.ID).Scan(&res.Held); err != nil {
+			var err error
+			if res.Held, byQueue, err = f.heldTx(ctx, tx, c.ID, o.HostWindow > 0); err != nil {
 				return err
 			}
 			if o.Window > 0 {
@@ -58,7 +59,7 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 		}
 		if max > 0 {
 			var err error
-			res.Leased, err = f.popTx(ctx, tx, max, now.Add(o.Lease), c.ID, qs)
+			res.Leased, err = f.popTx(ctx, tx, max, now.Add(o.Lease), c.ID, qs, o.HostWindow, byQueue)
 			if err != nil {
 				return err
 			}
@@ -82,9 +83,50 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 	return res, nil
 }
 
-func (f *SQLite) popTx(ctx context.Context, tx *ptx, max int, deadline time.Time, consumer string, qs queues) ([]Leased, error) {
+// heldTx returns how many requests consumer holds in flight and, when
+// byQueue is asked for, how many of each queue: one pass over the
+// consumer's leases (frontier_entries_consumer), at most its window.
+func (f *SQLite) heldTx(ctx context.Context, tx *ptx, consumer string, perQueue bool) (held int, byQueue map[int64]int, err error) {
+	if !perQueue {
+		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM frontier_entries WHERE state = 1 AND consumer = ? AND consumer != ''`,
+			consumer).Scan(&held)
+		return held, nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT queue, count(*) FROM frontier_entries WHERE state = 1 AND consumer = ? AND consumer != '' GROUP BY queue`, consumer)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rows.Close()
+	byQueue = map[int64]int{}
+	for rows.Next() {
+		var q int64
+		var n int
+		if err := rows.Scan(&q, &n); err != nil {
+			return 0, nil, err
+		}
+		held += n
+		byQueue[q] = n
+	}
+	return held, byQueue, rows.Err()
+}
+
+// popTx leases up to max requests, in queue turns. With hostWindow (and
+// byQueue, what the consumer holds of each queue), a queue the consumer
+// holds hostWindow of, or comes to in this batch, is passed over: the
+// first max ready queues that are not at their window are the only ones
+// the batch can reach, and they are among the first max + full.
+func (f *SQLite) popTx(ctx context.Context, tx *ptx, max int, deadline time.Time, consumer string, qs queues, hostWindow int, byQueue map[int64]int) ([]Leased, error) {
+	capped := hostWindow > 0 && byQueue != nil
+	full := 0
+	if capped {
+		for _, n := range byQueue {
+			if n >= hostWindow {
+				full++
+			}
+		}
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, crawl, host, queued, in_flight, dead, top, turn
-		FROM frontier_queues WHERE queued > 0 ORDER BY top DESC, turn, id LIMIT ?`, max)
+		FROM frontier_queues WHERE queued > 0 ORDER BY top DESC, turn, id LIMIT ?`, max+full)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +143,9 @@ func (f *SQLite) popTx(ctx context.Context, tx *ptx, max int, deadline time.Time
 			q = cached
 		} else {
 			qs[q.id] = q
+		}
+		if capped && byQueue[q.id] >= hostWindow {
+			continue
 		}
 		ready = append(ready, q)
 	}
@@ -122,6 +167,7 @@ func (f *SQLite) popTx(ctx context.Context, tx *ptx, max int, deadline time.Time
 	next := tx.StmtContext(ctx, f.st.nextTop)
 	deadlineMS := deadline.UnixMilli()
 	out := make([]Leased, 0, max)
+
 	for len(out) < max && len(ready) > 0 {
 		q := ready[0]
 		if q.staleTop {
@@ -168,6 +214,14 @@ func (f *SQLite) popTx(ctx context.Context, tx *ptx, max int, deadline time.Time
 		if q.queued == 0 {
 			heap.Pop(&ready)
 			continue
+		}
+		if capped {
+			if byQueue[q.id]++; byQueue[q.id] >= hostWindow {
+				// At its window: passed over for the rest of the batch.
+				q.staleTop = true // its top is recomputed when it is saved
+				heap.Pop(&ready)
+				continue
+			}
 		}
 		// Its new head priority is needed only if it comes up again in
 		// this batch, or when saved: computed lazily.
