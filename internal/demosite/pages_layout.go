@@ -94,7 +94,7 @@ func (p *page) sidebar() {
 func (p *page) foot() {
 	p.w(`</div>
 </div>
-<footer class="footer container-fluid">
+`, p.s.padding(), `<footer class="footer container-fluid">
 <div class="page_inner">
 <ul>
 <li><a href="`, p.link("/"), `">Home</a></li>

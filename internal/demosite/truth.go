@@ -25,6 +25,13 @@ type Options struct {
 	// "Retry-After: 0" and NoRetryAfter (or any other negative value) no
 	// header at all.
 	RetryAfter time.Duration
+	// PadBytes adds about that many bytes to every HTML page, before its
+	// footer, of what real shop pages carry beside their content: a
+	// framework's inline state script, a style sheet and blocks of text,
+	// with no links, so a crawl of the site stays the same crawl over
+	// pages of the web's size (real product pages are 100-300 KB). The
+	// bytes are the same on every page. Default 0: none.
+	PadBytes int
 }
 
 // Defaults for Options.
@@ -100,6 +107,7 @@ type Site struct {
 	now        func() time.Time
 
 	cache pageCache
+	padState
 
 	mu sync.Mutex
 	counters

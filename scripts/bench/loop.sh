@@ -36,6 +36,9 @@
 #   CRAWLERS="loop colly" scripts/bench/loop.sh
 #   LATENCY=20ms scripts/bench/loop.sh        every response delayed, as on
 #                                             the web (default 0: CPU-bound)
+#   PAD_KB=150 scripts/bench/loop.sh          every HTML page ~150 KiB bigger
+#                                             (an inline script, a style sheet,
+#                                             text), as real shop pages are
 #   KEEP_WORK=1 scripts/bench/loop.sh         keep the work folder (each
 #                                             tool's stderr is a log there)
 #
@@ -46,6 +49,7 @@ cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-3}
 PRODUCTS=${PRODUCTS:-3000}
 LATENCY=${LATENCY:-0s}
+PAD_KB=${PAD_KB:-0}
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
 CASES=${CRAWLERS:-"loop colly scrapy"}
 CONC=16
@@ -75,7 +79,7 @@ PATH="$BIN:$PATH"
 # site_up: starts the site with the current setting's flags and writes its
 # truth for its base URL.
 site_up() {
-	start_site -products "$PRODUCTS" -latency "$LATENCY" "${flags[@]}"
+	start_site -products "$PRODUCTS" -latency "$LATENCY" -pad-kb "$PAD_KB" "${flags[@]}"
 	demosite -truth -truth-format csv -products "$PRODUCTS" -base "$SITE" >"$work/truth.csv"
 }
 
@@ -149,7 +153,7 @@ measure() {
 table() {
 	local s=$1 c wall pages rate cpu rss cpus own_counts=
 	echo
-	echo "$2: $PRODUCTS products, latency $LATENCY, concurrency $CONC, robots.txt obeyed; medians of $RUNS runs"
+	echo "$2: $PRODUCTS products, latency $LATENCY, pages padded by $PAD_KB KiB, concurrency $CONC, robots.txt obeyed; medians of $RUNS runs"
 	printf '  %-8s %7s %8s %12s %7s %9s %9s %8s %8s %6s %5s %6s\n' crawler "wall s" pages/s "CPU ms/page" "RSS MB" requests expected "dup req" "early rt" rows "dup" truth
 	for c in "${crawlers[@]}"; do
 		if ! compgen -G "$work/res.$c.$s.*" >/dev/null; then

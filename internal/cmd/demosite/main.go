@@ -4,7 +4,7 @@
 // Usage:
 //
 //	demosite [-listen 127.0.0.1:8080] [-products 3000] [-seed 1] [-per-page 20]
-//	         [-latency 0s] [-retry-after 1|0|none] [-ready FILE] [-stats-on-exit]
+//	         [-latency 0s] [-retry-after 1|0|none] [-pad-kb 0] [-ready FILE] [-stats-on-exit]
 //	demosite -truth [-truth-format jsonl|csv] [-base http://127.0.0.1:8080]
 //	         [-products 3000] [-seed 1] [-per-page 20]
 //
@@ -63,6 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		perPage  = fs.Int("per-page", demosite.DefaultPerPage, "products per listing page")
 		latency  = fs.Duration("latency", 0, "delay added to every response")
 		retry    = fs.String("retry-after", "1", "Retry-After `seconds` of the pages that answer 503 once, or none")
+		padKB    = fs.Int("pad-kb", 0, "add about `N` KiB to every HTML page (an inline script, a style sheet, text; no links), as real pages carry")
 		ready    = fs.String("ready", "", "write the base URL to `FILE` once listening")
 		onExit   = fs.Bool("stats-on-exit", false, "print the request counters as JSON to standard error when stopping")
 		truth    = fs.Bool("truth", false, "print the ground truth instead of serving")
@@ -83,8 +84,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "demosite: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if *products < 1 || *perPage < 1 || *seed == 0 || *latency < 0 {
-		fmt.Fprintln(stderr, "demosite: -products and -per-page must be positive, -seed non-zero, -latency not negative")
+	if *products < 1 || *perPage < 1 || *seed == 0 || *latency < 0 || *padKB < 0 || *padKB > 100<<10 {
+		fmt.Fprintln(stderr, "demosite: -products and -per-page must be positive, -seed non-zero, -latency not negative, -pad-kb from 0 to 102400")
 		return 2
 	}
 	retryAfter, err := parseRetryAfter(*retry)
@@ -92,7 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "demosite:", err)
 		return 2
 	}
-	site := demosite.New(demosite.Options{Products: *products, Seed: *seed, PerPage: *perPage, Latency: *latency, RetryAfter: retryAfter})
+	site := demosite.New(demosite.Options{Products: *products, Seed: *seed, PerPage: *perPage, Latency: *latency, RetryAfter: retryAfter, PadBytes: *padKB << 10})
 	if *truth {
 		if *format != "jsonl" && *format != "csv" {
 			fmt.Fprintf(stderr, "demosite: -truth-format must be jsonl or csv, not %q\n", *format)
