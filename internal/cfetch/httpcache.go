@@ -233,7 +233,7 @@ func (c *httpCache) revalidated(e *cacheEntry, j *job, h http.Header, now time.T
 	e.StoredAt = now.UTC()
 	c.write(e, nil)
 	out := c.outcome(e, j)
-	out.cached, out.latency = false, net.latency
+	out.cached, out.latency, out.unchanged = false, net.latency, true
 	return out
 }
 

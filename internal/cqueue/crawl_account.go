@@ -119,6 +119,7 @@ type crawlAccount struct {
 	Rules     string  `json:"rules"`
 	Out       string  `json:"out"`
 	StartedAt string  `json:"started_at"`
+	Round     int     `json:"round"`
 	DurationS float64 `json:"duration_s"`
 	// State is running (while the crawl runs), complete, incomplete (it
 	// can be resumed), interrupted or failed.
@@ -374,6 +375,12 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	if _, err := c.fr.SetCrawlMeta(bg, o.crawlID, map[string]string{metaLastFailure: lastFailure}, true); err != nil {
 		tool.Printf("%v", err)
 	}
+	if a.Complete && !nothing && !interrupted && len(failures) == 0 {
+		if err := c.endRound(bg); err != nil {
+			tool.Printf("%v", err)
+		}
+	}
+	a.Round = c.round
 	a.Exit = &code
 	if !o.quiet {
 		for _, line := range c.accountLines(a) {
@@ -400,6 +407,9 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 	var lines []string
 	dur := time.Duration(a.DurationS * float64(time.Second)).Round(time.Millisecond)
 	p := fmt.Sprintf("crawl %q: %s in %s (%.1f/s)", a.CrawlID, plural(a.Pages.Total, "page"), dur, a.Pages.RatePerS)
+	if a.Round > 1 {
+		p = fmt.Sprintf("crawl %q round %d: %s in %s (%.1f/s)", a.CrawlID, a.Round, plural(a.Pages.Total, "page"), dur, a.Pages.RatePerS)
+	}
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(a.Pages.ByClass)) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, a.Pages.ByClass[k]))

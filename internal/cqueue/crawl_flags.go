@@ -175,6 +175,9 @@ func (o *crawlOptions) setStore(s *store) string {
 	if s.opts.DedupeTTL > 0 {
 		o.queueFlags = append(o.queueFlags, "--dedupe-ttl", s.opts.DedupeTTL.String())
 	}
+	if s.refresh > 0 {
+		o.queueFlags = append(o.queueFlags, "--refresh", s.refresh.String())
+	}
 	if s.opts.Order == frontier.LIFO {
 		o.queueFlags = append(o.queueFlags, "--order", "lifo")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -85,3 +86,43 @@ func (f *SQLite) UnlockCrawl(ctx context.Context, crawlID, holder string) error 
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// LockHolder names this process as a run lock's holder: host name,
+// process id and boot id, separated by spaces.
+func LockHolder() string {
+	c := ThisMachine()
+	return fmt.Sprintf("%s %d %s", c.Host, c.PID, c.Boot)
+}
+
+// LockHolderGone reports whether holder (a LockHolder) ran on this
+// machine and boot and its process is gone: its lock may be taken at once.
+func LockHolderGone(holder string) bool {
+	c, ok := parseHolder(holder)
+	return ok && processGone(c)
+}
+
+// DescribeLockHolder says who holder is, for a message: "pid 123 on
+// host".
+func DescribeLockHolder(holder string) string {
+	c, ok := parseHolder(holder)
+	if !ok {
+		return holder
+	}
+	return fmt.Sprintf("pid %d on %s", c.PID, c.Host)
+}
+
+func parseHolder(h string) (Consumer, bool) {
+	f := strings.Fields(h)
+	if len(f) < 2 {
+		return Consumer{}, false
+	}
+	pid, err := strconv.Atoi(f[1])
+	if err != nil {
+		return Consumer{}, false
+	}
+	c := Consumer{Host: f[0], PID: pid}
+	if len(f) > 2 {
+		c.Boot = f[2]
+	}
+	return c, true
+}
