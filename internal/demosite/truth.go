@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +26,9 @@ type Options struct {
 	// "Retry-After: 0" and NoRetryAfter (or any other negative value) no
 	// header at all.
 	RetryAfter time.Duration
+	// Round is the round of a site that changes between crawls (see
+	// SetRound); 0, the default, is the classic site.
+	Round int
 }
 
 // Defaults for Options.
@@ -101,6 +105,8 @@ type Site struct {
 
 	cache pageCache
 
+	round atomic.Int64 // see SetRound
+
 	mu sync.Mutex
 	counters
 }
@@ -133,6 +139,7 @@ func New(opts Options) *Site {
 	}
 	sort.Slice(s.truth, func(i, j int) bool { return s.truth[i].URL < s.truth[j].URL })
 	s.perfect = s.perfectCrawl()
+	s.round.Store(int64(max(opts.Round, 0)))
 	return s
 }
 
@@ -142,6 +149,9 @@ func (s *Site) Options() Options { return s.opts }
 // Truth returns the ground truth: exactly the products a correct crawl
 // must produce, sorted by URL. The slice is a copy.
 func (s *Site) Truth() []Product {
+	if r := s.Round(); r > 0 {
+		return s.roundTruth(r)
+	}
 	return append([]Product(nil), s.truth...)
 }
 
