@@ -145,11 +145,18 @@ type pagesAccount struct {
 	ByClass  map[string]int64 `json:"by_class"`  // 2xx, 3xx, 4xx, 5xx
 	ByStatus map[string]int64 `json:"by_status"` // 200, 404, …
 	Errors   map[string]int64 `json:"errors"`    // failed fetches, by cfetch's error code
+	// Unchanged counts the pages cfetch's HTTP cache confirmed (a 304 to
+	// its conditional request), BytesSaved their bodies, not sent again.
+	Unchanged  int64 `json:"unchanged"`
+	BytesSaved int64 `json:"bytes_saved"`
 }
 
 type itemsAccount struct {
 	Exported int64  `json:"exported"`
 	To       string `json:"to"`
+	// Unchanged counts the items cexport --changed-only left out: the
+	// same as the last round's.
+	Unchanged int64 `json:"unchanged"`
 }
 
 type seedingAccount struct {
@@ -174,7 +181,7 @@ type rejection struct {
 
 // notRejected are the drop reasons of records an interrupt left unhandled:
 // the rerun handles them, nothing was wrong with them.
-var notRejected = map[string]bool{"interrupted": true, "not_fetched": true}
+var notRejected = map[string]bool{"interrupted": true, "not_fetched": true, "unchanged": true}
 
 // extractPolicyDrops are cextract's drop reasons for the follow-ups the
 // crawl policy of their page's request keeps out (docs/cextract.md), with
@@ -209,7 +216,9 @@ func (c *crawl) account(l loopStats) crawlAccount {
 	if a.DurationS > 0 {
 		a.Pages.RatePerS = float64(a.Pages.Total) / a.DurationS
 	}
-	a.Items = itemsAccount{Exported: l.items(o.out), To: outName(o.out)}
+	a.Items = itemsAccount{Exported: l.items(o.out), To: outName(o.out), Unchanged: l.get("cexport").Dropped["unchanged"]}
+	a.Pages.Unchanged = fetch.Counts["unchanged"]["responses"]
+	a.Pages.BytesSaved = fetch.Counts["unchanged"]["bytes_saved"]
 	s := &c.seed
 	a.Seeding = seedingAccount{Lines: s.lines, Queued: s.queued, Refused: nonNil(s.refused), Rejected: nonNil(s.dropped)}
 	push := l.get("push")
@@ -421,7 +430,14 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 		p += "; errors: " + joinCounts(a.Pages.Errors)
 	}
 	lines = append(lines, p)
-	lines = append(lines, fmt.Sprintf("%s exported to %s", plural(a.Items.Exported, "item"), a.Items.To))
+	if a.Pages.Unchanged > 0 {
+		lines = append(lines, fmt.Sprintf("%s unchanged since the last round (304: %s not sent again)", plural(a.Pages.Unchanged, "page"), bytesText(a.Pages.BytesSaved)))
+	}
+	items := fmt.Sprintf("%s exported to %s", plural(a.Items.Exported, "item"), a.Items.To)
+	if a.Items.Unchanged > 0 {
+		items += fmt.Sprintf(" (%d the same as in the last round, not exported)", a.Items.Unchanged)
+	}
+	lines = append(lines, items)
 	s := a.Seeding
 	seeds := fmt.Sprintf("seeds (%s): %d queued", seedsName(a.Seeds), s.Queued)
 	if n := s.Refused[frontier.ReasonDuplicate]; n > 0 {

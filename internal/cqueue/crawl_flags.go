@@ -203,6 +203,9 @@ func defaultCrawlID(out, dsn string) string {
 	if out == "-" {
 		name = dsn
 	}
+	if table := dbOutTable(out); table != "" {
+		return table
+	}
 	base := filepath.Base(name)
 	if id := strings.TrimSuffix(base, filepath.Ext(base)); id != "" {
 		return id

@@ -3,7 +3,9 @@ package cqueue
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -139,6 +141,34 @@ func (c *crawl) endRound(ctx context.Context) error {
 		fmt.Sprintf("round_%d_finished_at", c.round): time.Now().UTC().Format(time.RFC3339),
 	}, true)
 	return err
+}
+
+// bytesText is n bytes for a message: 2.4 MB, 512 B.
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// dbOutTable is the table of an OUT that is a database table
+// (sqlite:FILE?table=T, postgres://…?table=T), or "".
+func dbOutTable(out string) string {
+	if !strings.HasPrefix(out, "sqlite:") && !strings.HasPrefix(out, "postgres://") && !strings.HasPrefix(out, "postgresql://") {
+		return ""
+	}
+	_, q, ok := strings.Cut(out, "?")
+	if !ok {
+		return ""
+	}
+	v, err := url.ParseQuery(q)
+	if err != nil {
+		return ""
+	}
+	return v.Get("table")
 }
 
 // freshRounds lists the rounds before round whose start is less than
