@@ -64,6 +64,9 @@ so readers see a valid document while cexport runs. CSV uses LF line endings; it
   # into an SQLite table, re-crawled pages updating their rows
   cexport -o 'sqlite:items.db?table=books' --key url < items.jsonl
 
+  # each night's recrawl: only new or changed items, their history in books_history
+  cexport -o 'sqlite:items.db?table=books' --key url --changed-only --history < items.jsonl
+
   # into PostgreSQL, adding columns for new fields
   cexport -o 'postgres://crawler@127.0.0.1:5432/shop?table=books' --key url --alter < items.jsonl`,
 }
