@@ -189,3 +189,26 @@ func freshRounds(meta map[string]string, round int, refresh time.Duration, now t
 	}
 	return out
 }
+
+// crawlInfoRound is a crawl in cqueue info: the frontier's counts and,
+// for a crawl cqueue crawl runs, its round.
+type crawlInfoRound struct {
+	frontier.CrawlInfo
+	Round          int    `json:"round,omitempty"`
+	RoundState     string `json:"round_state,omitempty"`
+	RoundStartedAt string `json:"round_started_at,omitempty"`
+}
+
+// withRounds adds each crawl's round, from its metadata.
+func withRounds(ctx context.Context, fr frontier.Frontier, crawls []frontier.CrawlInfo) ([]crawlInfoRound, error) {
+	out := make([]crawlInfoRound, 0, len(crawls))
+	for _, ci := range crawls {
+		m, err := fr.CrawlMeta(ctx, ci.CrawlID)
+		if err != nil {
+			return nil, err
+		}
+		r, _ := strconv.Atoi(m[metaRound])
+		out = append(out, crawlInfoRound{CrawlInfo: ci, Round: r, RoundState: m[metaRoundState], RoundStartedAt: m[metaRoundStarted(r)]})
+	}
+	return out, nil
+}
