@@ -64,6 +64,9 @@ so readers see a valid document while cexport runs. CSV uses LF line endings; it
   # into an SQLite table, re-crawled pages updating their rows
   cexport -o 'sqlite:items.db?table=books' --key url < items.jsonl
 
+  # each night's recrawl: only new or changed items, their history in books_history
+  cexport -o 'sqlite:items.db?table=books' --key url --changed-only --history < items.jsonl
+
   # into PostgreSQL, adding columns for new fields
   cexport -o 'postgres://crawler@127.0.0.1:5432/shop?table=books' --key url --alter < items.jsonl`,
 }
@@ -82,8 +85,9 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, fi
 	f.StringVar(&o.XMLRoot, "xml-root", "items", "XML document element `NAME` (Scrapy root_element)")
 	f.StringVar(&o.XMLItem, "xml-item", "item", "XML element `NAME` of each item (Scrapy item_element)")
 	f.StringVarP(&overwrite, "overwrite-output", "O", "", "like -o, but truncate `FILE` first: a new export (Scrapy's -O); a database table is emptied first")
-	f.StringSliceVar(&o.Key, "key", nil, "with a database output: upsert on these `FIELDS` (comma-separated): an item whose key is in the table updates its row (a unique index on them is created if missing)")
+	f.StringSliceVar(&o.Key, "key", nil, "with a database output: upsert on these `FIELDS` (comma-separated): an item whose key is in the table updates its row (a unique index on them is created if missing); with --changed-only, --change-fields or --history (any output): the fields that name an item from one run to the next")
 	f.BoolVar(&o.Alter, "alter", false, "with a database output: add a column for a field the table does not have (else such an item is rejected)")
+	addChangeFlags(f, o)
 	files, code, done = f.Parse(args, stdout)
 	if done {
 		return nil, nil, code, true

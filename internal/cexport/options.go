@@ -65,6 +65,17 @@ type Options struct {
 	// Alter, with a database output, adds a column for a field the table
 	// does not have; without it such an item is rejected.
 	Alter bool
+	// ChangedOnly writes an item only when it is new or differs from the
+	// item last exported with the same Key (changes.go).
+	ChangedOnly bool
+	// ChangeFields adds first_seen, last_seen and changed_at to each item.
+	ChangeFields bool
+	// History, with a database output, adds each new or changed item as a
+	// row of the table TABLE_history.
+	History bool
+	// ChangesDB is the SQLite file of the change state; "" is
+	// OUT.changes.db, or the SQLite output's own file.
+	ChangesDB string
 
 	// Derived by Validate.
 	format    string // one of the format constants
@@ -140,9 +151,12 @@ func (o *Options) Validate() error {
 
 // validateDB checks the flags that concern a database output.
 func (o *Options) validateDB() error {
+	if err := o.validateChanges(); err != nil {
+		return err
+	}
 	if o.db == nil {
 		switch {
-		case len(o.Key) > 0:
+		case len(o.Key) > 0 && !o.tracksChanges():
 			return fmt.Errorf("--key needs a database output (-o 'sqlite:items.db?table=items', -o 'postgres://…?table=items')")
 		case o.Alter:
 			return fmt.Errorf("--alter needs a database output (-o 'sqlite:items.db?table=items', -o 'postgres://…?table=items')")
@@ -220,4 +234,37 @@ func parseDelimiter(s string) (rune, error) {
 		return 0, fmt.Errorf("--csv-delimiter %q: cannot be a quote or a line break (e.g. , ; | or \\t for a tab)", s)
 	}
 	return r, nil
+}
+
+// tracksChanges reports whether items are checked against the change
+// state (changes.go).
+func (o *Options) tracksChanges() bool { return o.ChangedOnly || o.ChangeFields || o.History }
+
+// validateChanges checks --changed-only, --change-fields, --history and
+// --changes-db.
+func (o *Options) validateChanges() error {
+	if !o.tracksChanges() {
+		if o.ChangesDB != "" {
+			return errors.New("--changes-db needs --changed-only, --change-fields or --history")
+		}
+		return nil
+	}
+	flag := "--changed-only"
+	switch {
+	case o.ChangeFields && !o.ChangedOnly:
+		flag = "--change-fields"
+	case o.History && !o.ChangedOnly:
+		flag = "--history"
+	}
+	switch {
+	case len(o.Key) == 0:
+		return fmt.Errorf("%s needs --key FIELDS: the fields that name an item from one crawl to the next (e.g. --key url)", flag)
+	case o.History && o.db == nil:
+		return errors.New("--history needs a database output (-o 'sqlite:items.db?table=items', -o 'postgres://…?table=items'): the history is the table TABLE_history")
+	case o.ChangesDB == "" && o.db == nil && !o.toFile():
+		return fmt.Errorf("%s on stdout needs --changes-db FILE: where the items of the last run are remembered", flag)
+	case o.ChangesDB == "" && o.db != nil && o.db.driver != driverSQLite:
+		return fmt.Errorf("%s into PostgreSQL needs --changes-db FILE (an SQLite file): where the items of the last run are remembered", flag)
+	}
+	return checkNames("--key", o.Key)
 }

@@ -67,6 +67,15 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 			warn: tool.Printf,
 		})
 	}
+	if o.tracksChanges() {
+		c, err := openChanges(context.WithoutCancel(ctx), o, time.Now)
+		if err != nil {
+			tool.Fail(err)
+			return tool.Finish(ctx)
+		}
+		defer c.close()
+		s.changes = c
+	}
 	if o.toFile() {
 		s.stdout = ndjson.NewWriter(namedWriter{"stdout", stdout})
 		s.pass = newPasser(s.stdout, s.durable, now)
@@ -107,6 +116,9 @@ type session struct {
 	stdout *ndjson.Writer // pass-through, with -o FILE only
 	pass   *passer        // with -o FILE only
 	proj   []record.Field
+	// changes, with --changed-only, --change-fields or --history, judges
+	// each item against the last run's (changes.go).
+	changes *changeTracker
 
 	// err is the first output error: it ends the run. broken says it was
 	// the export's own output, which then cannot be closed properly.
@@ -153,6 +165,11 @@ func (s *session) handle(line ndjson.Line, env record.Envelope) {
 	if err != nil {
 		s.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
 		return
+	}
+	if s.changes != nil {
+		if fields, err = s.checkChange(line, env.Raw, fields); err != nil || fields == nil {
+			return
+		}
 	}
 	if len(s.opts.Fields) > 0 && s.opts.format != formatCSV {
 		fields = project(fields, s.opts.Fields, s.proj)
@@ -263,12 +280,18 @@ func (s *session) flush() {
 // durable is the passer's commit: flush the export and fsync the file.
 func (s *session) durable() error {
 	if c, ok := s.exp.(committer); ok {
-		return c.Commit()
+		if err := c.Commit(); err != nil {
+			return err
+		}
+		return s.commitChanges()
 	}
 	if err := s.exp.Flush(); err != nil {
 		return err
 	}
-	return s.out.Sync()
+	if err := s.out.Sync(); err != nil {
+		return err
+	}
+	return s.commitChanges()
 }
 
 // end closes the export (so a JSON array or XML document is complete even
@@ -287,6 +310,11 @@ func (s *session) end() {
 	}
 	if err := s.out.Close(); err != nil {
 		s.fail(err, true)
+	}
+	if !s.broken {
+		if err := s.commitChanges(); err != nil {
+			s.fail(err, true)
+		}
 	}
 	if s.pass == nil {
 		return

@@ -64,6 +64,8 @@ func decodeFast(fields []record.Field) (resp *record.Response, req *record.Reque
 				break
 			}
 			ok = json.Unmarshal(v, &resp.Headers) == nil
+		case "unchanged":
+			resp.Unchanged, ok = string(v) == "true", string(v) == "true" || string(v) == "false" || string(v) == "null"
 		case "redirect_request":
 			if len(v) > 0 && v[0] != 'n' {
 				resp.RedirectRequest = v

@@ -22,6 +22,7 @@ type Options struct {
 	Each         string   // --each: one item per element this selects
 	Raw          bool     // --raw: keep white space around values
 	Links        bool     // --links: emit the page's links as requests
+	Unchanged    bool     // --extract-unchanged: items of unchanged responses too
 	Allow        []string // --allow REGEX
 	Deny         []string // --deny REGEX
 	AllowDomains []string // --allow-domain
@@ -249,6 +250,7 @@ func newFlags(tool *cli.Tool, o *Options) *cli.Flags {
 	f.StringVar(&o.Each, "each", "", "one item per element `SELECTOR` matches, fields relative to it (default: one item per page)")
 	f.BoolVar(&o.Raw, "raw", false, "keep the white space around values (trimmed by default)")
 	f.BoolVar(&o.Links, "links", false, "emit each page's links as request records, after its items")
+	f.BoolVar(&o.Unchanged, "extract-unchanged", false, "extract the items of responses marked \"unchanged\" (by cfetch's HTTP cache: the server answered 304) too; by default only their links are followed")
 	f.StringArrayVar(&o.Allow, "allow", nil, "follow only links whose URL matches `REGEX` (repeatable: any)")
 	f.StringArrayVar(&o.Deny, "deny", nil, "do not follow links whose URL matches `REGEX` (repeatable)")
 	f.StringSliceVar(&o.AllowDomains, "allow-domain", nil, "follow only links to `DOMAIN` or its subdomains (repeatable)")

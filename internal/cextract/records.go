@@ -100,3 +100,29 @@ func appendItem(b []byte, typ string, data []byte, url, crawlID, appID string, a
 	}
 	return append(b, '}', '\n')
 }
+
+// validRound reports whether raw, a request's "round", is a round number
+// (digits), the only form carried on to items and follow-ups.
+func validRound(raw []byte) bool {
+	if len(raw) == 0 || len(raw) > 10 {
+		return false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendRound adds "round": round to the item record b (ending "}\n"),
+// the round of the crawl the page was fetched in.
+func appendRound(b, round []byte) []byte {
+	if !validRound(round) || !bytes.HasSuffix(b, []byte("}\n")) {
+		return b
+	}
+	b = b[:len(b)-2]
+	b = append(b, `,"round":`...)
+	b = append(b, round...)
+	return append(b, '}', '\n')
+}

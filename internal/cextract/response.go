@@ -30,6 +30,8 @@ type processor struct {
 	reqs     requestEncoder
 	out      [][]byte // records of the response in hand
 
+	unchanged bool // --extract-unchanged
+
 	reported map[string]int // selector error -> times printed
 	writeErr bool           // a write failed and was reported
 }
@@ -128,8 +130,15 @@ func (p *processor) extract(line ndjson.Line, raw []byte, fields []record.Field,
 		}
 	}()
 	st.Count("responses", "parsed", 1)
-	for _, r := range p.x.items {
-		p.runItems(line, r, pg)
+	if resp.Unchanged && !p.unchanged && p.explain == nil {
+		// The page is as it was when last fetched: its items were
+		// extracted then. Its links are followed all the same: the pages
+		// they lead to may have changed.
+		st.Count("responses", "unchanged", 1)
+	} else {
+		for _, r := range p.x.items {
+			p.runItems(line, r, pg)
+		}
 	}
 	p.follow(line, pg, req)
 	if pg.doc != nil && pg.doc.Degraded {
@@ -179,7 +188,11 @@ func (p *processor) runItems(line ndjson.Line, r *itemRule, pg *page) {
 		return
 	}
 	for _, data := range res.items {
-		p.out = append(p.out, appendItem(nil, r.name, data, pg.url, pg.req.CrawlID, pg.req.AppID, pg.req.Attrs, pg.resp.FetchedAt))
+		b := appendItem(nil, r.name, data, pg.url, pg.req.CrawlID, pg.req.AppID, pg.req.Attrs, pg.resp.FetchedAt)
+		if round := pg.req.Extra["round"]; len(round) > 0 {
+			b = appendRound(b, round)
+		}
+		p.out = append(p.out, b)
 	}
 	st.Count("items", "emitted", int64(len(res.items)))
 }
@@ -417,6 +430,7 @@ type requestEncoder struct {
 	ownExt    []byte // the same for a rule with its own deny_extensions, when made
 	child     record.Request
 	referer   []byte // the page URL as a JSON string
+	round     []byte // `,"round":N` when the page request has a round
 }
 
 // start prepares for the children of parent found on the page at url.
@@ -428,6 +442,11 @@ func (e *requestEncoder) start(parent *record.Request, url string) {
 		UserAgent: parent.UserAgent, Attrs: parent.Attrs,
 	}
 	e.inherited = appendInherited(e.inherited[:0], &e.child)
+	e.round = e.round[:0]
+	if round := parent.Extra["round"]; validRound(round) {
+		e.round = append(append(e.round, `,"round":`...), round...)
+	}
+	e.inherited = append(e.inherited, e.round...)
 	e.ownExt = e.ownExt[:0]
 	e.referer = record.AppendString(e.referer[:0], url)
 }
@@ -449,6 +468,7 @@ func (e *requestEncoder) encode(url string, priority, depth int, ownExt bool, re
 			c := e.child
 			c.DenyExtensions = []string{}
 			e.ownExt = appendInherited(e.ownExt, &c)
+			e.ownExt = append(e.ownExt, e.round...)
 		}
 		inherited = e.ownExt
 	}

@@ -51,7 +51,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// and will finish its in-flight work and close the pipe.
 	tool.DrainOnInterrupt = stdinOnly(files) && cli.IsPipe(stdin)
 	w := ndjson.NewWriter(out)
-	p := &processor{tool: tool, w: w, x: x, explain: explain}
+	p := &processor{tool: tool, w: w, x: x, explain: explain, unchanged: o.Unchanged}
 	if explain == nil {
 		// A leased response it cannot read is still answered, so that the
 		// crawl loop settles it (dead, with the reason) and ends.

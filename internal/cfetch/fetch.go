@@ -98,6 +98,7 @@ type outcome struct {
 	err       *FetchError
 	connected bool // the server was reached (a connection was made)
 	cached    bool // answered from the HTTP cache, without the network
+	unchanged bool // confirmed by a 304, or fresh in the rfc9111 cache
 }
 
 func (o *outcome) release() {
@@ -364,6 +365,7 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 		entry := f.cache.load(j, now)
 		if entry != nil && f.cache.fresh(entry, j, now) {
 			out = f.cache.outcome(entry, j)
+			out.unchanged = f.cache.policy == "rfc9111"
 			f.storeCookies(j, out.header)
 			f.hold(parent, j, &out)
 			return out
@@ -547,6 +549,7 @@ func (f *Fetcher) record(j *job, out *outcome) *response {
 		LatencyMS:  millis(out.latency),
 		DurationMS: millis(end.Sub(start)),
 		FetchedAt:  end.UTC().Format(timeLayout),
+		Unchanged:  out.unchanged,
 	}
 	if out.err != nil {
 		resp.Error, resp.ErrorDetail = out.err.Code, out.err.Detail

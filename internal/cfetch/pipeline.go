@@ -348,6 +348,11 @@ func (p *pipeline) writeResponse(j *job, resp *response) {
 	if resp.Error != "" {
 		p.tool.Stats.Error(resp.Error)
 	}
+	if resp.Unchanged {
+		// The body the server did not send again: what a recrawl saves.
+		p.tool.Stats.Count("unchanged", "responses", 1)
+		p.tool.Stats.Count("unchanged", "bytes_saved", resp.Size)
+	}
 	line, err := resp.line()
 	if err != nil {
 		resp.release()

@@ -532,22 +532,25 @@ func TestHTTPCacheDummy(t *testing.T) {
 }
 
 // TestHTTPCacheRFC9111: a stale entry with an ETag is revalidated with
-// If-None-Match, and the 304 answered from the cache.
+// If-None-Match, and the 304 answered from the cache, marked unchanged,
+// its body counted as bytes saved.
 func TestHTTPCacheRFC9111(t *testing.T) {
 	s := newFaultServer()
 	defer s.Close()
 	dir := t.TempDir()
 	stats := filepath.Join(dir, "stats.json")
 	args := []string{"--cache-dir", dir, "--cache-policy", "rfc9111", "--stats", stats}
-	runCfetch(t, s.URL+"/etag\n", args...).one(t)
+	if first := runCfetch(t, s.URL+"/etag\n", args...).one(t); first.Unchanged {
+		t.Errorf("the first fetch is marked unchanged")
+	}
 	r := runCfetch(t, s.URL+"/etag\n", args...).one(t)
-	if r.Status != 200 || r.Body != "tagged body" || s.hits("etag 200") != 1 || s.hits("etag 304") != 1 {
+	if r.Status != 200 || r.Body != "tagged body" || !r.Unchanged || s.hits("etag 200") != 1 || s.hits("etag 304") != 1 {
 		t.Errorf("%+v; server sent %d 200s and %d 304s", r, s.hits("etag 200"), s.hits("etag 304"))
 	}
 	b, _ := os.ReadFile(stats)
 	var st cli.StatsJSON
 	json.Unmarshal(b, &st)
-	if st.Counts["cache"]["revalidated"] != 1 {
+	if st.Counts["cache"]["revalidated"] != 1 || st.Counts["unchanged"]["responses"] != 1 || st.Counts["unchanged"]["bytes_saved"] != int64(len("tagged body")) {
 		t.Errorf("stats %s", b)
 	}
 }

@@ -108,7 +108,9 @@ func runInfo(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, st
 		Summary: "what the frontier holds, per crawl and host (Scrapy Cluster's info action)",
 		Description: `Writes one record: {"kind":"info","queued":…,"in_flight":…,"dead":…,"crawls":[…]},
 each crawl with its state (active, stopped, expired), expires, total_pending,
-in_flight, dead, high_priority, low_priority and per-domain counts.`,
+in_flight, dead, high_priority, low_priority and per-domain counts, and for a
+crawl run by cqueue crawl its round, round_state (running or complete) and
+round_started_at.`,
 		Examples: `  cqueue info --db crawl.db | jq '.crawls[] | {crawlid, total_pending, in_flight}'`,
 	}, func(f *cli.Flags) {
 		f.StringVar(&filter.AppID, "appid", "", "only the crawls of this appid")
@@ -122,14 +124,16 @@ in_flight, dead, high_priority, low_priority and per-domain counts.`,
 		if err != nil {
 			return err
 		}
-		if info.Crawls == nil {
-			info.Crawls = []frontier.CrawlInfo{}
+		crawls, err := withRounds(ctx, fr, info.Crawls)
+		if err != nil {
+			return err
 		}
 		return writeJSON(w, struct {
 			Kind string `json:"kind"`
 			frontier.Counts
 			frontier.Info
-		}{"info", c, info})
+			Crawls []crawlInfoRound `json:"crawls"`
+		}{"info", c, info, crawls})
 	})
 }
 

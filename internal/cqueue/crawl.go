@@ -28,6 +28,9 @@ type crawl struct {
 	id    identity
 	seed  seedResult
 	meta  map[string]string // the crawl's metadata as this run began
+
+	round    int  // the round this run crawls
+	newRound bool // this run began it
 }
 
 // metaLastFailure is the crawl metadata that says its last run fetched
@@ -70,7 +73,15 @@ func (c *crawl) run(ctx context.Context) int {
 	}
 	defer c.fr.Close()
 	bg := context.WithoutCancel(ctx)
+	release, code := c.lockRun(bg)
+	if release == nil {
+		return code
+	}
+	defer release()
 	if code := c.checkFrontier(bg); code != cli.ExitOK {
+		return code
+	}
+	if code := c.startRound(bg); code != cli.ExitOK {
 		return code
 	}
 	// The seeds are pushed whole even if interrupted meanwhile: a crawl

@@ -119,6 +119,7 @@ type crawlAccount struct {
 	Rules     string  `json:"rules"`
 	Out       string  `json:"out"`
 	StartedAt string  `json:"started_at"`
+	Round     int     `json:"round"`
 	DurationS float64 `json:"duration_s"`
 	// State is running (while the crawl runs), complete, incomplete (it
 	// can be resumed), interrupted or failed.
@@ -144,11 +145,18 @@ type pagesAccount struct {
 	ByClass  map[string]int64 `json:"by_class"`  // 2xx, 3xx, 4xx, 5xx
 	ByStatus map[string]int64 `json:"by_status"` // 200, 404, …
 	Errors   map[string]int64 `json:"errors"`    // failed fetches, by cfetch's error code
+	// Unchanged counts the pages cfetch's HTTP cache confirmed (a 304 to
+	// its conditional request), BytesSaved their bodies, not sent again.
+	Unchanged  int64 `json:"unchanged"`
+	BytesSaved int64 `json:"bytes_saved"`
 }
 
 type itemsAccount struct {
 	Exported int64  `json:"exported"`
 	To       string `json:"to"`
+	// Unchanged counts the items cexport --changed-only left out: the
+	// same as the last round's.
+	Unchanged int64 `json:"unchanged"`
 }
 
 type seedingAccount struct {
@@ -173,7 +181,7 @@ type rejection struct {
 
 // notRejected are the drop reasons of records an interrupt left unhandled:
 // the rerun handles them, nothing was wrong with them.
-var notRejected = map[string]bool{"interrupted": true, "not_fetched": true}
+var notRejected = map[string]bool{"interrupted": true, "not_fetched": true, "unchanged": true}
 
 // extractPolicyDrops are cextract's drop reasons for the follow-ups the
 // crawl policy of their page's request keeps out (docs/cextract.md), with
@@ -208,7 +216,9 @@ func (c *crawl) account(l loopStats) crawlAccount {
 	if a.DurationS > 0 {
 		a.Pages.RatePerS = float64(a.Pages.Total) / a.DurationS
 	}
-	a.Items = itemsAccount{Exported: l.items(o.out), To: outName(o.out)}
+	a.Items = itemsAccount{Exported: l.items(o.out), To: outName(o.out), Unchanged: l.get("cexport").Dropped["unchanged"]}
+	a.Pages.Unchanged = fetch.Counts["unchanged"]["responses"]
+	a.Pages.BytesSaved = fetch.Counts["unchanged"]["bytes_saved"]
 	s := &c.seed
 	a.Seeding = seedingAccount{Lines: s.lines, Queued: s.queued, Refused: nonNil(s.refused), Rejected: nonNil(s.dropped)}
 	push := l.get("push")
@@ -374,6 +384,12 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	if _, err := c.fr.SetCrawlMeta(bg, o.crawlID, map[string]string{metaLastFailure: lastFailure}, true); err != nil {
 		tool.Printf("%v", err)
 	}
+	if a.Complete && !nothing && !interrupted && len(failures) == 0 {
+		if err := c.endRound(bg); err != nil {
+			tool.Printf("%v", err)
+		}
+	}
+	a.Round = c.round
 	a.Exit = &code
 	if !o.quiet {
 		for _, line := range c.accountLines(a) {
@@ -400,6 +416,9 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 	var lines []string
 	dur := time.Duration(a.DurationS * float64(time.Second)).Round(time.Millisecond)
 	p := fmt.Sprintf("crawl %q: %s in %s (%.1f/s)", a.CrawlID, plural(a.Pages.Total, "page"), dur, a.Pages.RatePerS)
+	if a.Round > 1 {
+		p = fmt.Sprintf("crawl %q round %d: %s in %s (%.1f/s)", a.CrawlID, a.Round, plural(a.Pages.Total, "page"), dur, a.Pages.RatePerS)
+	}
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(a.Pages.ByClass)) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, a.Pages.ByClass[k]))
@@ -411,7 +430,14 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 		p += "; errors: " + joinCounts(a.Pages.Errors)
 	}
 	lines = append(lines, p)
-	lines = append(lines, fmt.Sprintf("%s exported to %s", plural(a.Items.Exported, "item"), a.Items.To))
+	if a.Pages.Unchanged > 0 {
+		lines = append(lines, fmt.Sprintf("%s unchanged since the last round (304: %s not sent again)", plural(a.Pages.Unchanged, "page"), bytesText(a.Pages.BytesSaved)))
+	}
+	items := fmt.Sprintf("%s exported to %s", plural(a.Items.Exported, "item"), a.Items.To)
+	if a.Items.Unchanged > 0 {
+		items += fmt.Sprintf(" (%d the same as in the last round, not exported)", a.Items.Unchanged)
+	}
+	lines = append(lines, items)
 	s := a.Seeding
 	seeds := fmt.Sprintf("seeds (%s): %d queued", seedsName(a.Seeds), s.Queued)
 	if n := s.Refused[frontier.ReasonDuplicate]; n > 0 {

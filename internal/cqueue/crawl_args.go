@@ -128,6 +128,8 @@ var passThrough = []struct {
 		"dedupe-ttl":          "give it to cqueue crawl, which queues the seeds with it too",
 		"order":               "give it to cqueue crawl, which queues the seeds with it too",
 		"depth-priority":      "give it to cqueue crawl, which queues the seeds with it too",
+		"refresh":             "give it to cqueue crawl, which queues the seeds with it too",
+		"round":               "cqueue crawl numbers the rounds itself",
 		"rejects":             "cqueue crawl's account counts the refused requests",
 	}},
 }

@@ -91,7 +91,8 @@ func (c *crawl) beforeLoop(ctx context.Context) (code int, done bool) {
 		pending += ci.Pending + ci.InFlight
 	}
 	s := &c.seed
-	seenBefore := s.queued == 0 && s.refused[frontier.ReasonDuplicate] == s.valid()
+	fresh := s.refused[frontier.ReasonFresh]
+	seenBefore := s.queued == 0 && s.refused[frontier.ReasonDuplicate]+fresh == s.valid()
 	switch {
 	case pending > 0:
 	case s.valid() == 0:
@@ -125,10 +126,25 @@ func (c *crawl) beforeLoop(ctx context.Context) (code int, done bool) {
 		tool.Printf("crawl %q has nothing queued or in flight and its seeds were seen before, but its last run could fetch nothing (%s): %s",
 			o.crawlID, c.meta[metaLastFailure], c.startOver())
 		return cli.ExitFailure, true
-	default:
+	case fresh > 0:
 		if !o.quiet {
-			tool.Printf("crawl %q is complete: every seed was crawled before, and nothing is queued or in flight; %s",
-				o.crawlID, c.startOver())
+			tool.Printf("crawl %q round %d: every seed was fetched in a round begun less than %s ago (--refresh): nothing to crawl",
+				o.crawlID, c.round, o.store.refresh)
+		}
+		if s.rejected() > 0 {
+			return cli.ExitPartial, true
+		}
+		return cli.ExitOK, true
+	default:
+		// A round that ended without being marked complete (a crawl made
+		// before rounds, or a run killed as it ended): the next run
+		// begins a new round.
+		if err := c.endRound(ctx); err != nil {
+			tool.Printf("%v", err)
+			return cli.ExitFailure, true
+		}
+		if !o.quiet {
+			tool.Printf("crawl %q is complete: every seed was crawled before, and nothing is queued or in flight; run the same command again to begin round %d", o.crawlID, c.round+1)
 		}
 		if s.rejected() > 0 {
 			return cli.ExitPartial, true

@@ -34,7 +34,13 @@ The crawl is named by --crawlid, by default OUT's name without its extension
 (with OUT "-", the db's). The frontier is --db FILE, else --redis URL, else
 $CRAWLUTILS_REDIS or $CRAWLUTILS_DB, else OUT.db. The same command run again
 resumes the crawl, after a kill, a Ctrl-C or a failure: seeds seen before are
-refused as duplicates and the export is completed. A rerun with other rules or
+refused as duplicates and the export is completed. Run again once the crawl is
+complete, it begins the crawl's next round: every page is fetched again, once,
+its requests, and the items, carrying "round": N; --refresh D leaves out the
+pages fetched in a round begun less than D ago. Only one run of a crawl runs at
+a time: a second one exits 4 at once (the lock is in the frontier, so it holds
+across machines with Redis; a run that died lets go of it within 30s, at once
+on the same machine). A rerun with other rules or
 other seeds is refused (exit 2), naming what differs, unless --force; so is a
 frontier that holds another crawl's unfinished requests, which the loop would
 fetch too.
@@ -55,13 +61,15 @@ Exit status: 0 the crawl is complete; 1 a tool failed, or nothing could be
 fetched at all (every fetch failed: the account says why), or no seed and
 nothing queued; 2 usage error, rules with errors, or a rerun refused; 3 the
 crawl finished but records were rejected (reported above, and counted in the
-account) or a tool exited 3; 130 interrupted.`,
+account) or a tool exited 3; 4 another run of the crawl is running; 130
+interrupted.`,
 	Examples: `  cqueue crawl seeds.txt shop.yml items.csv
   cqueue crawl seeds.txt shop.yml items.csv --cfetch '--concurrency 32 --delay 250ms'
   cqueue crawl seeds.txt shop.yml items.csv --cthrottle '--rate 2/s'   # per host, for every loop on this frontier
   cqueue crawl seeds.txt shop.yml items.jsonl --redis redis://10.0.0.5:6379/0   # on every machine
   cqueue crawl --stats crawl.json seeds.txt shop.yml items.csv; jq .pages crawl.json
-  cqueue crawl seeds.txt shop.yml - --db shop.db | jq -c .data   # the items to stdout: name the frontier`,
+  cqueue crawl seeds.txt shop.yml - --db shop.db | jq -c .data   # the items to stdout: name the frontier
+  cqueue crawl seeds.txt shop.yml items.csv --refresh 20h --cfetch '--cache-dir cache --cache-policy rfc9111' --cexport '--changed-only --key url'   # nightly, see docs/cron.md`,
 	Output: "not used: the export is OUT",
 }
 
@@ -175,6 +183,9 @@ func (o *crawlOptions) setStore(s *store) string {
 	if s.opts.DedupeTTL > 0 {
 		o.queueFlags = append(o.queueFlags, "--dedupe-ttl", s.opts.DedupeTTL.String())
 	}
+	if s.refresh > 0 {
+		o.queueFlags = append(o.queueFlags, "--refresh", s.refresh.String())
+	}
 	if s.opts.Order == frontier.LIFO {
 		o.queueFlags = append(o.queueFlags, "--order", "lifo")
 	}
@@ -199,6 +210,9 @@ func defaultCrawlID(out, dsn string) string {
 	name := out
 	if out == "-" {
 		name = dsn
+	}
+	if table := dbOutTable(out); table != "" {
+		return table
 	}
 	base := filepath.Base(name)
 	if id := strings.TrimSuffix(base, filepath.Ext(base)); id != "" {

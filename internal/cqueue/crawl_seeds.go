@@ -110,9 +110,10 @@ func (c *crawl) readSeeds() int {
 func (c *crawl) pushSeeds(ctx context.Context) int {
 	t := cli.NewTool("cqueue", c.tool.Stderr)
 	t.Quiet = true
-	d := &seedDefaults{crawlID: c.o.crawlID, appID: c.o.appID}
+	d := &seedDefaults{crawlID: c.o.crawlID, appID: c.o.appID, round: c.round}
 	p := &pusher{tool: t, f: c.fr, defaults: d, mode: c.o.store.keyMode(),
-		out: ndjson.NewWriter(io.Discard), max: defaultBatch, now: time.Now}
+		out: ndjson.NewWriter(io.Discard), max: defaultBatch, now: time.Now, refresh: c.o.store.refresh,
+		rounds: map[string]map[string]string{c.o.crawlID: c.meta}}
 	var r *ndjson.Reader
 	if c.o.seeds == "-" {
 		f, err := os.Open(c.seed.filePath)

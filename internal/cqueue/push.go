@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ type seedDefaults struct {
 	expires                              int64
 	allowedDomains, allow, deny, denyExt []string
 	base                                 string
+	round                                int
 }
 
 func (d *seedDefaults) addFlags(f *cli.Flags) {
@@ -47,6 +49,7 @@ func (d *seedDefaults) addFlags(f *cli.Flags) {
 	f.StringSliceVar(&d.deny, "deny-regex", nil, "deny_regex of requests that have none (repeatable)")
 	f.StringSliceVar(&d.denyExt, "deny-extension", nil, "deny_extensions of requests that have none (repeatable)")
 	f.StringVar(&d.base, "base", "", "resolve relative request URLs against `URL` (without it they are refused)")
+	f.IntVar(&d.round, "round", 0, "the round of requests that have none (cqueue crawl numbers its rounds; see --refresh)")
 }
 
 func (d *seedDefaults) fill(req *record.Request) {
@@ -67,6 +70,12 @@ func (d *seedDefaults) fill(req *record.Request) {
 	}
 	if req.Expires == 0 {
 		req.Expires = d.expires
+	}
+	if _, ok := req.Extra["round"]; !ok && d.round > 0 {
+		if req.Extra == nil {
+			req.Extra = map[string]json.RawMessage{}
+		}
+		req.Extra["round"] = json.RawMessage(strconv.Itoa(d.round))
 	}
 	list := func(dst *[]string, v []string) {
 		if len(*dst) == 0 && len(v) > 0 {
@@ -144,7 +153,7 @@ reason in the summary and, with --rejects FILE, written there with a "reason".`,
 	}
 	defer fr.Close()
 	p := &pusher{tool: tool, f: fr, policy: frontier.Policy{CrawlMode: crawlMode}, defaults: &d,
-		mode: s.keyMode(), out: ndjson.NewWriter(stdout), max: batch, now: time.Now}
+		mode: s.keyMode(), out: ndjson.NewWriter(stdout), max: batch, now: time.Now, refresh: s.refresh}
 	if rejects != "" {
 		rf, err := os.Create(rejects)
 		if err != nil {
@@ -192,6 +201,32 @@ type pusher struct {
 	err     error
 
 	lastApply time.Time // when the last batch was applied
+
+	refresh time.Duration                // --refresh: list the fresh rounds of each entry
+	rounds  map[string]map[string]string // the crawls' metadata, read once, for --refresh
+	ctx     context.Context
+}
+
+// freshRounds lists the rounds that make a request of crawl crawlID's
+// round fresh (see --refresh). The crawl's metadata is read once: a run of
+// the crawl holds its lock, so its rounds do not change meanwhile.
+func (p *pusher) freshRounds(crawlID string, round int) []int {
+	if p.refresh <= 0 || round <= 1 {
+		return nil
+	}
+	meta, ok := p.rounds[crawlID]
+	if !ok {
+		m, err := p.f.CrawlMeta(p.ctx, crawlID)
+		if err != nil {
+			p.fail(err)
+			return nil
+		}
+		if p.rounds == nil {
+			p.rounds = map[string]map[string]string{}
+		}
+		p.rounds[crawlID], meta = m, m
+	}
+	return freshRounds(meta, round, p.refresh, p.now())
 }
 
 // applyPace is the least time between two batches applied because the
@@ -202,6 +237,7 @@ type pusher struct {
 const applyPace = 5 * time.Millisecond
 
 func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
+	p.ctx = context.WithoutCancel(ctx)
 	for line, env := range p.tool.Records(ctx, r, p.flush) {
 		if p.err != nil {
 			break
@@ -316,6 +352,7 @@ func (p *pusher) request(line ndjson.Line, env record.Envelope) {
 		p.writeReject(env.Raw, frontier.ReasonInvalid)
 		return
 	}
+	e.Fresh = p.freshRounds(e.CrawlID, e.Round)
 	p.add(e, env.Raw)
 }
 

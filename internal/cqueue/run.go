@@ -95,6 +95,7 @@ type store struct {
 	busyTimeout time.Duration
 	opts        frontier.Options
 	scrapyKeys  bool
+	refresh     time.Duration // cqueue push --refresh
 }
 
 func (s *store) addFlags(f *cli.Flags) {
@@ -119,6 +120,7 @@ func (s *store) addQueueFlags(f *cli.Flags) {
 		}
 		return nil
 	})
+	f.DurationVar(&s.refresh, "refresh", 0, "in a new round of a crawl, do not fetch again a URL seen in a round begun less than `D` ago (Scrapy Cluster's dupefilter expiry, scrapy-deltafetch); 0: fetch every page again each round")
 	f.IntVar(&s.opts.DepthPriority, "depth-priority", 0, "queue at priority - depth*N (DEPTH_PRIORITY): positive is breadth-first, negative with --order lifo depth-first")
 }
 

@@ -322,3 +322,35 @@ func (s *SQLite) ExpireTx(ctx context.Context, tx *sql.Tx, now time.Time) (int, 
 	n, err := res.RowsAffected()
 	return int(n), err
 }
+
+// HasTx reports, for each key, whether namespace ns holds it at now,
+// inside the caller's transaction tx, without adding anything: a
+// namespace that does not exist or has expired holds nothing.
+func (s *SQLite) HasTx(ctx context.Context, tx *sql.Tx, ns string, keys []Key, now time.Time) ([]bool, error) {
+	out := make([]bool, len(keys))
+	id, ok, err := s.lookup(ctx, tx, ns, now)
+	if err != nil || !ok {
+		return out, err
+	}
+	q := `SELECT 1 FROM dedupe_seen WHERE ns = ? AND g = ? AND k = ?`
+	if s.legacy {
+		q = `SELECT 1 FROM dedupe_seen WHERE ns = ? AND k = ? AND ? = ?`
+	}
+	for i, k := range keys {
+		var one int
+		var err error
+		if s.legacy {
+			err = tx.QueryRowContext(ctx, q, id, int64(k.Hash), 0, 0).Scan(&one)
+		} else {
+			err = tx.QueryRowContext(ctx, q, id, int64(k.Group), int64(k.Hash)).Scan(&one)
+		}
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, err
+		default:
+			out[i] = true
+		}
+	}
+	return out, nil
+}

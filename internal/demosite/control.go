@@ -3,20 +3,22 @@ package demosite
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 )
 
 // controlPrefix is where the site's control endpoints live; nothing links
 // there, and requests there are not counted.
 const controlPrefix = "/__demosite/"
 
-// serveControl answers GET /__demosite/stats with Stats as JSON and
-// POST /__demosite/reset with 204 after a Reset.
+// serveControl answers GET /__demosite/stats with Stats as JSON,
+// POST /__demosite/reset with 204 after a Reset and POST
+// /__demosite/round?n=N with 204 after SetRound(N).
 func (s *Site) serveControl(w http.ResponseWriter, r *http.Request, path string) {
 	var method string
 	switch path {
 	case controlPrefix + "stats":
 		method = http.MethodGet
-	case controlPrefix + "reset":
+	case controlPrefix + "reset", controlPrefix + "round":
 		method = http.MethodPost
 	default:
 		notFound(w, r)
@@ -29,6 +31,16 @@ func (s *Site) serveControl(w http.ResponseWriter, r *http.Request, path string)
 		}
 		w.Header().Set("Allow", allow)
 		send(w, r, htmlResponse(http.StatusMethodNotAllowed, renderError(http.StatusMethodNotAllowed, "Use "+method+" here.")))
+		return
+	}
+	if path == controlPrefix+"round" {
+		n, err := strconv.Atoi(r.URL.Query().Get("n"))
+		if err != nil || n < 0 {
+			http.Error(w, "round: want ?n=N, N >= 0", http.StatusBadRequest)
+			return
+		}
+		s.SetRound(n)
+		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	if method == http.MethodPost {

@@ -34,7 +34,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.route(x, r, path)
+	s.route(x, withRound(r, s.Round()), path)
 }
 
 // route answers a request; x records the exchange for the counters.
@@ -174,7 +174,7 @@ func (s *Site) serveProduct(x *exchange, r *http.Request, path string, private b
 		notFound(w, r)
 		return
 	}
-	if it.discontinued {
+	if it.discontinued || absentIn(it.id, roundOf(r)) {
 		send(w, r, discontinuedResponse())
 		return
 	}
@@ -185,9 +185,11 @@ func (s *Site) serveProduct(x *exchange, r *http.Request, path string, private b
 	}
 	send(w, r, s.cache.get(path, func() *response {
 		return &response{
-			status: http.StatusOK,
-			ctype:  it.charset.contentType(),
-			body:   encodePage(it.charset, []byte(s.renderProduct(it))),
+			status:       http.StatusOK,
+			ctype:        it.charset.contentType(),
+			body:         encodePage(it.charset, []byte(s.renderProduct(it))),
+			validator:    validatorOf(it.id),
+			lastModified: roundEpoch.AddDate(0, 0, lastPriceChange(it.id, s.Round())-1),
 		}
 	}))
 }

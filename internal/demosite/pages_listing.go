@@ -77,7 +77,7 @@ func (s *Site) renderListing(l listing) string {
 		p.stars(it.Rating)
 		p.w(`<h3><a href="`, href, `" title="`, esc(it.Title), `">`, esc(short), `</a></h3>
 <div class="product_price">
-<p class="price_color">£`, it.Price, `</p>
+<p class="price_color">£`, s.price(it), `</p>
 <p class="instock availability">
     <i class="icon-ok"></i>
         In stock

@@ -55,7 +55,7 @@ func (s *Site) renderProduct(it *item) string {
 		p.w("<h1>", esc(it.Title), "</h1>\n")
 	}
 	avail := "In stock (" + strconv.Itoa(it.Availability) + " available)"
-	p.w(`<p class="price_color">£`, it.Price, `</p>
+	p.w(`<p class="price_color">£`, s.price(it), `</p>
 <p class="instock availability">
     <i class="icon-ok"></i>
     `, avail, `
@@ -89,10 +89,10 @@ func (s *Site) renderProduct(it *item) string {
 <th>Product Type</th><td>Goods</td>
 </tr>
 <tr>
-<th>Price (excl. tax)</th><td>£`, it.Price, `</td>
+<th>Price (excl. tax)</th><td>£`, s.price(it), `</td>
 </tr>
 <tr>
-<th>Price (incl. tax)</th><td>£`, it.Price, `</td>
+<th>Price (incl. tax)</th><td>£`, s.price(it), `</td>
 </tr>
 <tr>
 <th>Tax</th><td>£0.00</td>

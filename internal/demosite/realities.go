@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/korean"
+	"time"
 )
 
 // encoding returns the x/text encoding of cs (nil for UTF-8).
@@ -128,6 +129,13 @@ type response struct {
 
 	gzOnce sync.Once
 	gz     []byte
+
+	// In a round (see SetRound): which validators the page has, and
+	// its Last-Modified; its ETag is made from its body when first sent.
+	validator    int
+	lastModified time.Time
+	etagOnce     sync.Once
+	etag         string
 }
 
 func (p *response) gzipped() []byte {
@@ -158,6 +166,10 @@ func (c *pageCache) get(key string, build func() *response) *response {
 // accepts gzip; HEAD requests get the headers only.
 func send(w http.ResponseWriter, r *http.Request, resp *response) {
 	h := w.Header()
+	if roundOf(r) > 0 && validate(h, r, resp) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
 	h.Set("Content-Type", resp.ctype)
 	body := resp.body
 	if strings.HasPrefix(resp.ctype, "text/html") {

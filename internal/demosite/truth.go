@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,9 @@ type Options struct {
 	// pages of the web's size (real product pages are 100-300 KB). The
 	// bytes are the same on every page. Default 0: none.
 	PadBytes int
+	// Round is the round of a site that changes between crawls (see
+	// SetRound); 0, the default, is the classic site.
+	Round int
 }
 
 // Defaults for Options.
@@ -109,6 +113,8 @@ type Site struct {
 	cache pageCache
 	padState
 
+	round atomic.Int64 // see SetRound
+
 	mu sync.Mutex
 	counters
 }
@@ -141,6 +147,7 @@ func New(opts Options) *Site {
 	}
 	sort.Slice(s.truth, func(i, j int) bool { return s.truth[i].URL < s.truth[j].URL })
 	s.perfect = s.perfectCrawl()
+	s.round.Store(int64(max(opts.Round, 0)))
 	return s
 }
 
@@ -150,6 +157,9 @@ func (s *Site) Options() Options { return s.opts }
 // Truth returns the ground truth: exactly the products a correct crawl
 // must produce, sorted by URL. The slice is a copy.
 func (s *Site) Truth() []Product {
+	if r := s.Round(); r > 0 {
+		return s.roundTruth(r)
+	}
 	return append([]Product(nil), s.truth...)
 }
 

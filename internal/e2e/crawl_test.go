@@ -171,10 +171,13 @@ func TestCqueueCrawl(t *testing.T) {
 		t.Errorf("--stats account %s", b)
 	}
 
-	t.Run("rerun_of_a_complete_crawl_fetches_nothing", func(t *testing.T) {
+	t.Run("rerun_of_a_complete_crawl_with_refresh_fetches_nothing", func(t *testing.T) {
+		// A rerun begins round 2; with --refresh 24h every page of
+		// round 1 is fresh.
 		before := clean.site.Stats().Requests
-		r := clean.runCrawl(`seeds.txt "$RULES" items-0.jsonl`)
-		r.want(t, 3, `cqueue: crawl "items-0" is complete: every seed was crawled before`)
+		r := clean.runCrawl(`seeds.txt "$RULES" items-0.jsonl --refresh 24h`)
+		r.want(t, 3, `cqueue: crawl "items-0": round 2 begins (round 1 was complete)`,
+			`cqueue: crawl "items-0" round 2: every seed was fetched in a round begun less than 24h0m0s ago (--refresh): nothing to crawl`)
 		if n := clean.site.Stats().Requests; n != before {
 			t.Errorf("the rerun made %d requests", n-before)
 		}
@@ -225,7 +228,8 @@ func TestCqueueCrawl(t *testing.T) {
 		r := l.runCrawl(`seeds.txt "$RULES" items-0.jsonl --pop '--window 32'`)
 		r.want(t, 0)
 		if !strings.Contains(r.stderr, "cqueue: complete: nothing is left queued or in flight\n") &&
-			!strings.Contains(r.stderr, `cqueue: crawl "items-0" is complete: every seed was crawled before`) { // the last kill came late
+			!strings.Contains(r.stderr, `cqueue: crawl "items-0" is complete: every seed was crawled before`) &&
+			!strings.Contains(r.stderr, `round 2 begins`) { // the last kill came late
 			t.Errorf("the rerun does not say the crawl is complete:\n%s", r.stderr)
 		}
 		l.checkItems()

@@ -87,6 +87,7 @@ var helpExampleRuns = map[string]exampleRun{
 		out:   []string{"items.jsonl"},
 		check: `test "$(wc -l < items.jsonl)" = 3`,
 	},
+	"cqueue crawl seeds.txt shop.yml items.csv --refresh 20h --cfetch '--cache-dir cache --cache-policy rfc9111' --cexport '--changed-only --key url'   # nightly, see docs/cron.md": crawled,
 	"cqueue crawl seeds.txt shop.yml - --db shop.db | jq -c .data   # the items to stdout: name the frontier": {
 		check: `test "$(wc -l < .stdout)" = 3`,
 	},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/dedupe"
@@ -28,6 +29,53 @@ type Entry struct {
 	Expires int64
 	// Key is the request's fingerprint for the duplicate filter.
 	Key dedupe.Key
+	// Round is the round of its crawl the request belongs to (the
+	// request's "round" field; 0 or 1 is the first): each round has its
+	// own seen set (SeenNamespace), so a crawl run again fetches its pages
+	// again, each once per round.
+	Round int
+	// Fresh lists earlier rounds of the crawl: a request seen in one of
+	// them is refused as fresh (ReasonFresh) and not marked seen in its
+	// own round (cqueue push --refresh lists the rounds started less than
+	// the refresh interval ago).
+	Fresh []int
+}
+
+// SeenNamespace is the name of the seen set of crawl crawlID's round:
+// the crawl ID for the first round (so a crawl made before rounds keeps
+// its set), the crawl ID and ":round:N" for round N > 1.
+func SeenNamespace(crawlID string, round int) string {
+	if round <= 1 {
+		return crawlID
+	}
+	return crawlID + ":round:" + strconv.Itoa(round)
+}
+
+// freshNamespaces is e.Fresh as seen-set names, one a line.
+func freshNamespaces(e *Entry) string {
+	var b strings.Builder
+	for _, r := range e.Fresh {
+		if r == e.Round || (r <= 1 && e.Round <= 1) {
+			continue
+		}
+		b.WriteString(SeenNamespace(e.CrawlID, r))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// requestRound reads the "round" field of a request: a positive integer,
+// or absent (0).
+func requestRound(req *record.Request) (int, error) {
+	raw, ok := req.Extra["round"]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(string(raw))
+	if err != nil || n < 0 || n > 1<<30 {
+		return 0, fmt.Errorf("round: want a positive integer, got %s", raw)
+	}
+	return n, nil
 }
 
 // KeyMode chooses the fingerprint of a request.
@@ -61,6 +109,10 @@ func NewEntry(req record.Request, mode KeyMode) (Entry, error) {
 			return Entry{}, fmt.Errorf("url: %v", err)
 		}
 	}
+	round, err := requestRound(&req)
+	if err != nil {
+		return Entry{}, err
+	}
 	req.Lease = ""
 	for k := range req.Extra {
 		// encoding/json matches keys case-insensitively: a "Lease" member
@@ -86,6 +138,7 @@ func NewEntry(req record.Request, mode KeyMode) (Entry, error) {
 		DontFilter: req.DontFilter,
 		Expires:    req.Expires,
 		Key:        key,
+		Round:      round,
 	}, nil
 }
 

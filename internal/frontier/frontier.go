@@ -117,6 +117,17 @@ type Frontier interface {
 	// the list is read in two steps, not atomically: a Held may be a beat
 	// older than the rest.
 	Consumers(ctx context.Context) ([]ConsumerInfo, error)
+	// LockCrawl takes, or renews, crawl crawlID's run lock for holder
+	// until now+ttl: the lock a run of the crawl (cqueue crawl) holds so
+	// that no second run starts while it runs, on this machine or another
+	// sharing the frontier. It succeeds when the lock is free, has expired
+	// at now, is holder's already, or is held by steal (a holder the
+	// caller knows is dead: its process is gone); otherwise ok is false
+	// and cur is the holder. The holder renews it (calls LockCrawl again)
+	// well within ttl, as a consumer beats.
+	LockCrawl(ctx context.Context, crawlID, holder, steal string, ttl time.Duration, now time.Time) (cur string, ok bool, err error)
+	// UnlockCrawl releases crawl crawlID's run lock if holder holds it.
+	UnlockCrawl(ctx context.Context, crawlID, holder string) error
 	// Close releases the frontier's connections.
 	Close() error
 }
@@ -210,6 +221,7 @@ const (
 	ReasonDuplicate = "duplicate" // seen before in its crawl
 	ReasonStopped   = "stopped"   // its crawl was stopped
 	ReasonExpired   = "expired"   // its expires has passed
+	ReasonFresh     = "fresh"     // seen in a recent round (Entry.Fresh)
 )
 
 // PushResult is what happened to one pushed entry.

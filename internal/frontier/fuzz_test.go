@@ -3,6 +3,7 @@ package frontier
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crawlutils/crawlutils/internal/record"
 )
@@ -16,6 +17,8 @@ func FuzzParseEntry(f *testing.F) {
 		`{"url":"http://[::1]:8080/","method":"post","body":"x"}`,
 		`{"url":"http://münchen.de/straße"}`,
 		`{"url":5}`, `[]`, `{"url":"mailto:x"}`,
+		`{"url":"http://a.test/","round":3}`, `{"url":"http://a.test/","round":-1}`,
+		`{"url":"http://a.test/","round":"2"}`, `{"url":"http://a.test/","round":1e3}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -54,6 +57,26 @@ func FuzzParseLease(f *testing.F) {
 			if _, _, ok2 := parseLease(formatLease(id, nonce)); !ok2 {
 				t.Fatalf("parseLease(%q) = %d, %x, but its format does not parse", s, id, nonce)
 			}
+		}
+	})
+}
+
+// FuzzParseLock: a run lock's value, as read back from the store, never
+// panics the parsers, and a value made by lockValue parses back.
+func FuzzParseLock(f *testing.F) {
+	for _, s := range []string{"host 12 boot\t1700000000000", "h 1 b", "\t", "a\tb\tc", " 1 \t-5", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, _ := parseLock(s)
+		DescribeLockHolder(h)
+		LockHolderGone(h)
+		if strings.Contains(s, "\t") {
+			return
+		}
+		back, exp := parseLock(lockValue(s, time.Second, time.UnixMilli(0)))
+		if back != s || exp != 1000 {
+			t.Fatalf("lockValue(%q) parses back as %q, %d", s, back, exp)
 		}
 	})
 }

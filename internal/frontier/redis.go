@@ -119,7 +119,7 @@ func (r *Redis) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult,
 	if r.opts.DedupeTTL > 0 {
 		seenExp = now.Add(r.opts.DedupeTTL).UnixMilli()
 	}
-	args := make([]any, 0, 11+8*len(b.Entries)+len(b.Acks)+2*len(b.Fails)+len(b.Releases))
+	args := make([]any, 0, 11+10*len(b.Entries)+len(b.Acks)+2*len(b.Fails)+len(b.Releases))
 	args = append(args, r.prefix, now.UnixMilli(), now.Unix(), seenExp, lifo, len(b.Entries), len(b.Acks), dedupe.RedisSeenKey(r.prefix, ""),
 		len(b.Releases), len(b.Fails), fmt.Sprintf("a%016x", newNonce()))
 	for i := range b.Entries {
@@ -131,7 +131,8 @@ func (r *Redis) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult,
 		if e.DontFilter {
 			dont = "1"
 		}
-		args = append(args, e.CrawlID, e.AppID, e.Host, r.opts.queuePriority(e), e.Expires, dont, e.Key.Member(), e.Raw)
+		args = append(args, e.CrawlID, e.AppID, e.Host, r.opts.queuePriority(e), e.Expires, dont, e.Key.Member(), e.Raw,
+			SeenNamespace(e.CrawlID, e.Round), freshNamespaces(e))
 	}
 	for _, l := range b.Acks {
 		args = append(args, l)

@@ -5,8 +5,10 @@ import "github.com/redis/go-redis/v9"
 // applyScript pushes entries, acks leases, fails leases, then releases
 // leases. ARGV: P, now ms, now s, seen-set expiry (Unix ms, 0 none), lifo
 // (0/1), number of entries, number of acks, seen-set key prefix, number of
-// releases, number of fails; then 8 per entry: crawlid, appid, host,
-// priority, expires, dont_filter (0/1), seen member, raw; then the acks,
+// releases, number of fails; then 10 per entry: crawlid, appid, host,
+// priority, expires, dont_filter (0/1), seen member, raw, seen-set name
+// (SeenNamespace), the seen-set names that make it fresh (newline
+// separated, see Entry.Fresh); then the acks,
 // then 2 per fail: lease, reason; then the releases. Returns {reasons (""
 // = queued), acked, ack unknown, released, release unknown, failed, fail
 // unknown}.
@@ -22,7 +24,7 @@ if prev then return cjson.decode(prev) end
 local base = 11
 local results, seen_touched, pushed = {}, {}, 0
 for i = 1, n do
-	local o = base + (i - 1) * 8
+	local o = base + (i - 1) * 10
 	local crawl, appid, host = ARGV[o + 1], ARGV[o + 2], ARGV[o + 3]
 	local prio, expires, dontf = tonumber(ARGV[o + 4]), tonumber(ARGV[o + 5]), ARGV[o + 6] == '1'
 	local ckey = F .. 'c:' .. crawl
@@ -33,9 +35,17 @@ for i = 1, n do
 	elseif expires > 0 and expires <= nows then
 		r = 'expired'
 	elseif not dontf then
-		local sk = seenp .. crawl
-		seen_touched[sk] = true
-		if redis.call('SADD', sk, ARGV[o + 7]) == 0 then r = 'duplicate' end
+		local sk = seenp .. ARGV[o + 9]
+		if redis.call('SISMEMBER', sk, ARGV[o + 7]) == 1 then r = 'duplicate' end
+		if r == '' then
+			for fns in string.gmatch(ARGV[o + 10], '[^\n]+') do
+				if redis.call('SISMEMBER', seenp .. fns, ARGV[o + 7]) == 1 then r = 'fresh' break end
+			end
+		end
+		if r == '' then
+			seen_touched[sk] = true
+			redis.call('SADD', sk, ARGV[o + 7])
+		end
 	end
 	results[i] = r
 	if r ~= '' then
@@ -80,7 +90,7 @@ stat('pushed', pushed)
 
 local acked, unknown = 0, 0
 for j = 1, na do
-	local id, nonce = string.match(ARGV[base + n * 8 + j], '^(%d+)%.(%x+)$')
+	local id, nonce = string.match(ARGV[base + n * 10 + j], '^(%d+)%.(%x+)$')
 	local meta = nil
 	if id and redis.call('HGET', F .. 'lease', id) == nonce then
 		meta = redis.call('HGET', F .. 'meta', id)
@@ -111,7 +121,7 @@ stat('ack_unknown', unknown)
 -- A fail dead-letters what an ack would finish, unless it is dead already.
 local failed, funknown = 0, 0
 for j = 1, nf do
-	local o = base + n * 8 + na + (j - 1) * 2
+	local o = base + n * 10 + na + (j - 1) * 2
 	local id, nonce = string.match(ARGV[o + 1], '^(%d+)%.(%x+)$')
 	local meta = nil
 	if id and redis.call('HGET', F .. 'lease', id) == nonce and not redis.call('ZSCORE', F .. 'dead', id) then
@@ -142,7 +152,7 @@ stat('fail_unknown', funknown)
 
 local released, runknown = 0, 0
 for j = 1, nr do
-	local id, nonce = string.match(ARGV[base + n * 8 + na + nf * 2 + j], '^(%d+)%.(%x+)$')
+	local id, nonce = string.match(ARGV[base + n * 10 + na + nf * 2 + j], '^(%d+)%.(%x+)$')
 	if id and redis.call('HGET', F .. 'lease', id) == nonce and redis.call('ZREM', F .. 'inflight', id) == 1 then
 		disown(id)
 		local qid, prio, m = parse_meta(redis.call('HGET', F .. 'meta', id))

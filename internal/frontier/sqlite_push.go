@@ -129,15 +129,22 @@ func (f *SQLite) pushTx(ctx context.Context, tx *ptx, entries []Entry, now time.
 		case e.DontFilter:
 			results[i].Queued = true
 		default:
-			if _, ok := byNS[e.CrawlID]; !ok {
-				nsOrder = append(nsOrder, e.CrawlID)
+			ns := SeenNamespace(e.CrawlID, e.Round)
+			if _, ok := byNS[ns]; !ok {
+				nsOrder = append(nsOrder, ns)
 			}
-			byNS[e.CrawlID] = append(byNS[e.CrawlID], i)
+			byNS[ns] = append(byNS[ns], i)
 		}
 	}
 	// The duplicate filter, one namespace per crawl.
 	for _, ns := range nsOrder {
-		idx := byNS[ns]
+		idx, err := f.dropFresh(ctx, tx, entries, byNS[ns], now, refuse)
+		if err != nil {
+			return nil, err
+		}
+		if len(idx) == 0 {
+			continue
+		}
 		keys := make([]dedupe.Key, len(idx))
 		for j, i := range idx {
 			keys[j] = entries[i].Key
@@ -390,4 +397,50 @@ func (f *SQLite) releaseTx(ctx context.Context, tx *ptx, leases []string, qs que
 	}
 	stats[StatReleased] += int64(released)
 	return released, unknown, nil
+}
+
+// dropFresh refuses, as fresh, the entries of idx seen in one of the
+// rounds their Entry.Fresh lists, and returns the others. An entry already
+// seen in its own round is left to the duplicate filter (a duplicate, not
+// fresh).
+func (f *SQLite) dropFresh(ctx context.Context, tx *ptx, entries []Entry, idx []int, now time.Time, refuse func(int, string)) ([]int, error) {
+	fresh := map[int]bool{}
+	for _, i := range idx {
+		e := &entries[i]
+		if len(e.Fresh) == 0 {
+			continue
+		}
+		own, err := f.seen.HasTx(ctx, tx.Tx, SeenNamespace(e.CrawlID, e.Round), []dedupe.Key{e.Key}, now)
+		if err != nil {
+			return nil, err
+		}
+		if own[0] {
+			continue
+		}
+		for _, ns := range strings.Split(strings.TrimSuffix(freshNamespaces(e), "\n"), "\n") {
+			if ns == "" {
+				continue
+			}
+			has, err := f.seen.HasTx(ctx, tx.Tx, ns, []dedupe.Key{e.Key}, now)
+			if err != nil {
+				return nil, err
+			}
+			if has[0] {
+				fresh[i] = true
+				break
+			}
+		}
+	}
+	if len(fresh) == 0 {
+		return idx, nil
+	}
+	kept := idx[:0:0]
+	for _, i := range idx {
+		if fresh[i] {
+			refuse(i, ReasonFresh)
+		} else {
+			kept = append(kept, i)
+		}
+	}
+	return kept, nil
 }

@@ -74,6 +74,10 @@ type Response struct {
 	LatencyMS      float64           `json:"latency_ms,omitempty"`
 	DurationMS     float64           `json:"duration_ms,omitempty"`
 	FetchedAt      string            `json:"fetched_at,omitempty"`
+	// Unchanged: the page is as cfetch's HTTP cache holds it (the server
+	// answered a conditional request with 304, or the cached copy is
+	// fresh); the record has the cached status, headers and body.
+	Unchanged bool `json:"unchanged,omitempty"`
 	// Error is a short, stable code (timeout, dns, refused, …); ErrorDetail
 	// is the human-readable reason.
 	Error       string `json:"error,omitempty"`

@@ -4,7 +4,8 @@
 // Usage:
 //
 //	demosite [-listen 127.0.0.1:8080] [-products 3000] [-seed 1] [-per-page 20]
-//	         [-latency 0s] [-retry-after 1|0|none] [-pad-kb 0] [-ready FILE] [-stats-on-exit]
+//	         [-latency 0s] [-retry-after 1|0|none] [-round N] [-pad-kb 0] [-ready FILE]
+//	         [-stats-on-exit]
 //	demosite -truth [-truth-format jsonl|csv] [-base http://127.0.0.1:8080]
 //	         [-products 3000] [-seed 1] [-per-page 20]
 //
@@ -17,6 +18,10 @@
 //
 // -retry-after sets the Retry-After header of the pages that answer 503
 // once: a whole number of seconds, or "none" for no header.
+//
+// -round N serves round N of a site that changes between crawls (see the
+// package's Rounds; 0, the default, is the classic site); POST
+// /__demosite/round?n=N changes it while it serves.
 //
 // With -truth it prints the products a correct crawl must extract, sorted
 // by URL, with absolute URLs built from -base: one JSON object per line
@@ -63,6 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		perPage  = fs.Int("per-page", demosite.DefaultPerPage, "products per listing page")
 		latency  = fs.Duration("latency", 0, "delay added to every response")
 		retry    = fs.String("retry-after", "1", "Retry-After `seconds` of the pages that answer 503 once, or none")
+		round    = fs.Int("round", 0, "serve round `N` of a site that changes between crawls (0: the classic site)")
 		padKB    = fs.Int("pad-kb", 0, "add about `N` KiB to every HTML page (an inline script, a style sheet, text; no links), as real pages carry")
 		ready    = fs.String("ready", "", "write the base URL to `FILE` once listening")
 		onExit   = fs.Bool("stats-on-exit", false, "print the request counters as JSON to standard error when stopping")
@@ -93,7 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "demosite:", err)
 		return 2
 	}
-	site := demosite.New(demosite.Options{Products: *products, Seed: *seed, PerPage: *perPage, Latency: *latency, RetryAfter: retryAfter, PadBytes: *padKB << 10})
+	site := demosite.New(demosite.Options{Products: *products, Seed: *seed, PerPage: *perPage, Latency: *latency, RetryAfter: retryAfter, Round: *round, PadBytes: *padKB << 10})
 	if *truth {
 		if *format != "jsonl" && *format != "csv" {
 			fmt.Fprintf(stderr, "demosite: -truth-format must be jsonl or csv, not %q\n", *format)

@@ -1,0 +1,362 @@
+package cexport
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/ndjson"
+	"github.com/crawlutils/crawlutils/internal/record"
+)
+
+// Change tracking (--changed-only, --change-fields, --history): cexport
+// remembers, for each item key (--key), a digest of the item last
+// exported under it and when it was first seen, last seen and last
+// changed, in an SQLite file (--changes-db: by default OUT.changes.db
+// beside a file export, the database file itself for an SQLite table).
+// An item is new (its key was never seen), changed (a field differs from
+// the item last seen under its key) or unchanged. The state is committed
+// only after the items before it are durable (with the acks), so a crash
+// can export an item twice but never lose a change.
+
+// Item verdicts.
+const (
+	changeNew       = "new"
+	changeChanged   = "changed"
+	changeUnchanged = "unchanged"
+)
+
+// changeFieldNames are the fields --change-fields adds to each item.
+var changeFieldNames = []string{"first_seen", "last_seen", "changed_at"}
+
+// changesSchema is the state's table: one row per key.
+const changesSchema = `CREATE TABLE IF NOT EXISTS cexport_changes (
+	scope      TEXT NOT NULL, -- the export: its path or table, and key fields
+	key        TEXT NOT NULL, -- the key fields' values, as a JSON array
+	digest     BLOB NOT NULL, -- sha256 of the item's fields, sorted
+	first_seen TEXT NOT NULL,
+	last_seen  TEXT NOT NULL,
+	changed_at TEXT NOT NULL,
+	round      INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (scope, key)
+) WITHOUT ROWID`
+
+// changeTracker decides, item by item, whether it is new, changed or
+// unchanged, and keeps the state. Not safe for concurrent use.
+type changeTracker struct {
+	ctx    context.Context
+	db     *dedupe.DB
+	conn   *sql.Conn
+	path   string
+	scope  string
+	key    []string
+	fields bool // --change-fields
+	now    func() time.Time
+
+	pending map[string]changeRow // checked since the last commit
+	history *tableSink
+}
+
+// openChanges opens the state for the validated options o.
+func openChanges(ctx context.Context, o *Options, now func() time.Time) (*changeTracker, error) {
+	path := o.ChangesDB
+	if path == "" {
+		path = o.defaultChangesDB()
+	}
+	db, err := dedupe.OpenDB(ctx, path, dedupe.DefaultBusyTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("--changes-db %s: %w", path, err)
+	}
+	c := &changeTracker{ctx: ctx, db: db, path: path, key: o.Key, fields: o.ChangeFields, now: now}
+	c.scope = o.changesScope()
+	c.conn, err = db.Conn(ctx)
+	if err == nil {
+		_, err = c.conn.ExecContext(ctx, "PRAGMA synchronous=FULL")
+	}
+	if err == nil {
+		_, err = c.conn.ExecContext(ctx, changesSchema)
+	}
+	if err != nil {
+		c.close()
+		return nil, fmt.Errorf("--changes-db %s: %w", path, describeSQLite(err))
+	}
+	if o.History {
+		h := *o
+		t := *o.db
+		t.table += "_history"
+		t.display = o.db.display + " (history table " + t.table + ")"
+		h.db, h.Key, h.Alter, h.Overwrite = &t, nil, true, false
+		if c.history, err = openTableSink(ctx, &h, func(line ndjson.Line, err error) {}); err != nil {
+			c.close()
+			return nil, fmt.Errorf("--history: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// defaultChangesDB is where the state is kept without --changes-db.
+func (o *Options) defaultChangesDB() string {
+	if o.db != nil && o.db.driver == driverSQLite {
+		return o.db.dsn
+	}
+	return o.Output + ".changes.db"
+}
+
+// changesScope names the export in the state, so that one state file can
+// serve several exports.
+func (o *Options) changesScope() string {
+	name := o.Output
+	if o.db != nil {
+		name = o.db.display
+	}
+	return name + " key=" + strings.Join(o.Key, ",")
+}
+
+// changeRow is the state of one key.
+type changeRow struct {
+	digest               [32]byte
+	first, last, changed string
+	round                int
+}
+
+// lookup returns the state of key: pending (checked since the last
+// commit) or committed; ok is false for a key never seen.
+func (c *changeTracker) lookup(key string) (changeRow, bool, error) {
+	if r, ok := c.pending[key]; ok {
+		return r, true, nil
+	}
+	var r changeRow
+	var digest []byte
+	err := c.conn.QueryRowContext(c.ctx, `SELECT digest, first_seen, last_seen, changed_at, round FROM cexport_changes WHERE scope = ? AND key = ?`,
+		c.scope, key).Scan(&digest, &r.first, &r.last, &r.changed, &r.round)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return r, false, nil
+	case err != nil:
+		return r, false, describeSQLite(err)
+	}
+	copy(r.digest[:], digest)
+	return r, true, nil
+}
+
+// check returns the verdict on one item (fields: its data; raw: the whole
+// record, for its fetched_at and round) and the fields to export: with
+// --change-fields, fields and first_seen, last_seen, changed_at.
+func (c *changeTracker) check(raw []byte, fields []record.Field) (string, []record.Field, error) {
+	key, err := itemKey(fields, c.key)
+	if err != nil {
+		return "", nil, err
+	}
+	seen, round := itemSeen(raw, c.now)
+	digest := itemDigest(fields)
+	row, ok, err := c.lookup(key)
+	if err != nil {
+		return "", nil, err
+	}
+	verdict := changeUnchanged
+	switch {
+	case !ok:
+		verdict = changeNew
+		row = changeRow{first: seen, changed: seen}
+	case row.digest != digest:
+		verdict = changeChanged
+		row.changed = seen
+	}
+	row.digest, row.last, row.round = digest, seen, round
+	if c.pending == nil {
+		c.pending = map[string]changeRow{}
+	}
+	c.pending[key] = row
+	first, changed := row.first, row.changed
+	out := fields
+	if c.fields || c.history != nil {
+		out = withChangeFields(fields, first, seen, changed)
+	}
+	if c.history != nil && verdict != changeUnchanged {
+		h := append(slices.Clip(out), record.Field{Key: "change", Value: json.RawMessage(strconv.Quote(verdict))})
+		if round > 0 {
+			h = append(h, record.Field{Key: "round", Value: json.RawMessage(strconv.Itoa(round))})
+		}
+		if err := c.history.Write(h); err != nil {
+			return "", nil, fmt.Errorf("--history: %w", err)
+		}
+	}
+	if !c.fields {
+		out = fields
+	}
+	return verdict, out, nil
+}
+
+// withChangeFields returns fields with first_seen, last_seen and
+// changed_at (replacing fields of those names).
+func withChangeFields(fields []record.Field, first, last, changed string) []record.Field {
+	out := make([]record.Field, 0, len(fields)+3)
+	for _, f := range fields {
+		if !slices.Contains(changeFieldNames, f.Key) {
+			out = append(out, f)
+		}
+	}
+	for i, v := range []string{first, last, changed} {
+		out = append(out, record.Field{Key: changeFieldNames[i], Value: json.RawMessage(strconv.Quote(v))})
+	}
+	return out
+}
+
+// commit makes the state durable, in one short transaction; call it once
+// the items checked so far are.
+func (c *changeTracker) commit() error {
+	if c.history != nil {
+		if err := c.history.Commit(); err != nil {
+			return fmt.Errorf("--history: %w", err)
+		}
+	}
+	if len(c.pending) == 0 {
+		return nil
+	}
+	err := func() error {
+		tx, err := c.conn.BeginTx(c.ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		put, err := tx.PrepareContext(c.ctx, `INSERT INTO cexport_changes (scope, key, digest, first_seen, last_seen, changed_at, round)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (scope, key) DO UPDATE SET digest = excluded.digest, last_seen = excluded.last_seen,
+				changed_at = excluded.changed_at, round = excluded.round`)
+		if err != nil {
+			return err
+		}
+		for key, r := range c.pending {
+			if _, err := put.ExecContext(c.ctx, c.scope, key, r.digest[:], r.first, r.last, r.changed, r.round); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	}()
+	if err != nil {
+		return fmt.Errorf("--changes-db %s: %w", c.path, describeSQLite(err))
+	}
+	clear(c.pending)
+	return nil
+}
+
+func (c *changeTracker) close() {
+	if c.history != nil {
+		c.history.End()
+	}
+	if c.conn != nil {
+		c.conn.Close()
+	}
+	c.db.Close()
+}
+
+// itemKey is the values of the key fields, as a JSON array; an item
+// lacking one is an error.
+func itemKey(fields []record.Field, key []string) (string, error) {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, k := range key {
+		j := slices.IndexFunc(fields, func(f record.Field) bool { return f.Key == k })
+		if j < 0 {
+			return "", fmt.Errorf("no field %q (--key)", k)
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		var c bytes.Buffer
+		if json.Compact(&c, fields[j].Value) != nil {
+			return "", fmt.Errorf("field %q (--key): invalid JSON", k)
+		}
+		b.Write(c.Bytes())
+	}
+	b.WriteByte(']')
+	return b.String(), nil
+}
+
+// itemDigest is a digest of fields that does not depend on their order or
+// white space, nor on the change fields themselves.
+func itemDigest(fields []record.Field) [32]byte {
+	sorted := slices.Clone(fields)
+	slices.SortStableFunc(sorted, func(a, b record.Field) int { return strings.Compare(a.Key, b.Key) })
+	h := sha256.New()
+	var c bytes.Buffer
+	for _, f := range sorted {
+		if slices.Contains(changeFieldNames, f.Key) {
+			continue
+		}
+		c.Reset()
+		if json.Compact(&c, f.Value) != nil {
+			c.Write(f.Value)
+		}
+		fmt.Fprintf(h, "%q:%d:", f.Key, c.Len())
+		h.Write(c.Bytes())
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// itemSeen is when the item was fetched (its fetched_at, else now) and
+// its round (0 when it has none).
+func itemSeen(raw []byte, now func() time.Time) (string, int) {
+	var top struct {
+		FetchedAt string          `json:"fetched_at"`
+		Round     json.RawMessage `json:"round"`
+	}
+	json.Unmarshal(raw, &top)
+	seen := top.FetchedAt
+	if _, err := time.Parse(time.RFC3339, seen); err != nil {
+		seen = now().UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	round, _ := strconv.Atoi(string(top.Round))
+	return seen, round
+}
+
+// addChangeFlags defines the change tracking flags.
+func addChangeFlags(f interface {
+	BoolVar(p *bool, name string, value bool, usage string)
+	StringVar(p *string, name string, value string, usage string)
+}, o *Options) {
+	f.BoolVar(&o.ChangedOnly, "changed-only", false, "write an item only when it is new or a field differs from the last item exported with the same --key (a recrawl exports what changed)")
+	f.BoolVar(&o.ChangeFields, "change-fields", false, "add first_seen, last_seen and changed_at (from the items' fetched_at) to each item; needs --key")
+	f.BoolVar(&o.History, "history", false, "with a database output and --key: add every new or changed item, with its change and round, to the table TABLE_history")
+	f.StringVar(&o.ChangesDB, "changes-db", "", "the SQLite `FILE` where the items' digests are kept between runs (default OUT.changes.db, or the SQLite output's own file)")
+}
+
+// checkChange judges an item; it returns the fields to export, or nil for
+// an unchanged item under --changed-only (counted as dropped "unchanged").
+func (s *session) checkChange(line ndjson.Line, raw []byte, fields []record.Field) ([]record.Field, error) {
+	verdict, out, err := s.changes.check(raw, fields)
+	if err != nil {
+		if strings.Contains(err.Error(), "(--key)") {
+			s.tool.Reject(line, "no_key", fmt.Errorf("item not exported: %v", err))
+			return nil, nil
+		}
+		s.fail(err, true)
+		return nil, err
+	}
+	s.tool.Stats.Count("changes", verdict, 1)
+	if verdict == changeUnchanged && s.opts.ChangedOnly {
+		s.tool.Stats.Drop("unchanged")
+		return nil, nil
+	}
+	return out, nil
+}
+
+// commitChanges commits the change state once the items before are
+// durable.
+func (s *session) commitChanges() error {
+	if s.changes == nil {
+		return nil
+	}
+	return s.changes.commit()
+}

@@ -1,0 +1,214 @@
+package cqueue
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+)
+
+// A crawl runs in rounds. The first run of cqueue crawl is round 1; a run
+// that finds the last round complete (nothing queued or in flight when it
+// ended) starts the next, whose requests carry "round": N and have a seen
+// set of their own (frontier.SeenNamespace), so every page is fetched again
+// once; a run that finds it unfinished resumes it. The round and when each
+// began are kept in the crawl's metadata.
+const (
+	metaRound      = "round"       // the current round, 1, 2, …
+	metaRoundState = "round_state" // running or complete
+)
+
+// metaRoundStarted is the metadata key of when round r began (RFC 3339).
+func metaRoundStarted(r int) string { return fmt.Sprintf("round_%d_started_at", r) }
+
+// ExitRunning is cqueue crawl's exit status when another run of the same
+// crawl holds its run lock.
+const ExitRunning = 4
+
+// Run lock timing: the lock is renewed every lockBeat and lasts lockTTL
+// (the consumers' heartbeat and timeout), so a run that died without
+// releasing it (on another machine) holds it at most lockTTL; on this
+// machine a dead holder's lock is taken at once.
+const (
+	lockBeat = 5 * time.Second
+	lockTTL  = frontier.DefaultConsumerTimeout
+)
+
+// lockRun takes the crawl's run lock and keeps it renewed until the
+// returned release is called; with another run holding it, it says so and
+// returns ExitRunning.
+func (c *crawl) lockRun(ctx context.Context) (release func(), code int) {
+	holder := frontier.LockHolder()
+	cur, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, time.Now())
+	if err == nil && !ok && frontier.LockHolderGone(cur) {
+		cur, ok, err = c.fr.LockCrawl(ctx, c.o.crawlID, holder, cur, lockTTL, time.Now())
+	}
+	if err != nil {
+		c.tool.Printf("%v", err)
+		return nil, cli.ExitFailure
+	}
+	if !ok {
+		c.tool.Printf("crawl %q is already running (%s holds its lock in %s): this run exits; the lock expires %s after that run stops renewing it",
+			c.o.crawlID, frontier.DescribeLockHolder(cur), redactDSN(c.o.dsn), lockTTL)
+		return nil, ExitRunning
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(lockBeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if _, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, time.Now()); err == nil && !ok {
+					c.tool.Printf("warning: crawl %q: another run took its lock (this one did not renew it in %s)", c.o.crawlID, lockTTL)
+				}
+			}
+		}
+	})
+	return func() {
+		close(stop)
+		wg.Wait()
+		if err := c.fr.UnlockCrawl(ctx, c.o.crawlID, holder); err != nil {
+			c.tool.Printf("%v", err)
+		}
+	}, cli.ExitOK
+}
+
+// startRound resumes the crawl's round, or starts the next one when the
+// last is complete and nothing of the crawl is queued or in flight.
+func (c *crawl) startRound(ctx context.Context) int {
+	meta := c.meta
+	round, _ := strconv.Atoi(meta[metaRound])
+	now := time.Now().UTC()
+	set := map[string]string{}
+	switch {
+	case round < 1:
+		round = 1
+		set[metaRound] = "1"
+		set[metaRoundState] = "running"
+		started := meta["started_at"]
+		if started == "" {
+			started = now.Format(time.RFC3339)
+		}
+		set[metaRoundStarted(1)] = started
+	case meta[metaRoundState] == "complete":
+		info, err := c.fr.Info(ctx, frontier.InfoFilter{CrawlID: c.o.crawlID})
+		if err != nil {
+			c.tool.Printf("%v", err)
+			return cli.ExitFailure
+		}
+		var pending int64
+		for _, ci := range info.Crawls {
+			pending += ci.Pending + ci.InFlight
+		}
+		if pending == 0 {
+			round++
+			set[metaRound] = strconv.Itoa(round)
+			set[metaRoundStarted(round)] = now.Format(time.RFC3339)
+			c.newRound = true
+		}
+		set[metaRoundState] = "running"
+	}
+	if len(set) > 0 {
+		m, err := c.fr.SetCrawlMeta(ctx, c.o.crawlID, set, true)
+		if err != nil {
+			c.tool.Printf("%v", err)
+			return cli.ExitFailure
+		}
+		c.meta = m
+	}
+	c.round = round
+	if c.newRound && !c.o.quiet {
+		c.tool.Printf("crawl %q: round %d begins (round %d was complete)", c.o.crawlID, round, round-1)
+	}
+	return cli.ExitOK
+}
+
+// endRound marks the round complete, so that the next run starts a new
+// one.
+func (c *crawl) endRound(ctx context.Context) error {
+	_, err := c.fr.SetCrawlMeta(ctx, c.o.crawlID, map[string]string{
+		metaRoundState: "complete",
+		fmt.Sprintf("round_%d_finished_at", c.round): time.Now().UTC().Format(time.RFC3339),
+	}, true)
+	return err
+}
+
+// bytesText is n bytes for a message: 2.4 MB, 512 B.
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// dbOutTable is the table of an OUT that is a database table
+// (sqlite:FILE?table=T, postgres://…?table=T), or "".
+func dbOutTable(out string) string {
+	if !strings.HasPrefix(out, "sqlite:") && !strings.HasPrefix(out, "postgres://") && !strings.HasPrefix(out, "postgresql://") {
+		return ""
+	}
+	_, q, ok := strings.Cut(out, "?")
+	if !ok {
+		return ""
+	}
+	v, err := url.ParseQuery(q)
+	if err != nil {
+		return ""
+	}
+	return v.Get("table")
+}
+
+// freshRounds lists the rounds before round whose start is less than
+// refresh before now: a URL seen in one of them is not fetched again.
+func freshRounds(meta map[string]string, round int, refresh time.Duration, now time.Time) []int {
+	if refresh <= 0 {
+		return nil
+	}
+	var out []int
+	for r := round - 1; r >= 1; r-- {
+		t, err := time.Parse(time.RFC3339, meta[metaRoundStarted(r)])
+		if err != nil {
+			continue
+		}
+		if now.Sub(t) < refresh {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// crawlInfoRound is a crawl in cqueue info: the frontier's counts and,
+// for a crawl cqueue crawl runs, its round.
+type crawlInfoRound struct {
+	frontier.CrawlInfo
+	Round          int    `json:"round,omitempty"`
+	RoundState     string `json:"round_state,omitempty"`
+	RoundStartedAt string `json:"round_started_at,omitempty"`
+}
+
+// withRounds adds each crawl's round, from its metadata.
+func withRounds(ctx context.Context, fr frontier.Frontier, crawls []frontier.CrawlInfo) ([]crawlInfoRound, error) {
+	out := make([]crawlInfoRound, 0, len(crawls))
+	for _, ci := range crawls {
+		m, err := fr.CrawlMeta(ctx, ci.CrawlID)
+		if err != nil {
+			return nil, err
+		}
+		r, _ := strconv.Atoi(m[metaRound])
+		out = append(out, crawlInfoRound{CrawlInfo: ci, Round: r, RoundState: m[metaRoundState], RoundStartedAt: m[metaRoundStarted(r)]})
+	}
+	return out, nil
+}

@@ -1,0 +1,55 @@
+package frontier
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// lockCrawlScript: ARGV P, crawlid, holder, steal, now ms, new value.
+// Returns {1, holder} when taken or renewed, {0, current holder} when not.
+var lockCrawlScript = redis.NewScript(luaLib + `
+local key = F .. 'cm:' .. ARGV[2]
+local cur = redis.call('HGET', key, '` + metaLock + `')
+if cur then
+	local h, exp = string.match(cur, '^(.*)\t(%d+)$')
+	if not h then h, exp = cur, '0' end
+	if h ~= ARGV[3] and (ARGV[4] == '' or h ~= ARGV[4]) and tonumber(exp) > tonumber(ARGV[5]) then
+		return {0, h}
+	end
+end
+redis.call('HSET', key, '` + metaLock + `', ARGV[6])
+return {1, ARGV[3]}
+`)
+
+// unlockCrawlScript: ARGV P, crawlid, holder.
+var unlockCrawlScript = redis.NewScript(luaLib + `
+local key = F .. 'cm:' .. ARGV[2]
+local cur = redis.call('HGET', key, '` + metaLock + `')
+if cur and string.match(cur, '^(.*)\t') == ARGV[3] then redis.call('HDEL', key, '` + metaLock + `') end
+return 0
+`)
+
+// LockCrawl implements Frontier.
+func (r *Redis) LockCrawl(ctx context.Context, crawlID, holder, steal string, ttl time.Duration, now time.Time) (string, bool, error) {
+	v, err := r.run(ctx, lockCrawlScript, r.prefix, crawlID, holder, steal, now.UnixMilli(), lockValue(holder, ttl, now)).Slice()
+	if err != nil {
+		return "", false, r.fail("lock crawl", err)
+	}
+	if len(v) != 2 {
+		return "", false, r.fail("lock crawl", fmt.Errorf("unexpected script answer %v", v))
+	}
+	ok, _ := v[0].(int64)
+	cur, _ := v[1].(string)
+	return cur, ok == 1, nil
+}
+
+// UnlockCrawl implements Frontier.
+func (r *Redis) UnlockCrawl(ctx context.Context, crawlID, holder string) error {
+	if err := r.run(ctx, unlockCrawlScript, r.prefix, crawlID, holder).Err(); err != nil && err != redis.Nil {
+		return r.fail("unlock crawl", err)
+	}
+	return nil
+}
