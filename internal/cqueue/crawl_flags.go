@@ -12,6 +12,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 var crawlHelp = cli.Help{
@@ -78,8 +79,11 @@ type crawlOptions struct {
 	// push; queueFlags push's queueing settings.
 	childFlags, queueFlags []string
 	statsFile              string
-	quiet                  bool
-	config                 string
+	// publishEvery is how often the tools' stats are published to the
+	// frontier for cqueue serve; 0: never.
+	publishEvery time.Duration
+	quiet        bool
+	config       string
 	// store has the frontier's settings (queue order, dedupe) for the
 	// seeds, which cqueue crawl pushes itself.
 	store store
@@ -98,6 +102,7 @@ func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reade
 	f.StringVar(&o.crawlID, "crawlid", "", "the crawl's name (default: OUT's name without its extension; with OUT -, the db's)")
 	f.StringVar(&o.appID, "appid", o.appID, "the appid of the seeds")
 	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
+	f.DurationVar(&o.publishEvery, "publish-every", toolstats.DefaultEvery, "publish the loop's tools' stats to the frontier every `DURATION`, for cqueue serve; 0: never")
 	for _, pt := range passThrough {
 		raw[pt.flag] = f.StringArray(pt.flag, nil, fmt.Sprintf("pass `ARGS` to %s (words split as by a shell, nothing expanded; repeatable)", pt.tool))
 	}
@@ -109,6 +114,13 @@ func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reade
 	if f.Output != "" {
 		return tool.Usage("-o %s: the export is OUT, the third argument", f.Output)
 	}
+	if f.Changed("stats-to") || f.Changed("stats-crawlid") {
+		return tool.Usage("--stats-to, --stats-crawlid: cqueue crawl publishes its tools' stats to its frontier itself, every --publish-every")
+	}
+	if o.publishEvery < 0 {
+		return tool.Usage("--publish-every %s: must not be negative", o.publishEvery)
+	}
+	tool.StatsTo = "" // not from $CRAWLUTILS_STATS_TO either: see --publish-every
 	if len(rest) != 3 {
 		return tool.Usage("want SEEDS RULES OUT, got %d argument(s)", len(rest))
 	}

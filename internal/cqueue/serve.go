@@ -10,6 +10,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/monitor"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 // runServe is cqueue serve: the crawl monitor (internal/monitor) over the
@@ -72,10 +73,18 @@ See docs/monitor.md.`,
 		return code
 	}
 	defer fr.Close()
+	dsn, _ := s.dsn()
 	o.Frontier, o.Store = fr, "sqlite"
-	if dsn, _ := s.dsn(); dedupe.IsRedisURL(dsn) {
+	if dedupe.IsRedisURL(dsn) {
 		o.Store = "redis"
 	}
+	tools, err := toolstats.Open(ctx, dsn, toolstats.Options{BusyTimeout: s.busyTimeout, Prefix: s.opts.Prefix})
+	if err != nil {
+		tool.Printf("the tools' stats: %v", err)
+		return cli.ExitFailure
+	}
+	defer tools.Close()
+	o.Tools = tools
 	o.ConsumerTimeout = s.opts.ConsumerTimeout
 	o.Warn = func(msg string) { tool.Printf("%s", msg) }
 	srv, err := monitor.New(o)

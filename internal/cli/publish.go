@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/toolstats"
+)
+
+// A command run with --stats-to STORE publishes its stats to the crawl's
+// store (the frontier's SQLite file or Redis) every --stats-every (5s by
+// default), on a goroutine of its own, and a last time when it finishes:
+// cqueue serve shows them (see package toolstats). A store that cannot be
+// opened or written is said once on stderr and never fails the command;
+// a write waits at most the period (the last one 2s), so a slow store
+// delays only the next snapshot, never a record.
+
+// publisher is the goroutine publishing the stats.
+type publisher struct {
+	every      time.Duration
+	stop, done chan struct{}
+	once       sync.Once
+	store      toolstats.Store // opened by the goroutine; nil until then
+	host       string
+	told       bool // a failure was said (by the goroutine, until done)
+}
+
+// finalPutTimeout bounds the last write, at the command's end.
+const finalPutTimeout = 2 * time.Second
+
+// publishEvery is the publishing period: --stats-every, else
+// toolstats.DefaultEvery.
+func (t *Tool) publishEvery() time.Duration {
+	if t.StatsEvery > 0 {
+		return t.StatsEvery
+	}
+	return toolstats.DefaultEvery
+}
+
+// toolName is the command as the snapshots name it: "cfetch", "cqueue pop".
+func (t *Tool) toolName() string {
+	if t.Sub != "" {
+		return t.Name + " " + t.Sub
+	}
+	return t.Name
+}
+
+// snapshot is the stats as a snapshot, taken at now.
+func (t *Tool) snapshot(p *publisher, now time.Time) (toolstats.Snapshot, error) {
+	b, err := json.Marshal(t.statsJSON())
+	if err != nil {
+		return toolstats.Snapshot{}, err
+	}
+	return toolstats.Snapshot{CrawlID: t.StatsCrawlID, Tool: t.toolName(), Host: p.host, PID: os.Getpid(),
+		At: now.UTC(), EveryMS: p.every.Milliseconds(), Stats: b}, nil
+}
+
+// startPublisher starts publishing to StatsTo, once.
+func (t *Tool) startPublisher() {
+	if t.StatsTo == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pub != nil {
+		return
+	}
+	host, _ := os.Hostname()
+	p := &publisher{every: t.publishEvery(), stop: make(chan struct{}), done: make(chan struct{}), host: host}
+	t.pub = p
+	go func() {
+		defer close(p.done)
+		tick := time.NewTicker(p.every)
+		defer tick.Stop()
+		for {
+			// The first at once: the tool shows from its start.
+			if err := t.publish(p, false, 0); err != nil && !p.told {
+				p.told = true
+				t.Printf("warning: --stats-to %s: %v (the stats are not published; the command goes on)", t.StatsTo, err)
+			}
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+}
+
+// publish writes one snapshot (the last, with the exit status, when
+// exited), opening the store the first time.
+func (t *Tool) publish(p *publisher, exited bool, code int) error {
+	timeout := p.every
+	if exited {
+		timeout = finalPutTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if p.store == nil {
+		s, err := toolstats.Open(ctx, t.StatsTo, toolstats.Options{BusyTimeout: min(timeout, 5*time.Second)})
+		if err != nil {
+			return err
+		}
+		p.store = s
+	}
+	now := t.Stats.now()
+	snap, err := t.snapshot(p, now)
+	if err != nil {
+		return err
+	}
+	if exited {
+		snap.Exited, snap.Exit = true, &code
+	}
+	return p.store.Put(ctx, now, snap)
+}
+
+// finishPublisher stops the periodic writes and publishes the last
+// snapshot, with the exit status.
+func (t *Tool) finishPublisher(code int) {
+	t.mu.Lock()
+	p := t.pub
+	t.mu.Unlock()
+	if p == nil {
+		return
+	}
+	p.once.Do(func() { close(p.stop) })
+	<-p.done
+	if err := t.publish(p, true, code); err != nil && !p.told {
+		t.Printf("warning: --stats-to %s: %v", t.StatsTo, fmt.Errorf("the last stats: %w", err))
+	}
+	if p.store != nil {
+		p.store.Close()
+	}
+}
