@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
@@ -16,8 +17,8 @@ import (
 // default), on a goroutine of its own, and a last time when it finishes:
 // cqueue serve shows them (see package toolstats). A store that cannot be
 // opened or written is said once on stderr and never fails the command;
-// a write waits at most the period (the last one 2s), so a slow store
-// delays only the next snapshot, never a record.
+// a write waits at most the store's default busy timeout (5s; the last one
+// 2s), so a slow store delays only the next snapshot, never a record.
 
 // publisher is the goroutine publishing the stats.
 type publisher struct {
@@ -80,7 +81,7 @@ func (t *Tool) startPublisher() {
 			// The first at once: the tool shows from its start.
 			if err := t.publish(p, false, 0); err != nil && !p.told {
 				p.told = true
-				t.Printf("warning: --stats-to %s: %v (the stats are not published; the command goes on)", t.StatsTo, err)
+				t.Printf("warning: --stats-to %s: %v (said once: the command goes on, and publishes again every %s)", t.StatsTo, err, p.every)
 			}
 			select {
 			case <-p.stop:
@@ -94,14 +95,14 @@ func (t *Tool) startPublisher() {
 // publish writes one snapshot (the last, with the exit status, when
 // exited), opening the store the first time.
 func (t *Tool) publish(p *publisher, exited bool, code int) error {
-	timeout := p.every
+	timeout := dedupe.DefaultBusyTimeout
 	if exited {
 		timeout = finalPutTimeout
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if p.store == nil {
-		s, err := toolstats.Open(ctx, t.StatsTo, toolstats.Options{BusyTimeout: min(timeout, 5*time.Second)})
+		s, err := toolstats.Open(ctx, t.StatsTo, toolstats.Options{BusyTimeout: timeout})
 		if err != nil {
 			return err
 		}

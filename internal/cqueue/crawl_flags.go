@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,10 @@ backslashes included, but nothing in it is expanded: --cfetch '--concurrency 32
 Every tool also reads its settings from the environment (CFETCH_CONCURRENCY=32)
 and the config file, as on its own. The flags cqueue crawl sets itself (-q,
 --stats, -o, -r, --db, …) are refused there.
+
+Every --publish-every (5s; 0: never) the tools' stats are written to the
+frontier, one snapshot per tool process, for cqueue serve to show (the tools
+attached, items/s, HTTP errors by reason).
 
 The first SIGINT or SIGTERM stops the crawl gracefully, as Ctrl-C stops the
 loop: every tool finishes what it holds and the next run starts where this one
@@ -114,7 +119,10 @@ func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reade
 	if f.Output != "" {
 		return tool.Usage("-o %s: the export is OUT, the third argument", f.Output)
 	}
-	if f.Changed("stats-to") || f.Changed("stats-crawlid") {
+	if slices.ContainsFunc(args, func(a string) bool {
+		name, _ := flagName(a)
+		return name == "stats-to" || name == "stats-crawlid"
+	}) {
 		return tool.Usage("--stats-to, --stats-crawlid: cqueue crawl publishes its tools' stats to its frontier itself, every --publish-every")
 	}
 	if o.publishEvery < 0 {

@@ -174,7 +174,7 @@ func (c *crawl) stages(every time.Duration) []*stage {
 
 // statsEvery is how often the tools rewrite their stats files while the
 // progress line (redrawn every second) or --stats-every needs them; for
-// --publish-every alone, they rewrite them that often.
+// --publish-every alone, they rewrite them twice a period.
 const statsEvery = 500 * time.Millisecond
 
 // loopResult is how the loop ended.
@@ -197,7 +197,9 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 	case !c.o.quiet && cli.IsTerminal(c.tool.Stderr) || c.o.statsFile != "" && c.tool.StatsEvery > 0:
 		every = statsEvery
 	case c.o.publishEvery > 0:
-		every = c.o.publishEvery
+		// Twice a period: the stats published are at most half a
+		// period old, so a snapshot is never taken for late.
+		every = c.o.publishEvery / 2
 	}
 	stages := c.stages(every)
 	res := loopResult{stages: stages}

@@ -29,19 +29,20 @@ func (c *crawl) publishEvery(stages []*stage) (stop func()) {
 	var store toolstats.Store
 	told := false
 	round := func(final bool) {
-		timeout := every
+		// A write waits for the store as the loop's own writers do (the
+		// busy timeout), the last one at most 2s.
+		timeout := c.o.store.busyTimeout
+		if timeout <= 0 {
+			timeout = dedupe.DefaultBusyTimeout
+		}
 		if final {
-			timeout = 2 * time.Second
+			timeout = min(timeout, 2*time.Second)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		err := func() error {
 			if store == nil {
-				bt := c.o.store.busyTimeout
-				if bt <= 0 {
-					bt = dedupe.DefaultBusyTimeout
-				}
-				s, err := toolstats.Open(ctx, c.o.dsn, toolstats.Options{BusyTimeout: min(timeout, bt), Prefix: c.o.store.opts.Prefix})
+				s, err := toolstats.Open(ctx, c.o.dsn, toolstats.Options{BusyTimeout: timeout, Prefix: c.o.store.opts.Prefix})
 				if err != nil {
 					return err
 				}

@@ -23,11 +23,14 @@ func runServe(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, s
 		Summary: "watch, and control, the frontier's crawls over HTTP: a JSON API and a page",
 		Description: `Serves a JSON API under /api/v1/ and an HTML page at / that shows every crawl
 of the frontier: queued, in flight and dead requests, per host, pages/s,
-errors/s and dead/s over time, the workers (pop --follow consumers) and their
-heartbeats, the dead letters with their reasons. It samples the frontier every
---sample (read-only calls: the crawl loop gets one more reader, however many
-pages watch) and keeps every sample for --history, then one a minute for a
-day. It sees every pipeline sharing the frontier, on every machine.
+items/s, errors/s, HTTP errors/s and dead/s over time, the workers (pop
+--follow consumers) and their heartbeats, the dead letters with their reasons,
+and the tools attached to each crawl with their last stats (which cqueue crawl
+publishes to the frontier, or each tool given --stats-to). It samples the
+frontier every --sample (read-only calls: the crawl loop gets one more reader,
+however many pages watch) and keeps every sample for --history, then one a
+minute for a day. It sees every pipeline sharing the frontier, on every
+machine.
 
 With --allow-control and --token, a request carrying "Authorization: Bearer T"
 may stop a crawl, pause or resume it, and expire crawls, as cqueue stop and

@@ -128,7 +128,7 @@ func (s *Server) apiCrawls(w http.ResponseWriter, r *http.Request) {
 			Expires: c.Expires, Queued: c.Pending, InFlight: c.InFlight, Dead: c.Dead,
 			HighPriority: c.HighPriority, LowPriority: c.LowPriority, Hosts: len(c.Hosts), Meta: meta}
 		for _, t := range snap.Tools {
-			if t.CrawlID == c.CrawlID {
+			if t.CrawlID == c.CrawlID || t.CrawlID == "" {
 				cj.Tools++
 			}
 		}

@@ -27,14 +27,21 @@ const hostileURL = `http://evil.test/<script>window.pwned=1</script><img src=x o
 // crawl, "other", with 1 queued.
 type known struct {
 	fr       frontier.Frontier
+	dsn      string // the store: an SQLite path or a Redis URL
 	consumer frontier.Consumer
 	lease    string // of the request in flight
 }
 
 func newKnown(t *testing.T) *known {
 	t.Helper()
+	return newKnownIn(t, filepath.Join(t.TempDir(), "q.db"))
+}
+
+// newKnownIn makes the known crawl in the store dsn names.
+func newKnownIn(t *testing.T, dsn string) *known {
+	t.Helper()
 	ctx := context.Background()
-	fr, err := frontier.OpenSQLite(ctx, filepath.Join(t.TempDir(), "q.db"), frontier.Options{})
+	fr, err := frontier.Open(ctx, dsn, frontier.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +83,7 @@ func newKnown(t *testing.T) *known {
 	if _, err := fr.Push(ctx, es, t0); err != nil {
 		t.Fatal(err)
 	}
-	return &known{fr: fr, consumer: c, lease: r.Leased[0].Lease}
+	return &known{fr: fr, dsn: dsn, consumer: c, lease: r.Leased[0].Lease}
 }
 
 // newServer returns a Server over k's frontier with o's settings (Listen
