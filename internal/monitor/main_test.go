@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,9 +14,16 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/frontier"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
 var t0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	redistest.StopShared() // the Redis Cluster of TestTools
+	os.Exit(code)
+}
 
 // hostileURL is a crawled URL built to run script if a page ever takes it
 // for HTML.

@@ -26,12 +26,14 @@ const hostileCrawl = `<img src=x onerror="window.pwned=1">`
 // known snapshots of the tools' stats, sampled twice with new snapshots
 // in between, /tools lists the live tools with their state, age, stats
 // and rates, the HTTP errors, drops and refusals by reason, and /crawls
-// and /series carry items/s and HTTP errors/s: on SQLite and on a real
-// redis-server.
+// and /series carry items/s and HTTP errors/s: on SQLite, on a real
+// redis-server and on a Redis Cluster (the snapshots in the frontier's
+// slot).
 func TestTools(t *testing.T) {
 	for name, dsn := range map[string]func(t *testing.T) string{
-		"sqlite": func(t *testing.T) string { return filepath.Join(t.TempDir(), "q.db") },
-		"redis":  func(t *testing.T) string { return redistest.Start(t) },
+		"sqlite":  func(t *testing.T) string { return filepath.Join(t.TempDir(), "q.db") },
+		"redis":   func(t *testing.T) string { return redistest.Start(t) },
+		"cluster": func(t *testing.T) string { return redistest.SharedCluster(t) + "?prefix=monitor:" },
 	} {
 		t.Run(name, func(t *testing.T) { testTools(t, dsn(t)) })
 	}

@@ -69,7 +69,7 @@ func TestPutList(t *testing.T) {
 				t.Fatalf("List before any Put: %v, %v", got, err)
 			}
 			hostile := snap("cfetch", 7, t0, 1)
-			hostile.CrawlID = `<script>alert(1)</script>`
+			hostile.CrawlID = `{other}<script>alert(1)</script>` // a hash tag of its own, too
 			if err := s.Put(ctx, t0, snap("cexport", 9, t0, 1), snap("cfetch", 8, t0, 1), hostile); err != nil {
 				t.Fatal(err)
 			}
