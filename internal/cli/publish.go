@@ -17,14 +17,17 @@ import (
 // default), on a goroutine of its own, and a last time when it finishes:
 // cqueue serve shows them (see package toolstats). A store that cannot be
 // opened or written is said once on stderr and never fails the command;
-// a write waits at most the store's default busy timeout (5s; the last one
-// 2s), so a slow store delays only the next snapshot, never a record.
+// a write waits at most the store's default busy timeout (5s), so a slow
+// store delays only the next snapshot, never a record; at the end a write
+// under way is given up, and the last one waits at most 2s.
 
 // publisher is the goroutine publishing the stats.
 type publisher struct {
 	every      time.Duration
 	stop, done chan struct{}
 	once       sync.Once
+	ctx        context.Context // of the periodic writes: cancelled at the end
+	cancel     context.CancelFunc
 	store      toolstats.Store // opened by the goroutine; nil until then
 	host       string
 	told       bool // a failure was said (by the goroutine, until done)
@@ -40,6 +43,14 @@ func (t *Tool) publishEvery() time.Duration {
 		return t.StatsEvery
 	}
 	return toolstats.DefaultEvery
+}
+
+// statsToName is StatsTo for messages: a Redis URL without its password.
+func (t *Tool) statsToName() string {
+	if dedupe.IsRedisURL(t.StatsTo) {
+		return dedupe.RedactRedisURL(t.StatsTo)
+	}
+	return t.StatsTo
 }
 
 // toolName is the command as the snapshots name it: "cfetch", "cqueue pop".
@@ -72,6 +83,7 @@ func (t *Tool) startPublisher() {
 	}
 	host, _ := os.Hostname()
 	p := &publisher{every: t.publishEvery(), stop: make(chan struct{}), done: make(chan struct{}), host: host}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	t.pub = p
 	go func() {
 		defer close(p.done)
@@ -79,9 +91,9 @@ func (t *Tool) startPublisher() {
 		defer tick.Stop()
 		for {
 			// The first at once: the tool shows from its start.
-			if err := t.publish(p, false, 0); err != nil && !p.told {
+			if err := t.publish(p, false, 0); err != nil && !p.told && p.ctx.Err() == nil {
 				p.told = true
-				t.Printf("warning: --stats-to %s: %v (said once: the command goes on, and publishes again every %s)", t.StatsTo, err, p.every)
+				t.Printf("warning: --stats-to %s: %v (said once: the command goes on, and publishes again every %s)", t.statsToName(), err, p.every)
 			}
 			select {
 			case <-p.stop:
@@ -95,11 +107,11 @@ func (t *Tool) startPublisher() {
 // publish writes one snapshot (the last, with the exit status, when
 // exited), opening the store the first time.
 func (t *Tool) publish(p *publisher, exited bool, code int) error {
-	timeout := dedupe.DefaultBusyTimeout
+	timeout, parent := dedupe.DefaultBusyTimeout, p.ctx
 	if exited {
-		timeout = finalPutTimeout
+		timeout, parent = finalPutTimeout, context.Background()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	if p.store == nil {
 		s, err := toolstats.Open(ctx, t.StatsTo, toolstats.Options{BusyTimeout: timeout})
@@ -128,10 +140,10 @@ func (t *Tool) finishPublisher(code int) {
 	if p == nil {
 		return
 	}
-	p.once.Do(func() { close(p.stop) })
+	p.once.Do(func() { close(p.stop); p.cancel() }) // a write under way gives up
 	<-p.done
 	if err := t.publish(p, true, code); err != nil && !p.told {
-		t.Printf("warning: --stats-to %s: %v", t.StatsTo, fmt.Errorf("the last stats: %w", err))
+		t.Printf("warning: --stats-to %s: %v", t.statsToName(), fmt.Errorf("the last stats: %w", err))
 	}
 	if p.store != nil {
 		p.store.Close()

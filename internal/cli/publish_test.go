@@ -97,3 +97,20 @@ func TestStatsToNoStore(t *testing.T) {
 		t.Errorf("stderr: %q", got)
 	}
 }
+
+// TestStatsToNoPasswordShown: a Redis URL's password is not in the
+// warning.
+func TestStatsToNoPasswordShown(t *testing.T) {
+	var stderr bytes.Buffer
+	tool := NewTool("ctest", &stderr)
+	if _, code, done := tool.NewFlags(Help{}).Parse([]string{"-q", "--stats-to", "redis://user:s3cret@127.0.0.1:1/0"}, new(bytes.Buffer)); done {
+		t.Fatalf("Parse: %d", code)
+	}
+	tool.StartProgress(time.Hour, nil)
+	if code := tool.Finish(context.Background()); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if got := stderr.String(); strings.Contains(got, "s3cret") || strings.Count(got, "warning: --stats-to redis://user:") != 1 || strings.Contains(got, "canceled") {
+		t.Errorf("stderr: %q", got)
+	}
+}

@@ -28,6 +28,7 @@ func (c *crawl) publishEvery(stages []*stage) (stop func()) {
 	host, _ := os.Hostname()
 	var store toolstats.Store
 	told := false
+	periodic, cancelPeriodic := context.WithCancel(context.Background())
 	round := func(final bool) {
 		// A write waits for the store as the loop's own writers do (the
 		// busy timeout), the last one at most 2s.
@@ -35,10 +36,11 @@ func (c *crawl) publishEvery(stages []*stage) (stop func()) {
 		if timeout <= 0 {
 			timeout = dedupe.DefaultBusyTimeout
 		}
+		parent := periodic
 		if final {
-			timeout = min(timeout, 2*time.Second)
+			timeout, parent = min(timeout, 2*time.Second), context.Background()
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		ctx, cancel := context.WithTimeout(parent, timeout)
 		defer cancel()
 		err := func() error {
 			if store == nil {
@@ -55,7 +57,7 @@ func (c *crawl) publishEvery(stages []*stage) (stop func()) {
 			}
 			return store.Put(ctx, now, snaps...)
 		}()
-		if err != nil && !told {
+		if err != nil && !told && (final || periodic.Err() == nil) {
 			told = true
 			c.tool.Printf("warning: publishing the tools' stats to the frontier: %v (the crawl goes on)", err)
 		}
@@ -78,6 +80,7 @@ func (c *crawl) publishEvery(stages []*stage) (stop func()) {
 	return func() {
 		once.Do(func() {
 			close(quit)
+			cancelPeriodic() // a round under way gives up
 			<-done
 			round(true)
 			if store != nil {
