@@ -56,7 +56,7 @@ func figuresOf(s toolstats.Snapshot) figures {
 }
 
 // httpErrors are cfetch's fetches that failed, by reason: its error codes
-// (timeout, dns, robots_denied, …) and "status_NNN" for the answers of
+// (timeout, dns, robots, …) and "status_NNN" for the answers of
 // status 500 and above (after its retries).
 func httpErrors(st cli.StatsJSON) map[string]int64 {
 	out := maps.Clone(st.Errors)
