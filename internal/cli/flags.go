@@ -75,7 +75,7 @@ func (f *Flags) addCommon() {
 	f.StringVarP(&f.Output, "output", "o", "", out)
 	f.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line and no summary on stderr (errors are still shown)")
 	f.StringVar(&f.statsFile, "stats", "", "write the run's stats as JSON to `FILE`")
-	f.DurationVar(&f.statsEvery, "stats-every", 0, "with --stats, also rewrite FILE every `DURATION` while the command runs (atomically: a reader never sees half of it); 0: only at the end. With --stats-to, publish that often (0: every 5s)")
+	f.DurationVar(&f.statsEvery, "stats-every", 0, "with --stats, also rewrite FILE every `DURATION` while the command runs (atomically: a reader never sees half of it); 0: only at the end. With --stats-to, publish that often (at least 100ms; 0: every 5s)")
 	f.StringVar(&f.statsTo, "stats-to", "", "publish the stats to the crawl's `STORE` for cqueue serve: the frontier's SQLite file or Redis URL (or $CRAWLUTILS_STATS_TO)")
 	f.StringVar(&f.statsCrawl, "stats-crawlid", "", "with --stats-to, the crawl `ID` the stats are published for (or $CRAWLUTILS_STATS_CRAWLID)")
 	f.StringVar(&f.config, "config", "", "read default settings from `FILE` (YAML; default $CRAWLUTILS_CONFIG or ~/.config/crawlutils/config.yml)")

@@ -36,14 +36,18 @@ type publisher struct {
 // finalPutTimeout bounds the last write, at the command's end.
 const finalPutTimeout = 2 * time.Second
 
-// publishEvery is the publishing period: --stats-every, else
-// toolstats.DefaultEvery.
+// publishEvery is the publishing period: --stats-every (at least
+// minPublishEvery), else toolstats.DefaultEvery.
 func (t *Tool) publishEvery() time.Duration {
 	if t.StatsEvery > 0 {
-		return t.StatsEvery
+		return max(t.StatsEvery, minPublishEvery)
 	}
 	return toolstats.DefaultEvery
 }
+
+// minPublishEvery bounds the writes to the store, whatever --stats-every
+// asks of the stats file.
+const minPublishEvery = 100 * time.Millisecond
 
 // statsToName is StatsTo for messages: a Redis URL without its password.
 func (t *Tool) statsToName() string {

@@ -125,8 +125,8 @@ func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reade
 	}) {
 		return tool.Usage("--stats-to, --stats-crawlid: cqueue crawl publishes its tools' stats to its frontier itself, every --publish-every")
 	}
-	if o.publishEvery < 0 {
-		return tool.Usage("--publish-every %s: must not be negative", o.publishEvery)
+	if o.publishEvery < 0 || o.publishEvery > 0 && o.publishEvery < 100*time.Millisecond {
+		return tool.Usage("--publish-every %s: want 0 (never) or at least 100ms", o.publishEvery)
 	}
 	tool.StatsTo = "" // not from $CRAWLUTILS_STATS_TO either: see --publish-every
 	if len(rest) != 3 {
