@@ -50,6 +50,8 @@ type Flags struct {
 	quiet       bool
 	statsFile   string
 	statsEvery  time.Duration
+	statsTo     string
+	statsCrawl  string
 	config      string
 	showHelp    bool
 	showVersion bool
@@ -73,7 +75,9 @@ func (f *Flags) addCommon() {
 	f.StringVarP(&f.Output, "output", "o", "", out)
 	f.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line and no summary on stderr (errors are still shown)")
 	f.StringVar(&f.statsFile, "stats", "", "write the run's stats as JSON to `FILE`")
-	f.DurationVar(&f.statsEvery, "stats-every", 0, "with --stats, also rewrite FILE every `DURATION` while the command runs (atomically: a reader never sees half of it); 0: only at the end")
+	f.DurationVar(&f.statsEvery, "stats-every", 0, "with --stats, also rewrite FILE every `DURATION` while the command runs (atomically: a reader never sees half of it); 0: only at the end. With --stats-to, publish that often (at least 100ms; 0: every 5s)")
+	f.StringVar(&f.statsTo, "stats-to", "", "publish the stats to the crawl's `STORE` for cqueue serve: the frontier's SQLite file or Redis URL (or $CRAWLUTILS_STATS_TO)")
+	f.StringVar(&f.statsCrawl, "stats-crawlid", "", "with --stats-to, the crawl `ID` the stats are published for (or $CRAWLUTILS_STATS_CRAWLID)")
 	f.StringVar(&f.config, "config", "", "read default settings from `FILE` (YAML; default $CRAWLUTILS_CONFIG or ~/.config/crawlutils/config.yml)")
 	f.BoolVarP(&f.showHelp, "help", "h", false, "show this help")
 	f.BoolVar(&f.showVersion, "version", false, "show the version")
@@ -112,6 +116,7 @@ func (f *Flags) Parse(args []string, stdout io.Writer) (rest []string, code int,
 	f.tool.Quiet = f.quiet
 	f.tool.StatsFile = f.statsFile
 	f.tool.StatsEvery = f.statsEvery
+	f.tool.StatsTo, f.tool.StatsCrawlID = f.statsTo, f.statsCrawl
 	return f.Args(), ExitOK, false
 }
 
@@ -127,16 +132,26 @@ func EnvName(tool, flag string) string {
 // because every subcommand means the same by them.
 var SharedSettings = map[string]bool{"db": true, "redis": true, "busy-timeout": true, "quiet": true}
 
+// crawlSettings are the flags every command also takes from one variable
+// of the whole crawl, after its own (CFETCH_STATS_TO, then
+// CRAWLUTILS_STATS_TO): a hand-built loop sets them once for all.
+var crawlSettings = map[string]string{"stats-to": "CRAWLUTILS_STATS_TO", "stats-crawlid": "CRAWLUTILS_STATS_CRAWLID"}
+
 // envNames are the variables that may set flag, first the one that wins:
 // the subcommand's own (CQUEUE_PUSH_BATCH), then, for a shared setting,
 // the command's (CQUEUE_DB).
 func (f *Flags) envNames(flag string) []string {
+	var names []string
 	if f.tool.Sub == "" {
-		return []string{EnvName(f.tool.Name, flag)}
+		names = []string{EnvName(f.tool.Name, flag)}
+	} else {
+		names = []string{EnvName(f.tool.Name+"_"+f.tool.Sub, flag)}
+		if SharedSettings[flag] {
+			names = append(names, EnvName(f.tool.Name, flag))
+		}
 	}
-	names := []string{EnvName(f.tool.Name+"_"+f.tool.Sub, flag)}
-	if SharedSettings[flag] {
-		names = append(names, EnvName(f.tool.Name, flag))
+	if v, ok := crawlSettings[flag]; ok {
+		names = append(names, v)
 	}
 	return names
 }

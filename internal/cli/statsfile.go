@@ -75,8 +75,10 @@ func WriteFileAtomic(path string, data []byte) error {
 	return err
 }
 
-// startStatsWriter starts rewriting the stats file every StatsEvery, once.
+// startStatsWriter starts rewriting the stats file every StatsEvery, once,
+// and publishing them (--stats-to).
 func (t *Tool) startStatsWriter() {
+	t.startPublisher()
 	if t.StatsFile == "" || t.StatsEvery <= 0 {
 		return
 	}

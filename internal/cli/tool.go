@@ -32,6 +32,11 @@ type Tool struct {
 	// the command runs: from StartProgress or the first Records, until
 	// Finish (--stats-every).
 	StatsEvery time.Duration
+	// StatsTo, when set, is the crawl's store (an SQLite frontier file or
+	// a Redis URL) to publish the stats to, every StatsEvery (5s when
+	// 0), for cqueue serve (--stats-to; see publish.go). StatsCrawlID
+	// names the crawl in what is published (--stats-crawlid).
+	StatsTo, StatsCrawlID string
 	// Gauges, when set, returns the command's levels at the moment (held
 	// in flight, queued, hosts resting, …) for the stats' "gauges". It is
 	// called on another goroutine, at each write of the stats file.
@@ -57,6 +62,7 @@ type Tool struct {
 	partial  bool
 	progress *progress
 	writer   *statsWriter
+	pub      *publisher
 }
 
 // NewTool returns a Tool writing messages to stderr.
@@ -212,6 +218,12 @@ func (t *Tool) Finish(ctx context.Context) int {
 			t.Fail(fmt.Errorf("write stats: %w", err))
 		}
 	}
+	code := t.exitCode(ctx)
+	t.finishPublisher(code)
+	return code
+}
+
+func (t *Tool) exitCode(ctx context.Context) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {

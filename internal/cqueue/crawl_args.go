@@ -136,15 +136,17 @@ var passThrough = []struct {
 
 // everyToolReserved are the shared flags cqueue crawl sets on every tool.
 var everyToolReserved = map[string]string{
-	"quiet":       "cqueue crawl runs every tool quietly and shows one progress line and one account",
-	"q":           "cqueue crawl runs every tool quietly and shows one progress line and one account",
-	"stats":       "cqueue crawl reads every tool's stats; its own --stats FILE has them all (or set CFETCH_STATS=FILE, …)",
-	"stats-every": "cqueue crawl reads every tool's stats; its own --stats FILE has them all (or set CFETCH_STATS=FILE, …)",
-	"output":      "the tools of the loop are connected by pipes",
-	"o":           "the tools of the loop are connected by pipes",
-	"help":        "see 'TOOL --help' on its own",
-	"h":           "see 'TOOL --help' on its own",
-	"version":     "see 'TOOL --version' on its own",
+	"quiet":         "cqueue crawl runs every tool quietly and shows one progress line and one account",
+	"q":             "cqueue crawl runs every tool quietly and shows one progress line and one account",
+	"stats":         "cqueue crawl reads every tool's stats; its own --stats FILE has them all (or set CFETCH_STATS=FILE, …)",
+	"stats-every":   "cqueue crawl reads every tool's stats; its own --stats FILE has them all (or set CFETCH_STATS=FILE, …)",
+	"stats-to":      "cqueue crawl publishes every tool's stats to its frontier itself (--publish-every)",
+	"stats-crawlid": "cqueue crawl publishes every tool's stats to its frontier itself (--publish-every)",
+	"output":        "the tools of the loop are connected by pipes",
+	"o":             "the tools of the loop are connected by pipes",
+	"help":          "see 'TOOL --help' on its own",
+	"h":             "see 'TOOL --help' on its own",
+	"version":       "see 'TOOL --version' on its own",
 }
 
 // checkPassThrough refuses, in the words given to --TOOL, a flag that

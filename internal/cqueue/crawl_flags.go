@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 var crawlHelp = cli.Help{
@@ -53,6 +55,10 @@ Every tool also reads its settings from the environment (CFETCH_CONCURRENCY=32)
 and the config file, as on its own. The flags cqueue crawl sets itself (-q,
 --stats, -o, -r, --db, …) are refused there.
 
+Every --publish-every (5s; 0: never) the tools' stats are written to the
+frontier, one snapshot per tool process, for cqueue serve to show (the tools
+attached, items/s, HTTP errors by reason).
+
 The first SIGINT or SIGTERM stops the crawl gracefully, as Ctrl-C stops the
 loop: every tool finishes what it holds and the next run starts where this one
 stopped (exit 130); a second one stops everything at once.
@@ -86,8 +92,11 @@ type crawlOptions struct {
 	// push; queueFlags push's queueing settings.
 	childFlags, queueFlags []string
 	statsFile              string
-	quiet                  bool
-	config                 string
+	// publishEvery is how often the tools' stats are published to the
+	// frontier for cqueue serve; 0: never.
+	publishEvery time.Duration
+	quiet        bool
+	config       string
 	// store has the frontier's settings (queue order, dedupe) for the
 	// seeds, which cqueue crawl pushes itself.
 	store store
@@ -106,6 +115,7 @@ func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reade
 	f.StringVar(&o.crawlID, "crawlid", "", "the crawl's name (default: OUT's name without its extension; with OUT -, the db's)")
 	f.StringVar(&o.appID, "appid", o.appID, "the appid of the seeds")
 	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
+	f.DurationVar(&o.publishEvery, "publish-every", toolstats.DefaultEvery, "publish the loop's tools' stats to the frontier every `DURATION`, for cqueue serve; 0: never")
 	for _, pt := range passThrough {
 		raw[pt.flag] = f.StringArray(pt.flag, nil, fmt.Sprintf("pass `ARGS` to %s (words split as by a shell, nothing expanded; repeatable)", pt.tool))
 	}
@@ -117,6 +127,16 @@ func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reade
 	if f.Output != "" {
 		return tool.Usage("-o %s: the export is OUT, the third argument", f.Output)
 	}
+	if slices.ContainsFunc(args, func(a string) bool {
+		name, _ := flagName(a)
+		return name == "stats-to" || name == "stats-crawlid"
+	}) {
+		return tool.Usage("--stats-to, --stats-crawlid: cqueue crawl publishes its tools' stats to its frontier itself, every --publish-every")
+	}
+	if o.publishEvery < 0 || o.publishEvery > 0 && o.publishEvery < 100*time.Millisecond {
+		return tool.Usage("--publish-every %s: want 0 (never) or at least 100ms", o.publishEvery)
+	}
+	tool.StatsTo = "" // not from $CRAWLUTILS_STATS_TO either: see --publish-every
 	if len(rest) != 3 {
 		return tool.Usage("want SEEDS RULES OUT, got %d argument(s)", len(rest))
 	}

@@ -131,15 +131,18 @@ func (s *stage) status() (code int, desc string) {
 	return st.ExitCode(), fmt.Sprintf("%s exit %d", s.name, st.ExitCode())
 }
 
-// stages builds the processes of the loop, in pipe order.
-func (c *crawl) stages(live bool) []*stage {
+// stages builds the processes of the loop, in pipe order, each rewriting
+// its stats file every (never while it runs when 0).
+func (c *crawl) stages(every time.Duration) []*stage {
 	o := &c.o
 	var out []*stage
 	add := func(key, name, prog, path string, oneThread bool, args ...string) {
 		s := &stage{name: name, key: key, stats: filepath.Join(c.tmp, key+".json")}
-		common := []string{"-q", "--stats", s.stats}
-		if live {
-			common = append(common, "--stats-every", statsEvery.String())
+		// --stats-to= : cqueue crawl publishes the stats itself, so a
+		// $CRAWLUTILS_STATS_TO meant for a hand-built loop is not used.
+		common := []string{"-q", "--stats", s.stats, "--stats-to="}
+		if every > 0 {
+			common = append(common, "--stats-every", every.String())
 		}
 		if prog == "cqueue" {
 			args = append([]string{args[0]}, append(common, args[1:]...)...)
@@ -170,7 +173,8 @@ func (c *crawl) stages(live bool) []*stage {
 }
 
 // statsEvery is how often the tools rewrite their stats files while the
-// progress line (redrawn every second) or --stats-every needs them.
+// progress line (redrawn every second) or --stats-every needs them; for
+// --publish-every alone, they rewrite them twice a period.
 const statsEvery = 500 * time.Millisecond
 
 // loopResult is how the loop ended.
@@ -188,8 +192,16 @@ type loopResult struct {
 // second kills them. Their messages are relayed, and their stats files
 // read for the progress line.
 func (c *crawl) runLoop(ctx context.Context) loopResult {
-	live := !c.o.quiet && cli.IsTerminal(c.tool.Stderr) || c.o.statsFile != "" && c.tool.StatsEvery > 0
-	stages := c.stages(live)
+	var every time.Duration
+	switch {
+	case !c.o.quiet && cli.IsTerminal(c.tool.Stderr) || c.o.statsFile != "" && c.tool.StatsEvery > 0:
+		every = statsEvery
+	case c.o.publishEvery > 0:
+		// Twice a period: the stats published are at most half a
+		// period old, so a snapshot is never taken for late.
+		every = c.o.publishEvery / 2
+	}
+	stages := c.stages(every)
 	res := loopResult{stages: stages}
 	start := time.Now()
 	var parentEnds []*os.File // the pipe ends the children hold
@@ -263,6 +275,7 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 		c.tool.StartStatusLine(time.Second, c.progress(start))
 	}
 	stopStats := c.writeAccountEvery()
+	stopPublish := c.publishEvery(stages)
 	var wg sync.WaitGroup
 	for _, s := range stages {
 		wg.Go(func() { s.err = s.cmd.Wait() })
@@ -271,6 +284,7 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 	close(done)
 	relays.Wait()
 	stopStats()
+	stopPublish()
 	c.tool.StopStatusLine()
 	return res
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/monitor"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 // runServe is cqueue serve: the crawl monitor (internal/monitor) over the
@@ -22,11 +23,14 @@ func runServe(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, s
 		Summary: "watch, and control, the frontier's crawls over HTTP: a JSON API and a page",
 		Description: `Serves a JSON API under /api/v1/ and an HTML page at / that shows every crawl
 of the frontier: queued, in flight and dead requests, per host, pages/s,
-errors/s and dead/s over time, the workers (pop --follow consumers) and their
-heartbeats, the dead letters with their reasons. It samples the frontier every
---sample (read-only calls: the crawl loop gets one more reader, however many
-pages watch) and keeps every sample for --history, then one a minute for a
-day. It sees every pipeline sharing the frontier, on every machine.
+items/s, errors/s, HTTP errors/s and dead/s over time, the workers (pop
+--follow consumers) and their heartbeats, the dead letters with their reasons,
+and the tools attached to each crawl with their last stats (which cqueue crawl
+publishes to the frontier, or each tool given --stats-to). It samples the
+frontier every --sample (read-only calls: the crawl loop gets one more reader,
+however many pages watch) and keeps every sample for --history, then one a
+minute for a day. It sees every pipeline sharing the frontier, on every
+machine.
 
 With --allow-control and --token, a request carrying "Authorization: Bearer T"
 may stop a crawl, pause or resume it, and expire crawls, as cqueue stop and
@@ -72,10 +76,18 @@ See docs/monitor.md.`,
 		return code
 	}
 	defer fr.Close()
+	dsn, _ := s.dsn()
 	o.Frontier, o.Store = fr, "sqlite"
-	if dsn, _ := s.dsn(); dedupe.IsRedisURL(dsn) {
+	if dedupe.IsRedisURL(dsn) {
 		o.Store = "redis"
 	}
+	tools, err := toolstats.Open(ctx, dsn, toolstats.Options{BusyTimeout: s.busyTimeout, Prefix: s.opts.Prefix})
+	if err != nil {
+		tool.Printf("the tools' stats: %v", err)
+		return cli.ExitFailure
+	}
+	defer tools.Close()
+	o.Tools = tools
 	o.ConsumerTimeout = s.opts.ConsumerTimeout
 	o.Warn = func(msg string) { tool.Printf("%s", msg) }
 	srv, err := monitor.New(o)

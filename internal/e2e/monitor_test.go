@@ -34,7 +34,8 @@ const (
 
 // TestMonitorInBrowser runs cqueue serve beside a real crawl loop of the
 // demo site and drives its page in a headless Chromium: the page shows
-// the crawl and its counts rise; a hostile URL and crawl id are shown as
+// the crawl and its counts rise, and the loop's tools (publishing their
+// stats to the frontier) with items/s; a hostile URL and crawl id are shown as
 // text and run nothing; a Stop pressed on the page, with the token typed
 // into it (a wrong one first), ends the crawl loop by itself with nothing
 // lost. It saves a screenshot (docs/monitor.png with UPDATE_SCREENSHOT=1).
@@ -85,10 +86,13 @@ func TestMonitorInBrowser(t *testing.T) {
 	base := serveURL(t, serveErr)
 
 	// The crawl loop, as the loop tests run it, one page at a time in
-	// flight per fetcher connection.
+	// flight per fetcher connection, each tool publishing its stats to the
+	// frontier's file every half second (as a hand-built loop does it:
+	// CRAWLUTILS_STATS_TO for all, --stats-every for each).
 	loopCmd := l.cmd(`cd "$W"; ln -sfn ` + filepath.Join(mustGetwd(t), "../../testdata") + ` testdata; set +e
-cqueue pop -q $DB --follow --window 8 --lease 1m | cfetch -q --concurrency 2 |
-	cextract -q -r testdata/rules/demo.yml | cexport -q -o items.jsonl | cqueue push -q $DB
+export CRAWLUTILS_STATS_TO="` + filepath.Join(dir, "crawl.db") + `" CRAWLUTILS_STATS_CRAWLID=demo; E="--stats-every 500ms"
+cqueue pop -q $E $DB --follow --window 8 --lease 1m | cfetch -q $E --concurrency 2 |
+	cextract -q $E -r testdata/rules/demo.yml | cexport -q $E -o items.jsonl | cqueue push -q $E $DB
 echo "${PIPESTATUS[*]}" > status`)
 	loopCmd.Stderr = os.Stderr
 	if err := loopCmd.Start(); err != nil {
@@ -150,6 +154,57 @@ echo "${PIPESTATUS[*]}" > status`)
 	}
 	if state := text(demo + ` .badge`); state != "active" {
 		t.Errorf("the demo crawl shows state %q, want active", state)
+	}
+
+	// The loop's five tools show, with their last stats, and items/s and
+	// the items exported rise.
+	var tools struct {
+		Rows  [][]string
+		Items string
+	}
+	readTools := func() {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+			const c = document.querySelector('[data-crawlid="demo"]');
+			if (!c) return '{}';
+			const rows = [...c.querySelectorAll('.tools tbody tr')].map((r) => [...r.cells].map((td) => td.textContent));
+			return JSON.stringify({rows, items: (c.querySelector('.key-items b') || {}).textContent || ''});
+		})()`))
+		if err != nil {
+			t.Fatalf("the tools on the page: %v", err)
+		}
+		tools.Rows, tools.Items = nil, ""
+		json.Unmarshal([]byte(s), &tools)
+	}
+	exported := func() int {
+		for _, r := range tools.Rows {
+			if len(r) > 6 && r[0] == "cexport" {
+				n, _ := strconv.Atoi(strings.ReplaceAll(r[6], ",", ""))
+				return n
+			}
+		}
+		return -1
+	}
+	deadline = time.Now().Add(time.Minute)
+	for readTools(); len(tools.Rows) != 5 || tools.Items == "" || tools.Items == "0" || exported() <= 0; readTools() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the page shows tools %q and items/s %q; want the loop's 5 tools and items/s above 0", tools.Rows, tools.Items)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var names []string
+	for _, r := range tools.Rows {
+		names = append(names, r[0]+" "+r[3])
+	}
+	if got := strings.Join(names, ", "); got != "cexport running, cextract running, cfetch running, cqueue pop running, cqueue push running" {
+		t.Errorf("the tools shown: %s", got)
+	}
+	before := exported()
+	for readTools(); exported() <= before; readTools() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the items cexport exported stayed at %d", before)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 
 	// The hostile crawled strings are on the page, as text.

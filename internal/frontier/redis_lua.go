@@ -54,7 +54,8 @@ package frontier
 //	          one, keeps its answer as JSON
 //
 // and the duplicate filter's sets, P + "seen:" + crawlid (see package
-// dedupe). Every step that takes an entry out of flight (ack, fail,
+// dedupe), and the tools' stats, F tools and F tools:ID (see package
+// toolstats). Every step that takes an entry out of flight (ack, fail,
 // release, reclaim, abandon) clears its F owner and F held:CID
 // membership, and counts it out of F heldq:CID; only queued entries are purged (stop, expiry). A script that
 // fails midway is not rolled back by Redis, so the Go side validates

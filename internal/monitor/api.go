@@ -48,13 +48,17 @@ type Rates struct {
 	Pages  float64 `json:"pages_per_s"`
 	Errors float64 `json:"errors_per_s"`
 	Dead   float64 `json:"dead_per_s"`
+	// Items and HTTPErrors are from the tools' published stats: items
+	// exported (or extracted), fetches failed or answered 5xx.
+	Items      float64 `json:"items_per_s"`
+	HTTPErrors float64 `json:"http_errors_per_s"`
 	// Shared says the crawl's page and error rates were apportioned from
 	// the frontier's, shared with other crawls running at the same time.
 	Shared bool `json:"shared,omitempty"`
 }
 
 func ratesOf(p Point) Rates {
-	return Rates{Pages: round(p.Pages), Errors: round(p.Errors), Dead: round(p.DeadRate)}
+	return Rates{Pages: round(p.Pages), Errors: round(p.Errors), Dead: round(p.DeadRate), Items: round(p.Items), HTTPErrors: round(p.HTTPErrors)}
 }
 
 func round(x float64) float64 { return float64(int64(x*100+0.5)) / 100 }
@@ -84,7 +88,7 @@ func (s *Server) apiIndex(w http.ResponseWriter, r *http.Request) {
 		"coarse_step_s": int64(coarseStep.Seconds()), "coarse_history_s": int64(s.o.CoarseHistory.Seconds()),
 		"control": s.allowControl, "token_for_reads": s.tokenForReads,
 		"resources": []string{"GET /api/v1/crawls", "GET /api/v1/hosts?crawlid=ID", "GET /api/v1/series[?crawlid=ID]",
-			"GET /api/v1/dead[?crawlid=ID]", "GET /api/v1/consumers", "GET /api/v1/stats"},
+			"GET /api/v1/dead[?crawlid=ID]", "GET /api/v1/consumers", "GET /api/v1/stats", "GET /api/v1/tools[?crawlid=ID]"},
 		"actions": []string{"POST /api/v1/stop", "POST /api/v1/expire", "POST /api/v1/pause", "POST /api/v1/resume"},
 	})
 }
@@ -103,6 +107,7 @@ type crawlJSON struct {
 	LowPriority  int               `json:"low_priority"`
 	Hosts        int               `json:"hosts"`
 	Tracked      bool              `json:"tracked"`
+	Tools        int               `json:"tools"`
 	Rates        Rates             `json:"rates"`
 	Meta         map[string]string `json:"meta,omitempty"`
 }
@@ -122,6 +127,11 @@ func (s *Server) apiCrawls(w http.ResponseWriter, r *http.Request) {
 		cj := crawlJSON{CrawlID: c.CrawlID, AppID: c.AppID, State: c.State, Paused: meta[frontier.MetaPaused] == "1",
 			Expires: c.Expires, Queued: c.Pending, InFlight: c.InFlight, Dead: c.Dead,
 			HighPriority: c.HighPriority, LowPriority: c.LowPriority, Hosts: len(c.Hosts), Meta: meta}
+		for _, t := range snap.Tools {
+			if t.CrawlID == c.CrawlID || t.CrawlID == "" {
+				cj.Tools++
+			}
+		}
 		if p, ok := s.sampler.recent(c.CrawlID, rateWindow); ok {
 			cj.Tracked, cj.Rates = true, ratesOf(p)
 			_, shared, _ := s.sampler.seriesOf(c.CrawlID, false, false, 1)

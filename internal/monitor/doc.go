@@ -6,7 +6,10 @@
 //
 // A Server samples the frontier every Options.Interval (one second by
 // default): Counts, Stats, Info, Consumers and the metadata of the crawls
-// with work left, all read-only calls of frontier.Frontier. It keeps the
+// with work left, all read-only calls of frontier.Frontier, and the
+// snapshots of the tools' stats in the same store (Options.Tools, see
+// package toolstats and tools.go), from which it takes items/s and HTTP
+// errors/s and which /api/v1/tools serves. It keeps the
 // latest snapshot and, per crawl and for the whole frontier, a bounded
 // history: every sample for Options.History (an hour), then one point a
 // minute for Options.CoarseHistory (a day); older points are dropped, and

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,9 +14,16 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/frontier"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
 var t0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	redistest.StopShared() // the Redis Cluster of TestTools
+	os.Exit(code)
+}
 
 // hostileURL is a crawled URL built to run script if a page ever takes it
 // for HTML.
@@ -27,14 +35,21 @@ const hostileURL = `http://evil.test/<script>window.pwned=1</script><img src=x o
 // crawl, "other", with 1 queued.
 type known struct {
 	fr       frontier.Frontier
+	dsn      string // the store: an SQLite path or a Redis URL
 	consumer frontier.Consumer
 	lease    string // of the request in flight
 }
 
 func newKnown(t *testing.T) *known {
 	t.Helper()
+	return newKnownIn(t, filepath.Join(t.TempDir(), "q.db"))
+}
+
+// newKnownIn makes the known crawl in the store dsn names.
+func newKnownIn(t *testing.T, dsn string) *known {
+	t.Helper()
 	ctx := context.Background()
-	fr, err := frontier.OpenSQLite(ctx, filepath.Join(t.TempDir(), "q.db"), frontier.Options{})
+	fr, err := frontier.Open(ctx, dsn, frontier.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +91,7 @@ func newKnown(t *testing.T) *known {
 	if _, err := fr.Push(ctx, es, t0); err != nil {
 		t.Fatal(err)
 	}
-	return &known{fr: fr, consumer: c, lease: r.Leased[0].Lease}
+	return &known{fr: fr, dsn: dsn, consumer: c, lease: r.Leased[0].Lease}
 }
 
 // newServer returns a Server over k's frontier with o's settings (Listen

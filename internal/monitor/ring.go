@@ -12,6 +12,10 @@ type Point struct {
 	Pages    float64 `json:"pages_per_s"`
 	Errors   float64 `json:"errors_per_s"`
 	DeadRate float64 `json:"dead_per_s"`
+	// Items and HTTPErrors come from the tools' published stats (see
+	// tools.go): items exported, fetches failed or answered 5xx.
+	Items      float64 `json:"items_per_s"`
+	HTTPErrors float64 `json:"http_errors_per_s"`
 }
 
 // ring is a fixed-capacity circular buffer of points: adding to a full
@@ -78,6 +82,8 @@ func (s *series) add(p Point) {
 	s.sum.Pages += p.Pages
 	s.sum.Errors += p.Errors
 	s.sum.DeadRate += p.DeadRate
+	s.sum.Items += p.Items
+	s.sum.HTTPErrors += p.HTTPErrors
 	s.last = p
 }
 
@@ -86,7 +92,8 @@ func (s *series) add(p Point) {
 func (s *series) flush() {
 	n := float64(s.n)
 	s.coarse.add(Point{T: s.bucket, Queued: s.last.Queued, InFlight: s.last.InFlight, Dead: s.last.Dead,
-		Pages: s.sum.Pages / n, Errors: s.sum.Errors / n, DeadRate: s.sum.DeadRate / n})
+		Pages: s.sum.Pages / n, Errors: s.sum.Errors / n, DeadRate: s.sum.DeadRate / n,
+		Items: s.sum.Items / n, HTTPErrors: s.sum.HTTPErrors / n})
 	s.n, s.sum = 0, Point{}
 }
 

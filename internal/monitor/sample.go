@@ -2,10 +2,12 @@ package monitor
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 // The sampler reads the frontier once per interval — Counts, Stats, Info,
@@ -24,6 +26,9 @@ type snapshot struct {
 	Crawls    []frontier.CrawlInfo
 	Consumers []frontier.ConsumerInfo
 	Meta      map[string]map[string]string // crawls with work left, and those paused
+	// Tools are the snapshots of the tools' stats not expired (none
+	// without a tools store).
+	Tools []toolstats.Snapshot
 }
 
 // errorCounters and deadCounters are the frontier's counters summed into
@@ -46,6 +51,7 @@ const (
 // sampler holds the samples. Its methods are safe for concurrent use.
 type sampler struct {
 	fr             frontier.Frontier
+	toolsStore     toolstats.Store // nil: the tools are not read
 	fineN, coarseN int
 	coarseStep     time.Duration
 
@@ -55,7 +61,8 @@ type sampler struct {
 	first   int64 // time of the first sample (Unix ms): it has no rates
 	all     *series
 	crawls  map[string]*crawlTrack
-	hosts   int // hosts tracked, over every crawl
+	hosts   int                   // hosts tracked, over every crawl
+	tools   map[string]*toolTrack // by snapshot ID
 }
 
 // crawlTrack is what the sampler keeps of one crawl between samples.
@@ -72,9 +79,9 @@ type hostTrack struct {
 	since  time.Time
 }
 
-func newSampler(fr frontier.Frontier, fineN, coarseN int, coarseStep time.Duration) *sampler {
-	return &sampler{fr: fr, fineN: fineN, coarseN: coarseN, coarseStep: coarseStep,
-		all: newSeries(fineN, coarseN, coarseStep), crawls: map[string]*crawlTrack{}}
+func newSampler(fr frontier.Frontier, tools toolstats.Store, fineN, coarseN int, coarseStep time.Duration) *sampler {
+	return &sampler{fr: fr, toolsStore: tools, fineN: fineN, coarseN: coarseN, coarseStep: coarseStep,
+		all: newSeries(fineN, coarseN, coarseStep), crawls: map[string]*crawlTrack{}, tools: map[string]*toolTrack{}}
 }
 
 // sample reads the frontier at now and adds one point to each history. A
@@ -117,6 +124,11 @@ func (s *sampler) read(ctx context.Context, now time.Time) (*snapshot, error) {
 	if snap.Consumers, err = s.fr.Consumers(ctx); err != nil {
 		return nil, err
 	}
+	if s.toolsStore != nil {
+		if snap.Tools, err = s.toolsStore.List(ctx, now); err != nil {
+			return nil, fmt.Errorf("the tools' stats: %w", err)
+		}
+	}
 	s.mu.RLock()
 	prev := s.cur
 	s.mu.RUnlock()
@@ -154,10 +166,20 @@ func (s *sampler) record(prev, snap *snapshot) {
 			prevCrawls[c.CrawlID] = c
 		}
 	}
+	tools := s.trackTools(snap.Tools)
+	var items, httpErrs float64
+	for _, r := range tools {
+		items += r.items()
+		httpErrs += r.httpErrors
+	}
 	s.all.add(Point{T: t, Queued: snap.Counts.Queued, InFlight: snap.Counts.InFlight, Dead: snap.Counts.Dead,
-		Pages: round(pages), Errors: round(errs), DeadRate: round(dead)})
+		Pages: round(pages), Errors: round(errs), DeadRate: round(dead), Items: round(items), HTTPErrors: round(httpErrs)})
 
 	share := shares(prevCrawls, snap.Crawls)
+	unnamed := tools[""]
+	if unnamed == nil {
+		unnamed = &toolRates{}
+	}
 	seen := map[string]bool{}
 	for _, c := range snap.Crawls {
 		seen[c.CrawlID] = true
@@ -172,12 +194,22 @@ func (s *sampler) record(prev, snap *snapshot) {
 				tr.changed = snap.At
 			}
 		}
-		if w := share[c.CrawlID]; w > 0 {
+		w := share[c.CrawlID]
+		if w > 0 {
 			p.Pages, p.Errors = round(pages*w), round(errs*w)
 			if w < 1 {
 				tr.shared = true
 			}
 		}
+		// The tools that publish for this crawl, and its share of those
+		// that name none.
+		if c.CrawlID != "" {
+			if r := tools[c.CrawlID]; r != nil {
+				p.Items, p.HTTPErrors = r.items(), r.httpErrors
+			}
+		}
+		p.Items = round(p.Items + unnamed.items()*w)
+		p.HTTPErrors = round(p.HTTPErrors + unnamed.httpErrors*w)
 		tr.series.add(p)
 		s.trackHosts(tr, c, snap.At)
 	}
@@ -350,7 +382,7 @@ func average(pts []Point, first int64) Point {
 		return Point{}
 	}
 	out := pts[len(pts)-1]
-	out.Pages, out.Errors, out.DeadRate = 0, 0, 0
+	out.Pages, out.Errors, out.DeadRate, out.Items, out.HTTPErrors = 0, 0, 0, 0, 0
 	k := 0.0
 	for _, p := range pts {
 		if p.T == first {
@@ -359,10 +391,13 @@ func average(pts []Point, first int64) Point {
 		out.Pages += p.Pages
 		out.Errors += p.Errors
 		out.DeadRate += p.DeadRate
+		out.Items += p.Items
+		out.HTTPErrors += p.HTTPErrors
 		k++
 	}
 	if k > 0 {
 		out.Pages, out.Errors, out.DeadRate = out.Pages/k, out.Errors/k, out.DeadRate/k
+		out.Items, out.HTTPErrors = out.Items/k, out.HTTPErrors/k
 	}
 	return out
 }

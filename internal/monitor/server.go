@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 // Options configure a Server. Frontier and Listen are required.
@@ -19,6 +20,10 @@ type Options struct {
 	// Frontier is the store watched; the Server reads it (and writes it
 	// for an action) but does not close it.
 	Frontier frontier.Frontier
+	// Tools, when set, is the store the tools publish their stats to (the
+	// frontier's: see package toolstats), read at each sample; the Server
+	// does not close it.
+	Tools toolstats.Store
 	// Store names it in the API ("sqlite" or "redis"): never a path or URL
 	// with credentials.
 	Store string
@@ -106,7 +111,7 @@ func New(o Options) (*Server, error) {
 	}
 	fine := int(o.History / o.Interval)
 	coarse := int(o.CoarseHistory / coarseStep)
-	s.sampler = newSampler(o.Frontier, max(fine, 2), max(coarse, 1), coarseStep)
+	s.sampler = newSampler(o.Frontier, o.Tools, max(fine, 2), max(coarse, 1), coarseStep)
 	s.dead = &deadCache{fr: o.Frontier, minEvery: o.DeadEvery}
 	s.handler = s.secure(s.routes())
 	return s, nil
@@ -128,7 +133,7 @@ func (s *Server) routes() http.Handler {
 
 	reads := map[string]http.HandlerFunc{
 		"/api/v1/{$}": s.apiIndex, "/api/v1/crawls": s.apiCrawls, "/api/v1/hosts": s.apiHosts, "/api/v1/series": s.apiSeries,
-		"/api/v1/dead": s.apiDead, "/api/v1/consumers": s.apiConsumers, "/api/v1/stats": s.apiStats,
+		"/api/v1/dead": s.apiDead, "/api/v1/consumers": s.apiConsumers, "/api/v1/stats": s.apiStats, "/api/v1/tools": s.apiTools,
 	}
 	for path, h := range reads {
 		mux.HandleFunc("GET "+path, h)

@@ -111,7 +111,38 @@
     const span = points.length > 1 ? points[points.length - 1].t - points[0].t : 0;
     target.replaceChildren(
       chart('pages/s and errors/s', [{ cls: 'pages', values: col('pages_per_s') }, { cls: 'errors', values: col('errors_per_s') }], span),
-      chart('queued, in flight, dead', [{ cls: 'queued', values: col('queued') }, { cls: 'in-flight', values: col('in_flight') }, { cls: 'dead', values: col('dead') }], span));
+      chart('queued, in flight, dead', [{ cls: 'queued', values: col('queued') }, { cls: 'in-flight', values: col('in_flight') }, { cls: 'dead', values: col('dead') }], span),
+      chart('items/s and HTTP errors/s', [{ cls: 'items', values: col('items_per_s') }, { cls: 'http-errors', values: col('http_errors_per_s') }], span));
+  }
+
+  // counts writes {reason: n} as "reason n, …", most first.
+  function counts(m) {
+    return Object.entries(m || {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([k, n]) => `${k} ${num(n)}`).join(', ');
+  }
+
+  // drawTools fills a crawl's tools: each process publishing its stats
+  // (cqueue crawl's loop, or tools run with --stats-to), with the HTTP
+  // errors, drops and refusals they counted.
+  function drawTools(target, data) {
+    if (!data.tools.length) {
+      target.replaceChildren();
+      return;
+    }
+    const rows = data.tools.map((t) => [[t.tool], [t.host], [String(Number(t.pid)), 'num'],
+      [t.state + (t.exit !== undefined && t.exit !== null ? ` (exit ${Number(t.exit)})` : ''), 'state-' + t.state],
+      [num(t.age_s) + ' s ago'], [num(t.in), 'num'], [num(t.out), 'num'],
+      [t.rates ? num(t.rates.items_per_s) : '–', 'num'], [t.rates ? num(t.rates.http_errors_per_s) : '–', 'num']]);
+    const parts = [el('h3', {}, 'Tools (their last stats)'),
+      table(['tool', 'host', 'pid', 'state', 'last stats', 'in', 'out', 'items/s', 'HTTP errors/s'], rows)];
+    const lines = [];
+    if (Object.keys(data.http_errors).length) lines.push(['HTTP errors', counts(data.http_errors)]);
+    const dropped = {};
+    for (const d of data.dropped) dropped[`${d.tool}: ${d.reason}`] = d.count;
+    if (data.dropped.length) lines.push(['Rejected records', counts(dropped)]);
+    if (Object.keys(data.refused).length) lines.push(['Follow-ups refused', counts(data.refused)]);
+    parts.push(el('dl', { class: 'reasons' }, ...lines.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])));
+    target.replaceChildren(...parts);
   }
 
   function table(head, rows) {
@@ -129,11 +160,12 @@
       numbers: el('div', { class: 'numbers' }),
       charts: el('div', { class: 'charts' }),
       tables: el('div', { class: 'tables' }),
+      tools: el('div', { class: 'tools' }),
       dead: el('div', { class: 'dead-letters' }),
       actions: el('div', { class: 'actions' }),
     };
     k.root.dataset.crawlid = c.crawlid;
-    k.root.append(el('h2', {}, el('span', { class: 'name' }, name), k.badges), k.numbers, k.charts, k.tables, k.dead, k.actions);
+    k.root.append(el('h2', {}, el('span', { class: 'name' }, name), k.badges), k.numbers, k.charts, k.tables, k.tools, k.dead, k.actions);
     if (info && info.control) {
       const stop = el('button', { type: 'button', class: 'stop' }, 'Stop');
       stop.addEventListener('click', () => ask('stop', c.crawlid,
@@ -159,18 +191,22 @@
     k.badges.replaceChildren(el('span', { class: 'badge ' + c.state }, c.state),
       ...(c.paused ? [el('span', { class: 'badge paused' }, 'paused')] : []));
     numbers(k.numbers, [['queued', c.queued, 'queued'], ['in flight', c.in_flight, 'in-flight'], ['dead', c.dead, 'dead'],
-      ['pages/s', c.rates.pages_per_s, 'pages'], ['errors/s', c.rates.errors_per_s, 'errors'], ['hosts', c.hosts, 'hosts']]);
+      ['pages/s', c.rates.pages_per_s, 'pages'], ['errors/s', c.rates.errors_per_s, 'errors'],
+      ['items/s', c.rates.items_per_s, 'items'], ['HTTP errors/s', c.rates.http_errors_per_s, 'http-errors'],
+      ['hosts', c.hosts, 'hosts'], ['tools', c.tools, 'tools']]);
     if (k.stop) {
       k.stop.disabled = c.state !== 'active';
       k.pause.textContent = c.paused ? 'Resume' : 'Pause';
     }
-    const [series, failing, slow, dead] = await Promise.all([
+    const [series, failing, slow, dead, tools] = await Promise.all([
       c.tracked ? get('series?last=' + POINTS + '&' + q) : { points: [] },
       get('hosts?sort=dead&limit=5&' + q),
       get('hosts?sort=stalled&limit=5&' + q),
       c.dead > 0 ? get('dead?limit=20&' + q) : { total: 0, letters: [], by_reason: {} },
+      c.tools > 0 ? get('tools?' + q) : { tools: [] },
     ]);
     charts(k.charts, series.points);
+    drawTools(k.tools, tools);
     const parts = [];
     if (failing.hosts.length) {
       parts.push(el('div', {}, el('h3', {}, 'Most failing hosts'),
@@ -213,7 +249,8 @@
       const [crawls, consumers, all, stats] = await Promise.all([get('crawls'), get('consumers'), get('series?last=' + POINTS), get('stats')]);
       numbers($('frontier-numbers'), [['pages done', stats.counters.acked || 0, 'acked'], ['queued', crawls.counts.queued, 'queued'],
         ['in flight', crawls.counts.in_flight, 'in-flight'], ['dead', crawls.counts.dead, 'dead'],
-        ['pages/s', crawls.rates.pages_per_s, 'pages'], ['errors/s', crawls.rates.errors_per_s, 'errors']]);
+        ['pages/s', crawls.rates.pages_per_s, 'pages'], ['errors/s', crawls.rates.errors_per_s, 'errors'],
+        ['items/s', crawls.rates.items_per_s, 'items'], ['HTTP errors/s', crawls.rates.http_errors_per_s, 'http-errors']]);
       charts($('frontier-charts'), all.points);
       drawConsumers(consumers);
       const shown = crawls.crawls.slice().sort((a, b) =>
