@@ -292,8 +292,27 @@ func (c *RedisConn) CheckUsable(ctx context.Context, keyPrefix string) error {
 		}
 		return fmt.Errorf("%s does not run Lua scripts, which every crawlutils store needs (are EVAL and EVALSHA renamed or disabled with rename-command, or denied to this user by an ACL?): %v", c.Where, err)
 	}
+	c.warnEviction(ctx)
 	return nil
 }
+
+// warnEviction warns, once per process and server, when the server may
+// delete keys of its own accord when full (maxmemory-policy allkeys-…):
+// a store's keys, the frontier's requests among them, would go without an
+// error. CONFIG is often renamed or denied (hosted Redis): then nothing is
+// known and nothing said. On a cluster it asks one node.
+func (c *RedisConn) warnEviction(ctx context.Context) {
+	policy, err := c.Client.ConfigGet(ctx, "maxmemory-policy").Result()
+	if err != nil || !strings.HasPrefix(policy["maxmemory-policy"], "allkeys-") {
+		return
+	}
+	if _, told := evictionTold.LoadOrStore(c.Where, true); !told {
+		Warnf("%s: maxmemory-policy is %s: when it is full, Redis deletes keys to make room, the crawl's among them (requests lost without an error); set maxmemory-policy noeviction", c.Where, policy["maxmemory-policy"])
+	}
+}
+
+// evictionTold holds the servers warnEviction has warned about.
+var evictionTold sync.Map
 
 // OutOfMemory reports whether err is Redis refusing a write because its
 // maxmemory is reached (OOM), with maxmemory-policy noeviction or nothing

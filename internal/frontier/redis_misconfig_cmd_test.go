@@ -14,6 +14,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cdedupe"
 	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
+	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
@@ -183,5 +184,24 @@ func TestRedisOutOfMemory(t *testing.T) {
 	code, stdout, stderr = runTool(cqueue.Run, "", "pop", "-q", "--max", "1000", "--redis", url)
 	if n := strings.Count(stdout, "\n"); code != 0 || n != 102 {
 		t.Errorf("pop after: exit %d, %d requests, want 102\n%s", code, n, stderr)
+	}
+}
+
+// TestRedisEvictionWarned: a Redis that evicts any key when full
+// (maxmemory-policy allkeys-lru) could delete the frontier's keys without
+// an error: each tool says so on stderr when it opens, once, and works.
+func TestRedisEvictionWarned(t *testing.T) {
+	srv := redistest.StartServer(t, "--maxmemory-policy", "allkeys-lru")
+	var warned []string
+	defer func(w func(string, ...any)) { dedupe.Warnf = w }(dedupe.Warnf)
+	dedupe.Warnf = func(format string, a ...any) { warned = append(warned, fmt.Sprintf(format, a...)) }
+	for range 2 {
+		if code, _, stderr := runTool(cqueue.Run, "http://a.test/1\n", "push", "-q", "--redis", srv.URL()); code != 0 {
+			t.Fatalf("push: exit %d\n%s", code, stderr)
+		}
+	}
+	addr := strings.TrimSuffix(strings.TrimPrefix(srv.URL(), "redis://"), "/0")
+	if len(warned) != 1 || !strings.HasPrefix(warned[0], "Redis at "+addr+" (db 0): maxmemory-policy is allkeys-lru: when it is full, Redis deletes keys") {
+		t.Errorf("warnings: %q", warned)
 	}
 }
