@@ -39,7 +39,7 @@
 #      queue entries, the duplicate filter's fingerprints); then 100,000 of
 #      them popped and acked (what a crawled URL leaves: its fingerprint);
 #      then the same URLs through cdedupe (a namespace of its own): bytes per
-#      fingerprint. SIZE_N=10000000 for the 10 million figures (about 15
+#      fingerprint. SIZE_N=10000000 for the 10 million figures (about 30
 #      minutes on 2 busy cores, and 5 GB of memory).
 #
 #   scripts/bench/frontier.sh              everything
