@@ -292,7 +292,7 @@ func (c *RedisConn) CheckUsable(ctx context.Context, keyPrefix string) error {
 		}
 		return fmt.Errorf("%s does not run Lua scripts, which every crawlutils store needs (are EVAL and EVALSHA renamed or disabled with rename-command, or denied to this user by an ACL?): %v", c.Where, err)
 	}
-	c.warnEviction(ctx)
+	c.warnEviction(ctx, keyPrefix)
 	return nil
 }
 
@@ -300,9 +300,14 @@ func (c *RedisConn) CheckUsable(ctx context.Context, keyPrefix string) error {
 // delete keys of its own accord when full (maxmemory-policy allkeys-…):
 // a store's keys, the frontier's requests among them, would go without an
 // error. CONFIG is often renamed or denied (hosted Redis): then nothing is
-// known and nothing said. On a cluster it asks one node.
-func (c *RedisConn) warnEviction(ctx context.Context) {
-	policy, err := c.Client.ConfigGet(ctx, "maxmemory-policy").Result()
+// known and nothing said. On a cluster it asks the master serving the
+// keys starting with keyPrefix.
+func (c *RedisConn) warnEviction(ctx context.Context, keyPrefix string) {
+	node, err := c.Node(ctx, keyPrefix)
+	if err != nil {
+		return
+	}
+	policy, err := node.ConfigGet(ctx, "maxmemory-policy").Result()
 	if err != nil || !strings.HasPrefix(policy["maxmemory-policy"], "allkeys-") {
 		return
 	}
