@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/dedupe"
 )
 
 // Options are cdedupe's settings.
@@ -97,12 +98,12 @@ func (o *Options) dsn() (string, error) {
 	case o.Redis != "" && o.DB != "":
 		return "", fmt.Errorf("--db and --redis: give one")
 	case o.Redis != "":
-		return o.Redis, nil
+		return o.Redis, dedupe.CheckRedisURL("--redis", o.Redis)
 	case o.DB != "":
 		return o.DB, nil
 	}
 	if v := os.Getenv("CRAWLUTILS_REDIS"); v != "" {
-		return v, nil
+		return v, dedupe.CheckRedisURL("$CRAWLUTILS_REDIS", v)
 	}
 	if v := os.Getenv("CRAWLUTILS_DB"); v != "" {
 		return v, nil

@@ -2,6 +2,7 @@ package cqueue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -182,6 +183,9 @@ func (o *crawlOptions) setStore(s *store) string {
 		return "--db and --redis: give one"
 	}
 	dsn, err := s.dsn()
+	if err != nil && !errors.Is(err, errNoFrontier) {
+		return err.Error()
+	}
 	if err != nil {
 		if o.out == "-" {
 			return "OUT is -: give --db FILE or --redis URL (the frontier is OUT.db otherwise)"

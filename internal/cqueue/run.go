@@ -137,18 +137,21 @@ func (s *store) dsn() (string, error) {
 	case s.redis != "" && s.db != "":
 		return "", fmt.Errorf("--db and --redis: give one")
 	case s.redis != "":
-		return s.redis, nil
+		return s.redis, dedupe.CheckRedisURL("--redis", s.redis)
 	case s.db != "":
 		return s.db, nil
 	}
 	if v := os.Getenv("CRAWLUTILS_REDIS"); v != "" {
-		return v, nil
+		return v, dedupe.CheckRedisURL("$CRAWLUTILS_REDIS", v)
 	}
 	if v := os.Getenv("CRAWLUTILS_DB"); v != "" {
 		return v, nil
 	}
-	return "", fmt.Errorf("no frontier: give --db FILE or --redis URL (or set CRAWLUTILS_DB)")
+	return "", errNoFrontier
 }
+
+// errNoFrontier is dsn's error when no flag or variable names a frontier.
+var errNoFrontier = errors.New("no frontier: give --db FILE or --redis URL (or set CRAWLUTILS_DB)")
 
 // open parses the flags' frontier; on failure it reports and returns the
 // exit status. Only push creates an SQLite file (create): the other

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/throttle"
 )
 
@@ -168,12 +169,12 @@ func (o *Options) dsn() (string, error) {
 	case o.Local:
 		return "", nil
 	case o.Redis != "":
-		return o.Redis, nil
+		return o.Redis, dedupe.CheckRedisURL("--redis", o.Redis)
 	case o.DB != "":
 		return o.DB, nil
 	}
 	if v := os.Getenv("CRAWLUTILS_REDIS"); v != "" {
-		return v, nil
+		return v, dedupe.CheckRedisURL("$CRAWLUTILS_REDIS", v)
 	}
 	if v := os.Getenv("CRAWLUTILS_DB"); v != "" {
 		return v, nil

@@ -71,7 +71,7 @@ func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
 	}
 	p, err := c.KeyPrefix(o.Prefix)
 	if err == nil {
-		err = c.CheckSlot(ctx, p)
+		err = c.CheckUsable(ctx, p)
 	}
 	if err != nil {
 		c.Close()

@@ -94,7 +94,7 @@ func dialRedis(ctx context.Context, rawURL string) (*RedisConn, error) {
 	c := redis.NewClient(opt)
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("cannot reach %s: %v", where, err)
+		return nil, reachErr(where, err)
 	}
 	// INFO may be refused (renamed, ACL): then nothing is known, and a
 	// cluster node shows itself at the first MOVED.
@@ -119,7 +119,7 @@ func dialCluster(ctx context.Context, rawURL string) (*RedisConn, error) {
 			return nil, fmt.Errorf("Redis at %s is not a Redis Cluster (%v): name one server as redis://%s/0",
 				strings.Join(opt.Addrs, ","), strings.TrimPrefix(err.Error(), "ERR "), opt.Addrs[0])
 		}
-		return nil, fmt.Errorf("cannot reach %s: %v", where, err)
+		return nil, reachErr(where, err)
 	}
 	return &RedisConn{Client: c, Cluster: true, Prefix: prefix, Where: where}, nil
 }
@@ -193,6 +193,25 @@ func takePrefix(u *url.URL) (string, error) {
 	return p, nil
 }
 
+// reachErr is the error of a first PING that failed: the server cannot
+// be reached, or what answered is not Redis (an HTTP server, say).
+func reachErr(where string, err error) error {
+	if strings.HasPrefix(err.Error(), "redis: invalid reply") || strings.HasPrefix(err.Error(), "redis: can't parse") {
+		return fmt.Errorf("%s does not answer as Redis does: is it a Redis server? (%v)", where, err)
+	}
+	return fmt.Errorf("cannot reach %s: %v", where, err)
+}
+
+// CheckRedisURL returns an error, naming the flag or environment variable
+// name, when v is not a Redis URL; it would otherwise be taken for the
+// path of an SQLite file.
+func CheckRedisURL(name, v string) error {
+	if IsRedisURL(v) {
+		return nil
+	}
+	return fmt.Errorf("%s must be a Redis URL: redis://HOST[:PORT][/DB], rediss://…, unix:///PATH, or redis+cluster://HOST:PORT[,HOST:PORT…] for a Redis Cluster (got %q)", name, RedactRedisURL(v))
+}
+
 func badURL(raw string, err error) error {
 	return fmt.Errorf("bad Redis URL %s: %v", RedactRedisURL(raw), strings.TrimPrefix(err.Error(), "redis: "))
 }
@@ -248,17 +267,64 @@ func (c *RedisConn) KeyPrefix(prefix string) (string, error) {
 	return "{" + prefix + "}", nil
 }
 
-// CheckSlot checks, on a cluster, that the slot of the keys starting with
-// keyPrefix is served, so that a store fails when it opens rather than at
-// its first write. One server was checked by DialRedis.
-func (c *RedisConn) CheckSlot(ctx context.Context, keyPrefix string) error {
-	if !c.Cluster {
-		return nil
+// CheckUsable checks that the keys starting with keyPrefix can be used,
+// so that a store fails when it opens rather than at its first call: on a
+// cluster, that their slot is served; and that the server serving them
+// runs Lua scripts (every operation of every store is one), which a
+// server configured with rename-command EVAL "" (or an ACL that denies
+// EVAL or EVALSHA to the user) does not.
+func (c *RedisConn) CheckUsable(ctx context.Context, keyPrefix string) error {
+	if c.Cluster {
+		if err := c.Client.Exists(ctx, keyPrefix).Err(); err != nil {
+			return fmt.Errorf("%s: slot %d (keys %s…) cannot be used: %v", c.Where, RedisSlot(keyPrefix), keyPrefix, err)
+		}
 	}
-	if err := c.Client.Exists(ctx, keyPrefix).Err(); err != nil {
-		return fmt.Errorf("%s: slot %d (keys %s…) cannot be used: %v", c.Where, RedisSlot(keyPrefix), keyPrefix, err)
+	// EVALSHA of a script the server cannot know: NOSCRIPT when it runs
+	// scripts; an unknown command, or NOPERM, when it does not. Nothing
+	// runs either way.
+	err := c.Client.EvalSha(ctx, "0000000000000000000000000000000000000000", []string{keyPrefix}).Err()
+	if err == nil || strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		err = c.Client.Eval(ctx, "return 1", []string{keyPrefix}).Err()
 	}
+	if err != nil {
+		if Retryable(err) {
+			return fmt.Errorf("cannot reach %s: %v", c.Where, err)
+		}
+		return fmt.Errorf("%s does not run Lua scripts, which every crawlutils store needs (are EVAL and EVALSHA renamed or disabled with rename-command, or denied to this user by an ACL?): %v", c.Where, err)
+	}
+	c.warnEviction(ctx, keyPrefix)
 	return nil
+}
+
+// warnEviction warns, once per process and server, when the server may
+// delete keys of its own accord when full (maxmemory-policy allkeys-…):
+// a store's keys, the frontier's requests among them, would go without an
+// error. CONFIG is often renamed or denied (hosted Redis): then nothing is
+// known and nothing said. On a cluster it asks the master serving the
+// keys starting with keyPrefix.
+func (c *RedisConn) warnEviction(ctx context.Context, keyPrefix string) {
+	node, err := c.Node(ctx, keyPrefix)
+	if err != nil {
+		return
+	}
+	policy, err := node.ConfigGet(ctx, "maxmemory-policy").Result()
+	if err != nil || !strings.HasPrefix(policy["maxmemory-policy"], "allkeys-") {
+		return
+	}
+	if _, told := evictionTold.LoadOrStore(c.Where, true); !told {
+		Warnf("%s: maxmemory-policy is %s: when it is full, Redis deletes keys to make room, the crawl's among them (requests lost without an error); set maxmemory-policy noeviction", c.Where, policy["maxmemory-policy"])
+	}
+}
+
+// evictionTold holds the servers warnEviction has warned about.
+var evictionTold sync.Map
+
+// OutOfMemory reports whether err is Redis refusing a write because its
+// maxmemory is reached (OOM), with maxmemory-policy noeviction or nothing
+// left to evict. A script refused so has written nothing: Redis refuses
+// it at its first write.
+func OutOfMemory(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "OOM ")
 }
 
 // Node returns the client of the server holding key: the Client itself on

@@ -68,8 +68,14 @@ type outage struct {
 // or the context's end, is returned at once. call must be safe to run
 // twice: every script of ours answers a second run of the same call
 // without changing anything, or changes what a first run would have.
+//
+// A server out of memory (maxmemory reached: OOM) is not retried: its
+// error says so and names the server.
 func (c *RedisConn) Do(ctx context.Context, call func(ctx context.Context) error) error {
 	err := call(ctx)
+	if OutOfMemory(err) {
+		return c.oom(err)
+	}
 	if err == nil || !Retryable(err) || c.retry <= 0 {
 		return err
 	}
@@ -90,6 +96,8 @@ func (c *RedisConn) Do(ctx context.Context, call func(ctx context.Context) error
 		case err == nil:
 			c.up()
 			return nil
+		case OutOfMemory(err):
+			return c.oom(err)
 		case !Retryable(err):
 			return err
 		case time.Since(start) >= c.retry:
@@ -97,6 +105,11 @@ func (c *RedisConn) Do(ctx context.Context, call func(ctx context.Context) error
 		}
 		wait = min(2*wait, retryMax)
 	}
+}
+
+// oom is the error of a call Redis refused for want of memory.
+func (c *RedisConn) oom(err error) error {
+	return fmt.Errorf("%s is out of memory: maxmemory is reached and it refuses writes, so nothing of this call was stored (give it more memory, or free some): %w", c.Where, err)
 }
 
 // reloadSlots makes a cluster client ask the cluster again which node

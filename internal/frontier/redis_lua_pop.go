@@ -49,15 +49,19 @@ if cid ~= '' then
 	held = redis.call('SCARD', F .. 'held:' .. cid)
 	if window > 0 then max = math.min(max, window - held) end
 end
-local out, served = {}, {}
--- serve hands out the head of the queue whose ready member is rm.
-local function serve(rm)
-	local qid = tostring(tonumber(string.sub(rm, 17), 16))
+local out, served, where = {}, {}, {}
+-- serve hands out the head of queue qid, just taken out of ready, and
+-- puts the queue back in ready behind every queue of its priority (a new
+-- turn), at its new head's priority, if it has one: refresh_ready's work,
+-- in fewer commands.
+local function serve(qid)
 	local qi = F .. 'qi:' .. qid
-	local h = redis.call('ZPOPMIN', F .. 'q:' .. qid)
-	redis.call('ZREM', F .. 'ready', rm)
-	redis.call('HDEL', qi, 'rm')
-	if #h == 0 then return end -- cannot happen (refresh_ready keeps ready exact); never loop on it
+	local q = F .. 'q:' .. qid
+	local h = redis.call('ZPOPMIN', q)
+	if #h == 0 then -- cannot happen (ready holds non-empty queues only); never loop on it
+		redis.call('HDEL', qi, 'rm')
+		return
+	end
 	local id = id_of(h[1])
 	local nonce = ARGV[nonces + #out + 1]
 	redis.call('HSET', F .. 'lease', id, nonce)
@@ -68,11 +72,23 @@ local function serve(rm)
 		redis.call('HINCRBY', F .. 'heldq:' .. cid, qid, 1)
 	end
 	redis.call('HINCRBY', qi, 'inflight', 1)
-	redis.call('HSET', qi, 'turn', redis.call('INCR', F .. 'turn'))
-	refresh_ready(qid)
+	local turn = redis.call('INCR', F .. 'turn')
+	local head = redis.call('ZRANGE', q, 0, 0, 'WITHSCORES')
+	if #head == 0 then
+		redis.call('HSET', qi, 'turn', turn)
+		redis.call('HDEL', qi, 'rm')
+	else
+		local rm = string.format('%016x%016x', turn, tonumber(qid))
+		redis.call('HSET', qi, 'turn', turn, 'rm', rm)
+		redis.call('ZADD', F .. 'ready', head[2], rm)
+	end
 	local _, _, _, exp = parse_meta(redis.call('HGET', F .. 'meta', id))
-	local where = redis.call('HMGET', qi, 'crawl', 'host')
-	out[#out + 1] = {id, nonce, redis.call('HGET', F .. 'raw', id), exp, where[1], where[2], -tonumber(h[2])}
+	local w = where[qid]
+	if not w then
+		w = redis.call('HMGET', qi, 'crawl', 'host')
+		where[qid] = w
+	end
+	out[#out + 1] = {id, nonce, redis.call('HGET', F .. 'raw', id), exp, w[1], w[2], -tonumber(h[2])}
 	served[#served + 1] = string.format('%d,%s,%d;', id, qid, -tonumber(h[2]))
 end
 -- With a host window, a queue the consumer holds hostwin of is passed
@@ -82,24 +98,40 @@ local capped = hostwin > 0 and cid ~= ''
 local hq = F .. 'heldq:' .. cid
 local skip, nskip = {}, 0
 while #out < max do
-	local r = redis.call('ZRANGE', F .. 'ready', 0, nskip)
-	local pick, passed = nil, false
-	for _, rm in ipairs(r) do
-		if not skip[rm] then
-			if capped and num(redis.call('HGET', hq, tostring(tonumber(string.sub(rm, 17), 16)))) >= hostwin then
-				skip[rm] = true
-				nskip = nskip + 1
-				passed = true
-			else
-				pick = rm
-				break
+	if not capped or nskip == 0 then
+		-- The first of ready: highest priority, then lowest turn, then lowest QID.
+		local r = redis.call('ZPOPMIN', F .. 'ready')
+		if #r == 0 then break end
+		local qid = tostring(tonumber(string.sub(r[1], 17), 16))
+		if capped and num(redis.call('HGET', hq, qid)) >= hostwin then
+			-- At its window: back in its place, passed over from now on.
+			redis.call('ZADD', F .. 'ready', r[2], r[1])
+			skip[r[1]] = true
+			nskip = 1
+		else
+			serve(qid)
+		end
+	else
+		local r = redis.call('ZRANGE', F .. 'ready', 0, nskip)
+		local pick, passed = nil, false
+		for _, rm in ipairs(r) do
+			if not skip[rm] then
+				if num(redis.call('HGET', hq, tostring(tonumber(string.sub(rm, 17), 16)))) >= hostwin then
+					skip[rm] = true
+					nskip = nskip + 1
+					passed = true
+				else
+					pick = rm
+					break
+				end
 			end
 		end
-	end
-	if pick then
-		serve(pick)
-	elseif not passed then
-		break
+		if pick then
+			redis.call('ZREM', F .. 'ready', pick)
+			serve(tostring(tonumber(string.sub(pick, 17), 16)))
+		elseif not passed then
+			break
+		end
 	end
 end
 if cid ~= '' then held = held + #out end

@@ -32,7 +32,7 @@ func openRedis(ctx context.Context, url string, o Options) (*redisStore, error) 
 	}
 	p, err := c.KeyPrefix(o.Prefix)
 	if err == nil {
-		err = c.CheckSlot(ctx, p)
+		err = c.CheckUsable(ctx, p)
 	}
 	if err != nil {
 		c.Close()

@@ -31,7 +31,16 @@
 #      leases, 128 at a time, each a consumer with its own connections, on
 #      one redis-server and on a Redis Cluster of three masters
 #      (BenchmarkRedisPopWorkers, REDIS_N = 100,000 requests, RUNS
-#      iterations): pops with lease per second.
+#      iterations): pops with lease per second;
+#   7. Redis memory (sizing): one redis-server (no persistence, a unix
+#      socket), SIZE_N (1,000,000) URLs over 1,000 hosts (the URLs of case 5)
+#      pushed with cqueue push: INFO memory's used_memory per queued URL,
+#      and MEMORY USAGE of the frontier's keys per URL (the requests, their
+#      queue entries, the duplicate filter's fingerprints); then 100,000 of
+#      them popped and acked (what a crawled URL leaves: its fingerprint);
+#      then the same URLs through cdedupe (a namespace of its own): bytes per
+#      fingerprint. SIZE_N=10000000 for the 10 million figures (about 30
+#      minutes on 2 busy cores, and 5 GB of memory).
 #
 #   scripts/bench/frontier.sh              everything
 #   RUNS=5 scripts/bench/frontier.sh       more runs per case
@@ -42,11 +51,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-3}
-CASES=${CASES:-"1 2 3 4 5 6"}
+CASES=${CASES:-"1 2 3 4 5 6 7"}
 CONC=16
 ITEMS=2919
 MICRO_TIMEOUT=${MICRO_TIMEOUT:-120}
 QUEUE_N=${QUEUE_N:-1000000}
+SIZE_N=${SIZE_N:-1000000}
 export LC_ALL=C
 
 . scripts/bench/lib.sh
@@ -59,6 +69,15 @@ install_missing() {
 }
 
 row() { printf '  %-46s %s\n' "$1" "$2"; }
+# qtimed LABEL N CMD...: runs CMD, prints N per second (unless N is 0),
+# CPU and RSS.
+qtimed() {
+	local label=$1 n=$2
+	shift 2
+	timed "$work/q.txt" "$@"
+	read -r wall cpu rss <"$work/q.txt"
+	row "$label" "$(awk -v n="$n" -v w="$wall" -v c="$cpu" -v r="$rss" 'BEGIN { printf "%.2f s", w; if (n) printf ": %.0f/s", n / w; printf ", %.2f CPU s, %.1f MB peak RSS", c, r / 1024 }')"
+}
 
 install_missing
 [ -x /usr/bin/time ] || { say "GNU time (/usr/bin/time) is needed"; exit 1; }
@@ -177,15 +196,6 @@ if has_case 5; then
 	# urls FROM TO SPREAD: URLs FROM..TO-1 over 1,000 hosts, SPREAD in a
 	# row on one host (1: round-robin).
 	urls() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { for (i = a; i < b; i++) printf "https://h%d.example/p/%d\n", int(i / s) % 1000, i }'; }
-	# qtimed LABEL N CMD...: runs CMD, prints N per second (unless N is 0),
-	# CPU and RSS.
-	qtimed() {
-		local label=$1 n=$2
-		shift 2
-		timed "$work/q.txt" "$@"
-		read -r wall cpu rss <"$work/q.txt"
-		row "$label" "$(awk -v n="$n" -v w="$wall" -v c="$cpu" -v r="$rss" 'BEGIN { printf "%.2f s", w; if (n) printf ": %.0f/s", n / w; printf ", %.2f CPU s, %.1f MB peak RSS", c, r / 1024 }')"
-	}
 	urls 0 "$QUEUE_N" 50 >"$q/urls.txt"
 	urls "$QUEUE_N" "$((QUEUE_N + 200000))" 50 >"$q/clustered.txt"
 	urls "$QUEUE_N" "$((QUEUE_N + 200000))" 1 >"$q/spread.txt"
@@ -208,4 +218,51 @@ if has_case 6; then
 	echo "6. Redis frontier, workers popping one crawl with leases (128 a call), pops/s ($RUNS iterations each)"
 	FRONTIER_BENCH_N=${REDIS_N:-100000} go test ./internal/frontier -run '^$' -bench '^BenchmarkRedisPopWorkers$' -benchtime "${RUNS}x" -timeout 30m 2>&1 |
 		awk '/pops\/s/ { name = $1; sub(/^BenchmarkRedisPopWorkers\//, "", name); sub(/-[0-9]+$/, "", name); for (i = 1; i <= NF; i++) if ($(i+1) == "pops/s") printf "  %-22s %8.0f pops/s\n", name, $i }'
+fi
+
+if has_case 7; then
+	echo
+	echo "7. Redis memory at $SIZE_N queued URLs (1,000 hosts; one redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), no persistence; one run)"
+	r=$work/redis
+	mkdir -p "$r"
+	redis-server --port 0 --unixsocket "$r/redis.sock" --unixsocketperm 700 --save '' --appendonly no \
+		--dir "$r" --logfile "$r/redis.log" --daemonize no &
+	pids+=($!)
+	rc() { redis-cli -s "$r/redis.sock" "$@" | tr -d '\r'; }
+	for _ in $(seq 100); do [ "$(rc ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
+	R="unix://$r/redis.sock"
+	used() { rc info memory | sed -n 's/^used_memory:\([0-9]*\)$/\1/p'; }
+	# usage PATTERN: MEMORY USAGE (every element counted) summed over the
+	# keys PATTERN matches.
+	usage() { rc --scan --pattern "$1" | while read -r k; do rc memory usage "$k" samples 0; done | awk '{ s += $1 } END { print s + 0 }'; }
+	# replays: the answers of the last two minutes' calls, kept to answer a
+	# retry; they expire by themselves, and are deleted before measuring.
+	drop_replays() { rc --scan --pattern 'crawlutils:f:replay:*' | while read -r k; do rc del "$k" >/dev/null; done; }
+	per() { awk -v b="$1" -v n="$2" 'BEGIN { printf "%.1f", b / n }'; }
+	awk -v n="$SIZE_N" 'BEGIN { for (i = 0; i < n; i++) printf "https://h%d.example/p/%d\n", int(i / 50) % 1000, i }' >"$r/urls.txt"
+	m0=$(used)
+	qtimed "push $SIZE_N URLs" "$SIZE_N" cqueue push -q --redis "$R" --crawlid big --appid bench <"$r/urls.txt"
+	replay=$(usage 'crawlutils:f:replay:*')
+	drop_replays
+	m1=$(used)
+	row "used_memory, per queued URL" "$(per $((m1 - m0)) "$SIZE_N") bytes ($(((m1 - m0) / 1000000)) MB in all; replay answers dropped first: $((replay / 1000000)) MB, for 2 minutes)"
+	raw=$(usage 'crawlutils:f:raw')
+	meta=$(usage 'crawlutils:f:meta')
+	queues=$(usage 'crawlutils:f:q:*')
+	seen=$(usage 'crawlutils:seen:big')
+	len=$(rc hget crawlutils:f:raw 1 | wc -c)
+	row "  its request (f:raw)" "$(per "$raw" "$SIZE_N") bytes (the JSON: $((len - 1)) bytes, $(rc hget crawlutils:f:raw 1))"
+	row "  its entry's state (f:meta)" "$(per "$meta" "$SIZE_N") bytes"
+	row "  its place in its host's queue (f:q:*)" "$(per "$queues" "$SIZE_N") bytes"
+	row "  its fingerprint (seen:CRAWLID)" "$(per "$seen" "$SIZE_N") bytes"
+	done_n=$((SIZE_N < 100000 ? SIZE_N : 100000))
+	cqueue pop -q --redis "$R" --max "$done_n" | jq -c '{kind: "ack", lease}' | cqueue push -q --redis "$R"
+	drop_replays
+	m2=$(used)
+	row "popped and acked $done_n: freed per URL" "$(per $((m1 - m2)) "$done_n") bytes; a crawled URL keeps $(per $((m1 - m0 - (m1 - m2) * SIZE_N / done_n)) "$SIZE_N")"
+	qtimed "cdedupe $SIZE_N URLs (a namespace of its own)" "$SIZE_N" cdedupe -q --redis "$R" --namespace sizing -o /dev/null "$r/urls.txt"
+	m3=$(used)
+	row "  used_memory, per fingerprint" "$(per $((m3 - m2)) "$SIZE_N") bytes (MEMORY USAGE: $(per "$(usage 'crawlutils:seen:sizing')" "$SIZE_N"))"
+	row "used_memory_rss at the end" "$(rc info memory | sed -n 's/^used_memory_rss_human:\(.*\)$/\1/p') (used_memory $(rc info memory | sed -n 's/^used_memory_human:\(.*\)$/\1/p'))"
+	rm -f "$r/urls.txt"
 fi
