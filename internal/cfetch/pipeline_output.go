@@ -1,0 +1,168 @@
+package cfetch
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+)
+
+// emitter writes, in order, the records that need no fetch.
+func (p *pipeline) emitter() {
+	for it := range p.emit {
+		switch {
+		case it.a != nil && it.a.release:
+			p.tool.Stats.Count("interrupted", "released", 1)
+			p.out <- outLine{b: it.a.j.raw}
+		case it.a != nil:
+			p.writeResponse(it.a.j, p.fetch.record(it.a.j, it.a.out))
+		default:
+			p.out <- outLine{b: it.line, ack: it.ack}
+		}
+		p.report(&finish{kind: finEmitted}, false)
+	}
+}
+
+// writeResponse counts a response and sends it to the writer, with the
+// memory its line holds.
+func (p *pipeline) writeResponse(j *job, resp *response) {
+	fitLine(resp, maxRecordLine)
+	if resp.Status != 0 {
+		p.tool.Stats.Count("status", strconv.Itoa(resp.Status), 1)
+	}
+	if resp.Error != "" {
+		p.tool.Stats.Error(resp.Error)
+	}
+	if resp.Unchanged {
+		// The body the server did not send again: what a recrawl saves.
+		p.tool.Stats.Count("unchanged", "responses", 1)
+		p.tool.Stats.Count("unchanged", "bytes_saved", resp.Size)
+	}
+	line, err := resp.line()
+	if err != nil {
+		resp.release()
+		p.tool.Fail(fmt.Errorf("%s: cannot encode the response: %v", j.pos, err))
+		return
+	}
+	p.out <- outLine{b: line, res: resp.res}
+}
+
+// write is the single writer. It flushes whenever no other record is
+// waiting, so a consumer never waits on a buffer. After a write error it
+// stops the reader and discards the rest.
+func (p *pipeline) write() {
+	var failed error
+	for line := range p.out {
+		if failed != nil {
+			line.res.release()
+			continue
+		}
+		err := p.w.WriteLine(line.b)
+		line.res.release()
+		if err == nil && len(p.out) == 0 {
+			err = p.w.Flush()
+		}
+		if err != nil {
+			failed = err
+			p.tool.Fail(fmt.Errorf("write output: %w", err))
+			p.stop()
+			continue
+		}
+		p.tool.Stats.Out.Add(1)
+		if line.ack {
+			p.acks.Add(1)
+		}
+	}
+	if failed == nil {
+		if err := p.w.Flush(); err != nil {
+			p.tool.Fail(fmt.Errorf("write output: %w", err))
+		}
+	}
+}
+
+// setProgressLocked refreshes the command's part of the progress line
+// (the loop calls it once a second with p.mu held; the progress goroutine
+// reads it).
+func (p *pipeline) setProgressLocked(now time.Time) {
+	hosts, paused, maxDelay := p.sched.snapshot(now)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d in flight, %d queued, %d hosts", p.sched.active, max(p.sched.held-p.sched.active, 0), hosts)
+	if paused > 0 {
+		fmt.Fprintf(&b, " (%d paused)", paused)
+	}
+	if maxDelay > 0 {
+		fmt.Fprintf(&b, ", delay up to %s", maxDelay.Round(time.Millisecond))
+	}
+	if st := p.tool.Stats.JSON(p.tool.Name).Counts["status"]; len(st) > 0 {
+		b.WriteString(", status")
+		for _, k := range slices.Sorted(maps.Keys(st)) {
+			fmt.Fprintf(&b, " %s:%d", k, st[k])
+		}
+	}
+	p.progressMu.Lock()
+	p.progressText = b.String()
+	p.progressMu.Unlock()
+}
+
+// levels are the command's gauges in its stats: requests in flight and
+// waiting, hosts, and hosts resting (paused by a 429, a Retry-After or
+// failures in a row).
+func (p *pipeline) levels() map[string]int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	hosts, paused, _ := p.sched.snapshot(time.Now())
+	return map[string]int64{
+		"in_flight":     int64(p.sched.active),
+		"queued":        int64(max(p.sched.held-p.sched.active, 0)),
+		"hosts":         int64(hosts),
+		"hosts_resting": int64(paused),
+	}
+}
+
+// progress is the command's part of the live progress line.
+func (p *pipeline) progress() string {
+	p.progressMu.Lock()
+	defer p.progressMu.Unlock()
+	if p.progressText == "" {
+		return fmt.Sprintf("%d in flight", p.inFlight.Load())
+	}
+	return p.progressText
+}
+
+// counters are named counts kept during the run and added to the stats at
+// the end, after the "status" counts, so that the summary line starts
+// with what matters most. Safe for concurrent use.
+type counters struct {
+	mu    sync.Mutex
+	m     map[string]map[string]int64
+	order []string
+}
+
+func newCounters() *counters { return &counters{m: map[string]map[string]int64{}} }
+
+func (c *counters) add(group, key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.m[group]
+	if g == nil {
+		g = map[string]int64{}
+		c.m[group] = g
+		c.order = append(c.order, group)
+	}
+	g[key]++
+}
+
+func (c *counters) flush(s *cli.Stats) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, g := range c.order {
+		for k, n := range c.m[g] {
+			s.Count(g, k, n)
+		}
+	}
+}
