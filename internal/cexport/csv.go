@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/record"
 )
@@ -17,6 +18,9 @@ import (
 type csvExporter struct {
 	w  *bufio.Writer
 	cw *csv.Writer
+	// rows writes a row in the format (csv, tsv, markdown).
+	rows    rowFormat
+	csvSafe bool
 
 	header      []string
 	column      map[string]int
@@ -35,13 +39,19 @@ func newCSVExporter(o *Options, t exportTarget) *csvExporter {
 	cw := csv.NewWriter(struct{ io.Writer }{t.w})
 	cw.Comma = o.delimiter
 	e := &csvExporter{
-		w: t.w, cw: cw,
+		w: t.w, cw: cw, csvSafe: o.CSVSafe,
 		writeHeader: !o.NoHeader && t.resumed.keep == 0,
 		warned:      warnOnce{warn: t.warn, what: "fields not in the CSV header"},
 	}
+	switch o.format {
+	case formatTSV:
+		e.rows = rowsTSV
+	case formatMD:
+		e.rows = rowsMarkdown
+	}
 	switch {
-	case len(o.Fields) > 0:
-		e.setHeader(o.Fields)
+	case len(o.header) > 0:
+		e.setHeader(o.header)
 	case !o.NoHeader && len(t.resumed.header) > 0:
 		e.setHeader(t.resumed.header)
 		e.notIn = "the CSV header of " + t.name
@@ -66,7 +76,12 @@ func (e *csvExporter) setHeader(h []string) {
 func (e *csvExporter) Begin() error {
 	if e.header != nil && e.writeHeader {
 		e.writeHeader = false
-		return e.writeRow(e.header)
+		if err := e.writeRow(e.safeRow(e.header)); err != nil {
+			return err
+		}
+		if e.rows == rowsMarkdown {
+			return e.writeMarkdownRule()
+		}
 	}
 	return nil
 }
@@ -102,14 +117,45 @@ func (e *csvExporter) Write(fields []record.Field) error {
 			continue
 		}
 		e.row[i] = csvCell(f.Value)
+		if e.csvSafe && f.Value[0] == '"' {
+			e.row[i] = spreadsheetSafe(e.row[i])
+		}
 	}
 	return e.writeRow(e.row)
+}
+
+// safeRow is row with --csv-safe applied (for the header).
+func (e *csvExporter) safeRow(row []string) []string {
+	if !e.csvSafe {
+		return row
+	}
+	out := make([]string, len(row))
+	for i, c := range row {
+		out[i] = spreadsheetSafe(c)
+	}
+	return out
+}
+
+// spreadsheetSafe prefixes with ' a cell a spreadsheet would run as a
+// formula: one starting with =, +, -, @, a tab or a CR (OWASP's CSV
+// injection advice).
+func spreadsheetSafe(cell string) string {
+	if cell != "" && strings.IndexByte("=+-@\t\r", cell[0]) >= 0 {
+		return "'" + cell
+	}
+	return cell
 }
 
 // writeRow writes one record. encoding/csv writes a lone empty field as an
 // empty line, which CSV readers skip; it is written quoted instead, as
 // Python's csv module does.
 func (e *csvExporter) writeRow(row []string) error {
+	switch e.rows {
+	case rowsTSV:
+		return writeTSVRow(e.w, row)
+	case rowsMarkdown:
+		return writeMarkdownRow(e.w, row)
+	}
 	if len(row) == 1 && row[0] == "" {
 		if err := e.flushCSV(); err != nil {
 			return err
@@ -121,6 +167,9 @@ func (e *csvExporter) writeRow(row []string) error {
 }
 
 func (e *csvExporter) flushCSV() error {
+	if e.rows != rowsCSV {
+		return nil
+	}
 	e.cw.Flush()
 	return e.cw.Error()
 }

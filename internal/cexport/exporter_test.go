@@ -31,8 +31,8 @@ func exportObjects(t *testing.T, o Options, target exportTarget, objects ...stri
 		if err != nil {
 			t.Fatalf("%s: %v", obj, err)
 		}
-		if len(o.Fields) > 0 && o.format != formatCSV {
-			fields = project(fields, o.Fields, proj)
+		if len(o.fields) > 0 {
+			fields = project(fields, o.fields, proj)
 			proj = fields
 		}
 		if err := e.Write(fields); err != nil {

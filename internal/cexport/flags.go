@@ -84,9 +84,20 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, fi
 	f.StringVarP(&overwrite, "overwrite-output", "O", "", "like -o, but truncate `FILE` first: a new export (Scrapy's -O); a database table is emptied first")
 	f.StringSliceVar(&o.Key, "key", nil, "with a database output: upsert on these `FIELDS` (comma-separated): an item whose key is in the table updates its row (a unique index on them is created if missing)")
 	f.BoolVar(&o.Alter, "alter", false, "with a database output: add a column for a field the table does not have (else such an item is rejected)")
+	f.StringSliceVar(&o.Types, "type", nil, "export only items of this `TYPE` (the item record's \"type\", the rule that made it); repeat it or separate with commas for several (Scrapy item_classes)")
+	f.StringVar(&o.Where, "where", "", "export only items for which the jq `EXPR` on the item's data is neither false nor null (.price > 10); the whole record is $record (Scrapy item_filter)")
+	f.BoolVar(&o.StoreEmpty, "store-empty", true, "write the export even with no items (an empty file, [], the header); --store-empty=false leaves the output untouched then (Scrapy store_empty; off by default with batches)")
+	f.BoolVar(&o.Flatten, "flatten", false, "csv, tsv, markdown: a nested object's members become columns of their own, named with dots (dims.w); lists stay JSON cells")
+	f.BoolVar(&o.CSVSafe, "csv-safe", false, "csv, tsv: prefix with ' the cells that start with = + - @, a tab or a CR, so spreadsheets do not run them as formulas")
+	f.IntVar(&o.BatchItems, "batch-items", 0, "start a new batch file every `N` items; -o names them with %(batch_id)05d and %(batch_time)s (Scrapy FEED_EXPORT_BATCH_ITEM_COUNT)")
+	f.Float64Var(&o.BatchSeconds, "batch-seconds", 0, "start a new batch file every `S` seconds (checked as records come and when the input stalls)")
 	files, code, done = f.Parse(args, stdout)
 	if done {
 		return nil, nil, code, true
+	}
+	batching := o.BatchItems > 0 || o.BatchSeconds > 0
+	if batching && !f.Changed("store-empty") {
+		o.StoreEmpty = false
 	}
 	switch {
 	case f.Output != "" && overwrite != "":

@@ -37,8 +37,9 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 	if f := inputIsOutput(o.Output, files); f != "" {
 		return tool.Usage("%s %s: it is also an input (%s); write to another file", o.outputFlag(), o.Output, f)
 	}
-	s := &session{tool: tool, opts: o}
-	if o.db != nil {
+	s := &session{tool: tool, opts: o, stdout: stdout}
+	switch {
+	case o.db != nil:
 		// Database calls outlive an interrupt: the last batch is written.
 		sink, err := openTableSink(context.WithoutCancel(ctx), o, func(line ndjson.Line, err error) {
 			tool.Reject(line, "rejected", err)
@@ -50,30 +51,50 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 		}
 		s.out = &output{name: o.db.display}
 		s.exp = sink
-	} else {
-		out, err := openOutput(o, stdout, tool.Printf)
-		if err != nil {
+	case o.batch != nil:
+		s.out = &output{name: o.Output}
+		s.exp = &batchExporter{o: o, t: o.batch, warn: tool.Printf, now: now,
+			written: func(name string, items int) {
+				if items >= 0 {
+					tool.Stats.Count("files", name, int64(items))
+				}
+			}}
+	case o.StoreEmpty:
+		if err := s.open(); err != nil {
 			tool.Fail(err)
 			return tool.Finish(ctx)
 		}
-		if h := out.resumed.header; o.format == formatCSV && !o.NoHeader && len(h) > 0 && len(o.Fields) > 0 && !slices.Equal(h, o.Fields) {
-			tool.Printf("--fields %s differs from the header of %s (%s); rows follow --fields",
-				strings.Join(o.Fields, ","), o.Output, strings.Join(h, ","))
-		}
-		s.out = out
-		s.exp = newExporter(o, exportTarget{
-			w: bufio.NewWriterSize(out.w, 64<<10), name: out.name,
-			resumed: out.resumed, seal: out.seal,
-			warn: tool.Printf,
-		})
+	default:
+		// Opened at the first item (--store-empty=false).
+		s.out = &output{name: o.Output}
 	}
 	if o.toFile() {
-		s.stdout = ndjson.NewWriter(namedWriter{"stdout", stdout})
-		s.pass = newPasser(s.stdout, s.durable, now)
+		s.passOut = ndjson.NewWriter(namedWriter{"stdout", stdout})
+		s.pass = newPasser(s.passOut, s.durable, now)
 	}
 	tool.StartProgress(time.Second, nil)
 	s.export(ctx, ndjson.NewReader(files, stdin))
 	return tool.Finish(ctx)
+}
+
+// open opens the file or stdout export.
+func (s *session) open() error {
+	o := s.opts
+	out, err := openOutput(o, s.stdout, s.tool.Printf)
+	if err != nil {
+		return err
+	}
+	if h := out.resumed.header; o.isTable() && !o.NoHeader && len(h) > 0 && len(o.header) > 0 && !slices.Equal(h, o.header) {
+		s.tool.Printf("--fields %s differs from the header of %s (%s); rows follow --fields",
+			strings.Join(o.header, ","), o.Output, strings.Join(h, ","))
+	}
+	s.out = out
+	s.exp = newExporter(o, exportTarget{
+		w: bufio.NewWriterSize(out.w, 64<<10), name: out.name,
+		resumed: out.resumed, seal: out.seal,
+		warn: s.tool.Printf,
+	})
+	return nil
 }
 
 // inputIsOutput returns the input file that is the -o file, if any:
@@ -100,13 +121,16 @@ func inputIsOutput(output string, files []string) string {
 // session is one run's state. Everything happens on the goroutine that
 // reads the input.
 type session struct {
-	tool   *cli.Tool
-	opts   *Options
-	out    *output
-	exp    exporter
-	stdout *ndjson.Writer // pass-through, with -o FILE only
-	pass   *passer        // with -o FILE only
-	proj   []record.Field
+	tool *cli.Tool
+	opts *Options
+	out  *output
+	// exp is nil until the first item with --store-empty=false.
+	exp     exporter
+	stdout  io.Writer      // the command's stdout
+	passOut *ndjson.Writer // pass-through, with -o FILE only
+	pass    *passer        // with -o FILE only
+	proj    []record.Field
+	flat    []record.Field
 
 	// err is the first output error: it ends the run. broken says it was
 	// the export's own output, which then cannot be closed properly.
@@ -115,8 +139,10 @@ type session struct {
 }
 
 func (s *session) export(ctx context.Context, r *ndjson.Reader) {
-	if err := s.exp.Begin(); err != nil {
-		s.fail(err, true)
+	if s.exp != nil {
+		if err := s.exp.Begin(); err != nil {
+			s.fail(err, true)
+		}
 	}
 	if s.err == nil {
 		for line, env := range s.tool.Records(ctx, r, s.flush) {
@@ -140,12 +166,18 @@ func (s *session) export(ctx context.Context, r *ndjson.Reader) {
 // handle exports an item or passes another record on.
 func (s *session) handle(line ndjson.Line, env record.Envelope) {
 	var fields []record.Field
+	var data []byte
+	var typ string
 	var err error
 	switch env.Kind {
 	case "":
+		data = env.Raw
 		fields, err = record.Fields(env.Raw)
 	case record.KindItem:
-		fields, err = itemData(env.Raw)
+		data, typ, err = itemData(env.Raw)
+		if err == nil {
+			fields, err = record.Fields(data)
+		}
 	default:
 		s.other(env)
 		return
@@ -154,9 +186,39 @@ func (s *session) handle(line ndjson.Line, env record.Envelope) {
 		s.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
 		return
 	}
-	if len(s.opts.Fields) > 0 && s.opts.format != formatCSV {
-		fields = project(fields, s.opts.Fields, s.proj)
+	o := s.opts
+	if len(o.Types) > 0 && !slices.Contains(o.Types, typ) {
+		s.tool.Stats.Count("filtered", "type", 1)
+		return
+	}
+	if o.where != nil {
+		keep, err := o.where.keep(data, env.Raw)
+		if err != nil {
+			s.tool.Reject(line, "where_error", fmt.Errorf("--where: %v", err))
+			return
+		}
+		if !keep {
+			s.tool.Stats.Count("filtered", "where", 1)
+			return
+		}
+	}
+	if o.Flatten {
+		fields = flatten(fields, s.flat)
+		s.flat = fields[:0]
+	}
+	if len(o.fields) > 0 {
+		fields = project(fields, o.fields, s.proj)
 		s.proj = fields
+	}
+	if s.exp == nil {
+		if err := s.open(); err != nil {
+			s.fail(err, true)
+			return
+		}
+		if err := s.exp.Begin(); err != nil {
+			s.fail(err, true)
+			return
+		}
 	}
 	s.tool.Stats.Out.Add(1)
 	if lw, ok := s.exp.(lineWriter); ok {
@@ -184,22 +246,30 @@ type committer interface {
 	Abort() error
 }
 
-// itemData returns the members of an item record's "data" object.
-func itemData(raw []byte) ([]record.Field, error) {
+// itemData returns an item record's "data" object and its "type" ("" when
+// it has none or it is not a string).
+func itemData(raw []byte) (data []byte, typ string, err error) {
 	top, err := record.Fields(raw)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	for _, f := range top {
-		if f.Key != "data" {
-			continue
+		switch f.Key {
+		case "data":
+			if f.Value[0] != '{' {
+				return nil, "", fmt.Errorf("item field \"data\": expected an object, got %s", jsonType(f.Value))
+			}
+			data = f.Value
+		case "type":
+			if f.Value[0] == '"' {
+				typ = jsonString(f.Value)
+			}
 		}
-		if f.Value[0] != '{' {
-			return nil, fmt.Errorf("item field \"data\": expected an object, got %s", jsonType(f.Value))
-		}
-		return record.Fields(f.Value)
 	}
-	return nil, errors.New(`item without "data"`)
+	if data == nil {
+		return nil, "", errors.New(`item without "data"`)
+	}
+	return data, typ, nil
 }
 
 func jsonType(v []byte) string {
@@ -242,7 +312,12 @@ func (s *session) other(env record.Envelope) {
 // flush runs whenever the input stalls: the export is flushed so a reader
 // of the file sees the items, held acks are committed and forwarded.
 func (s *session) flush() {
-	if s.err != nil {
+	if s.err != nil || s.exp == nil {
+		if s.err == nil && s.pass != nil {
+			if err := s.pass.Flush(); err != nil {
+				s.fail(err, false)
+			}
+		}
 		return
 	}
 	if err := s.exp.Flush(); err != nil {
@@ -255,7 +330,7 @@ func (s *session) flush() {
 	}
 	if s.pass != nil {
 		if err := s.pass.Flush(); err != nil {
-			s.fail(err, s.stdout.Err() == nil)
+			s.fail(err, s.passOut.Err() == nil)
 		}
 	}
 }
@@ -264,6 +339,9 @@ func (s *session) flush() {
 func (s *session) durable() error {
 	if c, ok := s.exp.(committer); ok {
 		return c.Commit()
+	}
+	if s.exp == nil {
+		return nil
 	}
 	if err := s.exp.Flush(); err != nil {
 		return err
@@ -275,6 +353,10 @@ func (s *session) durable() error {
 // when the input ended early or the run was interrupted), closes the file,
 // then releases the held acks: only now are their items durable.
 func (s *session) end() {
+	if s.exp == nil {
+		s.release()
+		return
+	}
 	if !s.broken {
 		if err := s.exp.End(); err != nil {
 			s.fail(err, true)
@@ -288,6 +370,11 @@ func (s *session) end() {
 	if err := s.out.Close(); err != nil {
 		s.fail(err, true)
 	}
+	s.release()
+}
+
+// release passes the held acks on, unless the export broke.
+func (s *session) release() {
 	if s.pass == nil {
 		return
 	}
@@ -298,7 +385,7 @@ func (s *session) end() {
 	} else if n := len(s.pass.pending); n > 0 {
 		s.tool.Printf("%d held ack(s) not passed on: the items before them may not be in %s", n, s.out.name)
 	}
-	if err := s.stdout.Flush(); err != nil {
+	if err := s.passOut.Flush(); err != nil {
 		s.fail(err, false)
 	}
 }
