@@ -2,10 +2,11 @@ package cexport
 
 import (
 	"bufio"
-	"encoding/csv"
+	"bytes"
 	"encoding/json"
-	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/crawlutils/crawlutils/internal/record"
 )
@@ -16,8 +17,8 @@ import (
 // fields that come before the header is known are written as empty rows as
 // soon as it is.
 type csvExporter struct {
-	w  *bufio.Writer
-	cw *csv.Writer
+	w     *bufio.Writer
+	comma rune
 	// rows writes a row in the format (csv, tsv, markdown).
 	rows    rowFormat
 	csvSafe bool
@@ -30,16 +31,14 @@ type csvExporter struct {
 	notIn   string
 	pending int // empty items waiting for the header
 	row     []string
+	cells   [][]byte // the CSV row being written, cells from the item
+	line    []byte
 	warned  warnOnce
 }
 
 func newCSVExporter(o *Options, t exportTarget) *csvExporter {
-	// csv.Writer gets its own small buffer in front of ours, so the exporter
-	// can write a raw line (writeRow) after flushing it into ours.
-	cw := csv.NewWriter(struct{ io.Writer }{t.w})
-	cw.Comma = o.delimiter
 	e := &csvExporter{
-		w: t.w, cw: cw, csvSafe: o.CSVSafe,
+		w: t.w, comma: o.delimiter, csvSafe: o.CSVSafe,
 		writeHeader: !o.NoHeader && t.resumed.keep == 0,
 		warned:      warnOnce{warn: t.warn, what: "fields not in the CSV header"},
 	}
@@ -70,6 +69,7 @@ func (e *csvExporter) setHeader(h []string) {
 		}
 	}
 	e.row = make([]string, len(h))
+	e.cells = make([][]byte, len(h))
 }
 
 // Begin writes a header given by --fields, so even an empty export has it.
@@ -106,6 +106,9 @@ func (e *csvExporter) Write(fields []record.Field) error {
 				return err
 			}
 		}
+	}
+	if e.rows == rowsCSV {
+		return e.writeCSV(fields)
 	}
 	clear(e.row)
 	for _, f := range fields {
@@ -146,9 +149,7 @@ func spreadsheetSafe(cell string) string {
 	return cell
 }
 
-// writeRow writes one record. encoding/csv writes a lone empty field as an
-// empty line, which CSV readers skip; it is written quoted instead, as
-// Python's csv module does.
+// writeRow writes one row of strings (the header, empty rows).
 func (e *csvExporter) writeRow(row []string) error {
 	switch e.rows {
 	case rowsTSV:
@@ -156,32 +157,118 @@ func (e *csvExporter) writeRow(row []string) error {
 	case rowsMarkdown:
 		return writeMarkdownRow(e.w, row)
 	}
-	if len(row) == 1 && row[0] == "" {
-		if err := e.flushCSV(); err != nil {
-			return err
+	cells := make([][]byte, len(row))
+	for i, c := range row {
+		cells[i] = []byte(c)
+	}
+	return e.writeCells(cells)
+}
+
+// writeCSV writes an item as a CSV row, its cells straight from the
+// item's JSON (no string per cell: the hot path of a CSV export).
+func (e *csvExporter) writeCSV(fields []record.Field) error {
+	clear(e.cells)
+	for j, f := range fields {
+		i := j
+		if i >= len(e.header) || e.header[i] != f.Key {
+			var ok bool
+			if i, ok = e.column[f.Key]; !ok {
+				if e.notIn != "" {
+					e.warned.do(f.Key, "field %q is not in %s; use --fields to include it", f.Key, e.notIn)
+				}
+				continue
+			}
 		}
-		_, err := e.w.WriteString("\"\"\n")
-		return err
+		c := csvCellBytes(f.Value)
+		if e.csvSafe && f.Value[0] == '"' && len(c) > 0 && strings.IndexByte("=+-@\t\r", c[0]) >= 0 {
+			c = append([]byte{'\''}, c...)
+		}
+		e.cells[i] = c
 	}
-	return e.cw.Write(row)
+	return e.writeCells(e.cells)
 }
 
-func (e *csvExporter) flushCSV() error {
-	if e.rows != rowsCSV {
-		return nil
+// writeCells writes one CSV record as encoding/csv's Writer does (LF line
+// endings), except that a record of a single empty field is written "",
+// as Python's csv module does, so readers do not skip it as a blank line.
+func (e *csvExporter) writeCells(cells [][]byte) error {
+	b := e.line[:0]
+	if len(cells) == 1 && len(cells[0]) == 0 {
+		b = append(b, '"', '"')
 	}
-	e.cw.Flush()
-	return e.cw.Error()
+	for i, c := range cells {
+		if i > 0 {
+			b = utf8.AppendRune(b, e.comma)
+		}
+		b = appendCSVField(b, c, e.comma)
+	}
+	b = append(b, '\n')
+	_, err := e.w.Write(b)
+	e.line = trimBuf(b)
+	return err
 }
 
-func (e *csvExporter) Flush() error {
-	if err := e.flushCSV(); err != nil {
-		return err
+// appendCSVField appends field, quoted when encoding/csv would quote it.
+func appendCSVField(dst, field []byte, comma rune) []byte {
+	if !csvNeedsQuotes(field, comma) {
+		return append(dst, field...)
 	}
-	return e.w.Flush()
+	dst = append(dst, '"')
+	for {
+		i := bytes.IndexByte(field, '"')
+		if i < 0 {
+			break
+		}
+		dst = append(dst, field[:i+1]...)
+		dst = append(dst, '"')
+		field = field[i+1:]
+	}
+	dst = append(dst, field...)
+	return append(dst, '"')
 }
+
+// csvNeedsQuotes is encoding/csv's fieldNeedsQuotes: a field with the
+// delimiter, a quote or a line break, one starting with a space, and \.
+// (which PostgreSQL would read as the end of data) are quoted.
+func csvNeedsQuotes(field []byte, comma rune) bool {
+	if len(field) == 0 {
+		return false
+	}
+	if len(field) == 2 && field[0] == '\\' && field[1] == '.' {
+		return true
+	}
+	if comma < utf8.RuneSelf {
+		for _, c := range field {
+			if c == '\n' || c == '\r' || c == '"' || c == byte(comma) {
+				return true
+			}
+		}
+	} else if bytes.ContainsRune(field, comma) || bytes.ContainsAny(field, "\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRune(field)
+	return unicode.IsSpace(r)
+}
+
+func (e *csvExporter) Flush() error { return e.w.Flush() }
 
 func (e *csvExporter) End() error { return e.Flush() }
+
+// csvCellBytes is csvCell without a string: a slice of v where it can be.
+func csvCellBytes(v json.RawMessage) []byte {
+	switch v[0] {
+	case '"':
+		if s := v[1 : len(v)-1]; bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+			return s
+		}
+		return []byte(jsonString(v))
+	case 'n':
+		return nil
+	case '{', '[':
+		return appendCompact(nil, v)
+	}
+	return v
+}
 
 // csvCell is a JSON value as a CSV cell: strings as they are, numbers as
 // written, true/false, null as an empty cell, objects and arrays as compact

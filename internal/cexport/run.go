@@ -131,6 +131,9 @@ type session struct {
 	pass    *passer        // with -o FILE only
 	proj    []record.Field
 	flat    []record.Field
+	// top and data are reused for each line's fields, keys for their keys.
+	top, data []record.Field
+	keys      *record.KeyCache
 
 	// err is the first output error: it ends the run. broken says it was
 	// the export's own output, which then cannot be closed properly.
@@ -145,11 +148,11 @@ func (s *session) export(ctx context.Context, r *ndjson.Reader) {
 		}
 	}
 	if s.err == nil {
-		for line, env := range s.tool.Records(ctx, r, s.flush) {
+		for line, p := range cli.RecordsFunc(ctx, s.tool, r, s.flush, s.parse) {
 			if s.err != nil { // set by flush while waiting for this line
 				break
 			}
-			s.handle(line, env)
+			s.handle(line, p.env, p.fields)
 			if s.pass != nil && s.err == nil {
 				if err := s.pass.Seen(); err != nil {
 					s.fail(err, true)
@@ -163,8 +166,28 @@ func (s *session) export(ctx context.Context, r *ndjson.Reader) {
 	s.end()
 }
 
-// handle exports an item or passes another record on.
-func (s *session) handle(line ndjson.Line, env record.Envelope) {
+// parsedLine is a line classified, with its top-level fields.
+type parsedLine struct {
+	env    record.Envelope
+	fields []record.Field
+}
+
+// parse classifies a line and scans its top-level fields in one pass, into
+// a slice and with keys reused from line to line (the hot path).
+func (s *session) parse(line []byte) (parsedLine, error) {
+	if s.keys == nil {
+		s.keys = record.NewKeyCache(4096)
+	}
+	env, fields, err := record.ParseFieldsInto(s.top, line, s.keys.Key)
+	if fields != nil {
+		s.top = fields[:0]
+	}
+	return parsedLine{env, fields}, err
+}
+
+// handle exports an item or passes another record on. top is the record's
+// top-level fields.
+func (s *session) handle(line ndjson.Line, env record.Envelope, top []record.Field) {
 	var fields []record.Field
 	var data []byte
 	var typ string
@@ -172,11 +195,18 @@ func (s *session) handle(line ndjson.Line, env record.Envelope) {
 	switch env.Kind {
 	case "":
 		data = env.Raw
-		fields, err = record.Fields(env.Raw)
+		fields = dedupeFields(top)
 	case record.KindItem:
-		data, typ, err = itemData(env.Raw)
+		data, typ, err = itemData(top)
 		if err == nil {
-			fields, err = record.Fields(data)
+			var ok bool
+			fields, ok = record.ScanObjectInto(s.data, data, s.keys.Key)
+			if ok {
+				s.data = fields[:0]
+				fields = dedupeFields(fields)
+			} else {
+				fields, err = record.Fields(data) // for its error
+			}
 		}
 	default:
 		s.other(env)
@@ -248,11 +278,7 @@ type committer interface {
 
 // itemData returns an item record's "data" object and its "type" ("" when
 // it has none or it is not a string).
-func itemData(raw []byte) (data []byte, typ string, err error) {
-	top, err := record.Fields(raw)
-	if err != nil {
-		return nil, "", err
-	}
+func itemData(top []record.Field) (data []byte, typ string, err error) {
 	for _, f := range top {
 		switch f.Key {
 		case "data":
