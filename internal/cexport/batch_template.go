@@ -1,12 +1,14 @@
 package cexport
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // batchTemplate is an -o file name with Scrapy's batch placeholders:
@@ -37,6 +39,9 @@ const batchTimeLayout = "2006-01-02T15-04-05.000000+00-00"
 // needs at least one of %(batch_id)d and %(batch_time)s (as Scrapy does),
 // or every batch would have the same name.
 func parseBatchTemplate(s string) (*batchTemplate, error) {
+	if !utf8.ValidString(s) {
+		return nil, errors.New("the file name is not valid UTF-8")
+	}
 	t := &batchTemplate{}
 	var lit strings.Builder
 	for i := 0; i < len(s); i++ {

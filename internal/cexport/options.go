@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -91,6 +92,9 @@ type Options struct {
 	// Key, with a database output, makes each write an upsert on these
 	// fields: a row with the same key is updated, not added (sink.go).
 	Key []string
+	// DBRetry, with a database output, is how long a database that went
+	// away mid-run is waited for before the run fails (sink_retry.go).
+	DBRetry time.Duration
 	// Alter, with a database output, adds a column for a field the table
 	// does not have; without it such an item is rejected.
 	Alter bool
@@ -209,6 +213,9 @@ func (o *Options) formatName() string {
 
 // validateDB checks the flags that concern a database output.
 func (o *Options) validateDB() error {
+	if o.DBRetry < 0 {
+		return fmt.Errorf("--db-retry %v: must not be negative", o.DBRetry)
+	}
 	if o.db == nil {
 		switch {
 		case len(o.Key) > 0:

@@ -44,7 +44,7 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 		sink, err := openTableSink(context.WithoutCancel(ctx), o, func(line ndjson.Line, err error) {
 			tool.Reject(line, "rejected", err)
 			tool.Stats.Out.Add(-1)
-		})
+		}, tool.Printf)
 		if err != nil {
 			tool.Fail(err)
 			return tool.Finish(ctx)

@@ -55,6 +55,11 @@ type dbDriver interface {
 	write(ctx context.Context, t *table, key []string, rows []row, reject func(r *row, err error)) error
 	// typeName is the SQL type of a new column of type t.
 	typeName(t colType) string
+	// transient reports whether an error of write means the database could
+	// not be reached (try again later), not that the data or schema is
+	// wrong; reconnect makes a new connection when the old one broke.
+	transient(err error) bool
+	reconnect(ctx context.Context) error
 	close() error
 }
 
@@ -67,6 +72,10 @@ type tableSink struct {
 	alter  bool
 	// reject reports an item that is not written.
 	reject func(line ndjson.Line, err error)
+	// retry is how long a database that went away is waited for
+	// (--db-retry); warn reports it.
+	retry time.Duration
+	warn  func(format string, a ...any)
 
 	tbl        *table // nil until the table exists
 	batch      []row
@@ -78,7 +87,7 @@ type tableSink struct {
 // openTableSink connects to the database of o and checks its table. ctx
 // bounds every database call (it must outlive an interrupt, so that the
 // last batch is still written).
-func openTableSink(ctx context.Context, o *Options, reject func(ndjson.Line, error)) (*tableSink, error) {
+func openTableSink(ctx context.Context, o *Options, reject func(ndjson.Line, error), warn func(string, ...any)) (*tableSink, error) {
 	t := o.db
 	var drv dbDriver
 	var err error
@@ -91,7 +100,7 @@ func openTableSink(ctx context.Context, o *Options, reject func(ndjson.Line, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.display, err)
 	}
-	s := &tableSink{ctx: ctx, drv: drv, target: t, key: o.Key, alter: o.Alter, reject: reject}
+	s := &tableSink{ctx: ctx, drv: drv, target: t, key: o.Key, alter: o.Alter, reject: reject, retry: o.DBRetry, warn: warn}
 	if err := s.init(o.Overwrite); err != nil {
 		drv.close()
 		return nil, fmt.Errorf("%s: %w", t.display, err)
@@ -250,8 +259,7 @@ func (s *tableSink) Commit() error {
 		return nil
 	}
 	s.lastCommit = time.Now()
-	err := s.drv.write(s.ctx, s.tbl, s.key, s.batch, func(r *row, err error) { s.reject(r.line, err) })
-	if err != nil {
+	if err := s.writeRetrying(); err != nil {
 		return fmt.Errorf("%s: write to table %s: %w", s.target.display, s.target.table, err)
 	}
 	clear(s.batch)
