@@ -8,7 +8,7 @@ import (
 
 var help = cli.Help{
 	Usage:   "cexport [flags] [FILE...]",
-	Summary: "write items as JSON lines, JSON, CSV or XML files, or into SQLite or PostgreSQL (Scrapy's feed exports)",
+	Summary: "write items as JSON lines, JSON, CSV, TSV, XML or Markdown files, or into SQLite or PostgreSQL (Scrapy's feed exports)",
 	Description: `Reads records (stdin, or the FILEs; - is stdin) and exports the items: the "data" object of
 each item record, and every JSON object without a "kind" as it is (so jq output can be exported).
 Key order and numbers are kept exactly as they came.
@@ -26,8 +26,8 @@ FILE by a run that was killed mid-write (never acknowledged, so its page is fetc
 cut off first. So rerunning an interrupted crawl loop, unchanged, completes the export. A
 missing or empty FILE is a new export.
 
-The format is --format, else the -o FILE extension (.jsonl .ndjson .jl .json .csv .xml; another
-extension is an error), else jsonl. A further .gz or .zst compresses the file (items.csv.gz):
+The format is --format, else the -o FILE extension (.jsonl .ndjson .jl .json .csv .tsv .xml
+.md; another extension is an error), else jsonl. A further .gz or .zst compresses the file (items.csv.gz):
 an ack passes on once the compressed data before it is in a complete gzip member (zstd frame),
 fsynced; -o appends a new member, which zcat and zstdcat read as one stream (a compressed
 JSON array or XML document cannot be appended to: -O, or a new file).
@@ -41,7 +41,14 @@ committed. A row the database rejects is reported with its line, and the rest go
 status 3). -O empties the table first. A JSON array or XML document is always closed properly, even
 when the input ends early or cexport is interrupted; in a file it is closed after every flush,
 so readers see a valid document while cexport runs. CSV uses LF line endings; its header is
---fields, else the first item's fields (later fields not in it are left out, with a warning).`,
+--fields, else the first item's fields (later fields not in it are left out, with a warning).
+A database that goes away mid-run is waited for (--db-retry, 1m); then cexport fails with the
+acks of the unwritten items held back.
+
+--type and --where choose the items (a filtered item is counted, not an error; the acks after
+it pass on); --fields chooses, orders and renames fields (price:cost). With --batch-items N or
+--batch-seconds S, -o is a template (items-%(batch_id)05d.csv, %(batch_time)s): each batch is
+written as .NAME.part and gets its name only when complete; a rerun numbers after the last.`,
 	Output: "export the items to `FILE`, appending to what it holds (created if missing), or into a database table (sqlite:FILE?table=NAME, postgres://…?table=NAME); pass other records on to stdout (Scrapy's -o)",
 	Examples: `  # items to CSV, requests and acks flow on to the frontier
   cqueue pop --follow | cfetch | cextract -r rules.yml | cexport -o items.csv | cqueue push
@@ -65,7 +72,16 @@ so readers see a valid document while cexport runs. CSV uses LF line endings; it
   cexport -o 'sqlite:items.db?table=books' --key url < items.jsonl
 
   # into PostgreSQL, adding columns for new fields
-  cexport -o 'postgres://crawler@127.0.0.1:5432/shop?table=books' --key url --alter < items.jsonl`,
+  cexport -o 'postgres://crawler@127.0.0.1:5432/shop?table=books' --key url --alter < items.jsonl
+
+  # products over 10 only, columns chosen and renamed, safe to open in a spreadsheet
+  cexport --type product --where '.price > 10' --fields title:Title,price:Price --csv-safe -o products.csv < items.jsonl
+
+  # a new batch file every 1000 items, each complete before it has its name
+  cexport -o 'items-%(batch_id)05d.csv' --batch-items 1000 < items.jsonl
+
+  # a quick look: a Markdown table of two fields
+  cexport -f markdown --fields title,price < items.jsonl`,
 }
 
 // parseFlags parses and validates the command line. When done is true the
@@ -74,8 +90,8 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, fi
 	o = &Options{}
 	var overwrite string
 	f := tool.NewFlags(help)
-	f.StringVarP(&o.Format, "format", "f", "", "export `FORMAT`: jsonl (jsonlines, ndjson), json, csv or xml; default from the -o FILE extension, else jsonl (Scrapy FEED_FORMAT)")
-	f.StringSliceVar(&o.Fields, "fields", nil, "export these `FIELDS` in this order, comma-separated; for CSV the header (Scrapy FEED_EXPORT_FIELDS)")
+	f.StringVarP(&o.Format, "format", "f", "", "export `FORMAT`: jsonl (jsonlines, ndjson), json, csv, tsv, xml or markdown (md); default from the -o FILE extension, else jsonl (Scrapy FEED_FORMAT)")
+	f.StringSliceVar(&o.Fields, "fields", nil, "export these `FIELDS` in this order, comma-separated, each NAME or NAME:NEWNAME (price:cost; \\: is a colon in a name); for CSV the header (Scrapy FEED_EXPORT_FIELDS)")
 	f.BoolVar(&o.Append, "append", false, "deprecated: -o FILE appends anyway (Scrapy FEEDS overwrite: false); -O FILE overwrites")
 	f.StringVar(&o.CSVDelimiter, "csv-delimiter", ",", "CSV field separator, one `CHAR` (\\t or tab: a tab)")
 	f.BoolVar(&o.NoHeader, "no-header", false, "write no CSV header line (Scrapy include_headers_line: false)")
