@@ -60,7 +60,7 @@ written as .NAME.part and gets its name only when complete; a rerun numbers afte
   cexport -O items.json < items.jsonl
 
   # a tab-separated file with chosen columns, appended to across runs
-  cexport --fields title,price,url --csv-delimiter '\t' -o items.tsv -f csv < items.jsonl
+  cexport --fields title,price,url -o items.tsv < items.jsonl
 
   # XML with Scrapy's element names changed
   cexport -o products.xml --xml-root products --xml-item product < items.jsonl
