@@ -40,11 +40,11 @@ const (
 	retryMax   = 2 * time.Second
 )
 
-// writeRetrying writes the batch, retrying while the database is
-// unreachable, for s.retry at most.
-func (s *tableSink) writeRetrying() error {
+// writeRetrying writes rows, retrying while the database is unreachable,
+// for s.retry at most.
+func (s *tableSink) writeRetrying(rows []row) error {
 	reject := func(r *row, err error) { s.reject(r.line, err) }
-	err := s.drv.write(s.ctx, s.tbl, s.key, s.batch, reject)
+	err := s.drv.write(s.ctx, s.tbl, s.key, rows, reject)
 	if err == nil || s.retry <= 0 || !s.drv.transient(err) {
 		return err
 	}
@@ -59,7 +59,7 @@ func (s *tableSink) writeRetrying() error {
 		time.Sleep(min(left, wait/2+rand.N(wait/2+1)))
 		wait = min(2*wait, retryMax)
 		if err = s.drv.reconnect(s.ctx); err == nil {
-			err = s.drv.write(s.ctx, s.tbl, s.key, s.batch, reject)
+			err = s.drv.write(s.ctx, s.tbl, s.key, rows, reject)
 		}
 		if err == nil {
 			s.warn("%s: written again after %v (attempt %d)", s.target.display, time.Since(start).Round(time.Millisecond), attempt)
