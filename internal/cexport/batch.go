@@ -124,12 +124,20 @@ func (b *batchExporter) Begin() error {
 
 // recover completes the batch file a killed run left under its temporary
 // name: its acknowledged items stay, an unfinished last one is cut off.
+// A part with no complete item (killed before its first flush) is removed.
 func (b *batchExporter) recover(final string) error {
 	bo := *b.o
 	bo.Output = partName(final)
+	if st, err := os.Stat(bo.Output); err == nil && st.Size() == 0 {
+		return os.Remove(bo.Output)
+	}
 	out, err := openOutput(&bo, nil, b.warn)
 	if err != nil {
 		return err
+	}
+	if !bo.isDocument() && out.resumed.keep == 0 {
+		out.Close()
+		return os.Remove(bo.Output)
 	}
 	exp := newExporter(&bo, b.target(out))
 	if err := exp.Begin(); err != nil {
