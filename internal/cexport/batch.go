@@ -23,6 +23,9 @@ import (
 // temporary name is removed and the directory fsynced. A reader, or rsync,
 // sees a batch file whole or not at all.
 //
+// A batch's --batch-seconds are checked as records come, and by the
+// session's batch clock while the input stalls (startBatchClock).
+//
 // Batch ids go on from the highest one in the directory: a rerun of the
 // same command numbers its first batch after the last batch of the earlier
 // runs. A .part file left by a run that was killed holds acknowledged

@@ -212,3 +212,35 @@ func TestBatchStoreEmpty(t *testing.T) {
 		t.Fatalf("b-1.json: %q, %v", data, err)
 	}
 }
+
+// TestBatchSecondsWhileStalled: a batch whose --batch-seconds are up is
+// finished while the input stalls, not only when the next record comes;
+// its ack has passed on before.
+func TestBatchSecondsWhileStalled(t *testing.T) {
+	dir := t.TempDir()
+	e := startExport(t, "-o", filepath.Join(dir, "b-%(batch_id)d.jsonl"), "--batch-seconds", "0.3")
+	e.send(t, 1, 2)
+	if a := e.ack(10 * time.Second); a != `{"kind":"ack","lease":"L2"}` {
+		t.Fatalf("ack: %q; stderr:\n%s", a, e.log())
+	}
+	first := filepath.Join(dir, "b-1.jsonl")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(first); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no batch file while the input stalled: %q; stderr:\n%s", dirFiles(t, dir), e.log())
+		}
+	}
+	e.send(t, 3, 3)
+	e.in.Close()
+	if code := <-e.done; code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, e.log())
+	}
+	if got := dirFiles(t, dir); !slices.Equal(got, []string{"b-1.jsonl", "b-2.jsonl"}) {
+		t.Fatalf("files %q", got)
+	}
+	if data, _ := os.ReadFile(first); strings.Count(string(data), "\n") != 2 {
+		t.Errorf("b-1.jsonl: %q", data)
+	}
+}

@@ -106,7 +106,7 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, fi
 	f.BoolVar(&o.Flatten, "flatten", false, "csv, tsv, markdown: a nested object's members become columns of their own, named with dots (dims.w); lists stay JSON cells")
 	f.BoolVar(&o.CSVSafe, "csv-safe", false, "csv, tsv: prefix with ' the cells that start with = + - @, a tab or a CR, so spreadsheets do not run them as formulas")
 	f.IntVar(&o.BatchItems, "batch-items", 0, "start a new batch file every `N` items; -o names them with %(batch_id)05d and %(batch_time)s (Scrapy FEED_EXPORT_BATCH_ITEM_COUNT)")
-	f.Float64Var(&o.BatchSeconds, "batch-seconds", 0, "start a new batch file every `S` seconds (checked as records come and when the input stalls)")
+	f.Float64Var(&o.BatchSeconds, "batch-seconds", 0, "start a new batch file every `S` seconds (counted from its first item; a batch is finished on time even while no input comes)")
 	f.DurationVar(&o.DBRetry, "db-retry", DefaultDBRetry, "with a database output: wait this `DURATION` for a database that went away mid-run (retrying with backoff) before failing with the acks of the unwritten items held back; 0: fail at once")
 	files, code, done = f.Parse(args, stdout)
 	if done {

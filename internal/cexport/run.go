@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -121,6 +122,9 @@ func inputIsOutput(output string, files []string) string {
 // session is one run's state. Everything happens on the goroutine that
 // reads the input.
 type session struct {
+	// mu is held while a record is handled or the output flushed: the
+	// batch clock (startBatchClock) works on the export in between.
+	mu   sync.Mutex
 	tool *cli.Tool
 	opts *Options
 	out  *output
@@ -148,22 +152,60 @@ func (s *session) export(ctx context.Context, r *ndjson.Reader) {
 		}
 	}
 	if s.err == nil {
+		stop := s.startBatchClock()
 		for line, p := range cli.RecordsFunc(ctx, s.tool, r, s.flush, s.parse) {
-			if s.err != nil { // set by flush while waiting for this line
-				break
-			}
-			s.handle(line, p.env, p.fields)
-			if s.pass != nil && s.err == nil {
-				if err := s.pass.Seen(); err != nil {
-					s.fail(err, true)
+			s.mu.Lock()
+			if s.err == nil { // else set while waiting for this line
+				s.handle(line, p.env, p.fields)
+				if s.pass != nil && s.err == nil {
+					if err := s.pass.Seen(); err != nil {
+						s.fail(err, true)
+					}
 				}
 			}
-			if s.err != nil {
+			failed := s.err != nil
+			s.mu.Unlock()
+			if failed {
 				break
 			}
 		}
+		stop()
 	}
 	s.end()
+}
+
+// startBatchClock ends a batch whose --batch-seconds are up while the
+// input stalls (no record comes to end it): a goroutine looks every
+// quarter of the time (at most every second) and finishes the batch, under
+// the session's lock, which every record and flush also takes. stop ends
+// the goroutine and waits for it.
+func (s *session) startBatchClock() (stop func()) {
+	b, ok := s.exp.(*batchExporter)
+	if !ok || s.opts.BatchSeconds <= 0 {
+		return func() {}
+	}
+	every := min(time.Second, max(10*time.Millisecond, time.Duration(s.opts.BatchSeconds*float64(time.Second)/4)))
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			s.mu.Lock()
+			if s.err == nil && b.due() {
+				if err := b.finish(); err != nil {
+					s.fail(err, true)
+				}
+			}
+			s.mu.Unlock()
+		}
+	}()
+	return func() { close(quit); <-done }
 }
 
 // parsedLine is a line classified, with its top-level fields.
@@ -338,6 +380,8 @@ func (s *session) other(env record.Envelope) {
 // flush runs whenever the input stalls: the export is flushed so a reader
 // of the file sees the items, held acks are committed and forwarded.
 func (s *session) flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.err != nil || s.exp == nil {
 		if s.err == nil && s.pass != nil {
 			if err := s.pass.Flush(); err != nil {
