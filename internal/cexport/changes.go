@@ -67,7 +67,7 @@ type changeTracker struct {
 }
 
 // openChanges opens the state for the validated options o.
-func openChanges(ctx context.Context, o *Options, now func() time.Time) (*changeTracker, error) {
+func openChanges(ctx context.Context, o *Options, now func() time.Time, warn func(string, ...any)) (*changeTracker, error) {
 	path := o.ChangesDB
 	if path == "" {
 		path = o.defaultChangesDB()
@@ -95,7 +95,7 @@ func openChanges(ctx context.Context, o *Options, now func() time.Time) (*change
 		t.table += "_history"
 		t.display = o.db.display + " (history table " + t.table + ")"
 		h.db, h.Key, h.Alter, h.Overwrite = &t, nil, true, false
-		if c.history, err = openTableSink(ctx, &h, func(line ndjson.Line, err error) {}); err != nil {
+		if c.history, err = openTableSink(ctx, &h, func(line ndjson.Line, err error) {}, warn); err != nil {
 			c.close()
 			return nil, fmt.Errorf("--history: %w", err)
 		}

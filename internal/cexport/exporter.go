@@ -45,7 +45,7 @@ func newExporter(o *Options, t exportTarget) exporter {
 	switch o.format {
 	case formatJSON:
 		return newJSONExporter(t)
-	case formatCSV:
+	case formatCSV, formatTSV, formatMD:
 		return newCSVExporter(o, t)
 	case formatXML:
 		return newXMLExporter(o, t)
@@ -80,21 +80,6 @@ func (w *warnOnce) do(key string, format string, a ...any) {
 	}
 	w.seen[key] = true
 	w.warn(format, a...)
-}
-
-// project returns the members of fields named in names, in that order,
-// leaving out names the item does not have. buf is reused.
-func project(fields []record.Field, names []string, buf []record.Field) []record.Field {
-	buf = buf[:0]
-	for _, n := range names {
-		for _, f := range fields {
-			if f.Key == n {
-				buf = append(buf, f)
-				break
-			}
-		}
-	}
-	return buf
 }
 
 // appendObject appends fields as one compact JSON object. Keys are

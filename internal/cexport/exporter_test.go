@@ -31,8 +31,8 @@ func exportObjects(t *testing.T, o Options, target exportTarget, objects ...stri
 		if err != nil {
 			t.Fatalf("%s: %v", obj, err)
 		}
-		if len(o.Fields) > 0 && o.format != formatCSV {
-			fields = project(fields, o.Fields, proj)
+		if len(o.fields) > 0 {
+			fields = project(fields, o.fields, proj)
 			proj = fields
 		}
 		if err := e.Write(fields); err != nil {
@@ -70,9 +70,9 @@ func runExportCases(t *testing.T, format string, tests []exportCase) {
 }
 
 const (
-	bigNumbers = `{"id":12345678901234567890,"price":1.10,"exp":1e400,"neg":-0.0}`
-	nested     = `{"name":"TV","dims":{"w":1, "h":[2,3.50]},"tags":["a","b"],"none":null,"ok":true}`
-	unicode    = `{"title":"Crème brûlée 日本 😀","q":"\"quoted\"\u00e9","url":"https://x/?a=1&b=<2>"}`
+	bigNumbers  = `{"id":12345678901234567890,"price":1.10,"exp":1e400,"neg":-0.0}`
+	nested      = `{"name":"TV","dims":{"w":1, "h":[2,3.50]},"tags":["a","b"],"none":null,"ok":true}`
+	unicodeText = `{"title":"Crème brûlée 日本 😀","q":"\"quoted\"\u00e9","url":"https://x/?a=1&b=<2>"}`
 )
 
 func TestJSONLExporter(t *testing.T) {
@@ -81,7 +81,7 @@ func TestJSONLExporter(t *testing.T) {
 			want: `{"z":1,"a":2,"m":3}` + "\n" + bigNumbers + "\n"},
 		{name: "compacted, nested kept", in: []string{"{ \"a\" : [ 1 , { \"b\" : \"x y\" } ] ,\n \"c\":{}}"},
 			want: `{"a":[1,{"b":"x y"}],"c":{}}` + "\n"},
-		{name: "unicode and HTML characters unescaped", in: []string{unicode},
+		{name: "unicode and HTML characters unescaped", in: []string{unicodeText},
 			want: `{"title":"Crème brûlée 日本 😀","q":"\"quoted\"\u00e9","url":"https://x/?a=1&b=<2>"}` + "\n"},
 		{name: "escaped keys normalized", in: []string{`{"\u0041\t\"":1,"<k>":2}`},
 			want: `{"A\t\"":1,"<k>":2}` + "\n"},
@@ -112,7 +112,7 @@ func TestCSVExporter(t *testing.T) {
 			want: "id,price,exp,neg\n12345678901234567890,1.10,1e400,-0.0\n"},
 		{name: "nested values as JSON, null empty, booleans", in: []string{nested},
 			want: "name,dims,tags,none,ok\n" + `TV,"{""w"":1,""h"":[2,3.50]}","[""a"",""b""]",,true` + "\n"},
-		{name: "unicode and quoting", in: []string{unicode, `{"title":"a,b","q":"line1\nline2"," x":1}`},
+		{name: "unicode and quoting", in: []string{unicodeText, `{"title":"a,b","q":"line1\nline2"," x":1}`},
 			want:     "title,q,url\nCrème brûlée 日本 😀,\"\"\"quoted\"\"é\",https://x/?a=1&b=<2>\n\"a,b\",\"line1\nline2\",\n",
 			warnings: []string{`field " x" is not in the CSV header (first item's fields); use --fields to include it`}},
 		{name: "extra fields warned once each", in: []string{`{"a":1}`, `{"a":2,"b":3}`, `{"b":4,"c":5}`, `{"c":6}`},

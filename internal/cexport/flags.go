@@ -8,7 +8,7 @@ import (
 
 var help = cli.Help{
 	Usage:   "cexport [flags] [FILE...]",
-	Summary: "write items as JSON lines, JSON, CSV or XML files, or into SQLite or PostgreSQL (Scrapy's feed exports)",
+	Summary: "write items as JSON lines, JSON, CSV, TSV, XML or Markdown files, or into SQLite or PostgreSQL (Scrapy's feed exports)",
 	Description: `Reads records (stdin, or the FILEs; - is stdin) and exports the items: the "data" object of
 each item record, and every JSON object without a "kind" as it is (so jq output can be exported).
 Key order and numbers are kept exactly as they came.
@@ -26,8 +26,8 @@ FILE by a run that was killed mid-write (never acknowledged, so its page is fetc
 cut off first. So rerunning an interrupted crawl loop, unchanged, completes the export. A
 missing or empty FILE is a new export.
 
-The format is --format, else the -o FILE extension (.jsonl .ndjson .jl .json .csv .xml; another
-extension is an error), else jsonl. A further .gz or .zst compresses the file (items.csv.gz):
+The format is --format, else the -o FILE extension (.jsonl .ndjson .jl .json .csv .tsv .xml
+.md; another extension is an error), else jsonl. A further .gz or .zst compresses the file (items.csv.gz):
 an ack passes on once the compressed data before it is in a complete gzip member (zstd frame),
 fsynced; -o appends a new member, which zcat and zstdcat read as one stream (a compressed
 JSON array or XML document cannot be appended to: -O, or a new file).
@@ -41,7 +41,14 @@ committed. A row the database rejects is reported with its line, and the rest go
 status 3). -O empties the table first. A JSON array or XML document is always closed properly, even
 when the input ends early or cexport is interrupted; in a file it is closed after every flush,
 so readers see a valid document while cexport runs. CSV uses LF line endings; its header is
---fields, else the first item's fields (later fields not in it are left out, with a warning).`,
+--fields, else the first item's fields (later fields not in it are left out, with a warning).
+A database that goes away mid-run is waited for (--db-retry, 1m); then cexport fails with the
+acks of the unwritten items held back.
+
+--type and --where choose the items (a filtered item is counted, not an error; the acks after
+it pass on); --fields chooses, orders and renames fields (price:cost). With --batch-items N or
+--batch-seconds S, -o is a template (items-%(batch_id)05d.csv, %(batch_time)s): each batch is
+written as .NAME.part and gets its name only when complete; a rerun numbers after the last.`,
 	Output: "export the items to `FILE`, appending to what it holds (created if missing), or into a database table (sqlite:FILE?table=NAME, postgres://…?table=NAME); pass other records on to stdout (Scrapy's -o)",
 	Examples: `  # items to CSV, requests and acks flow on to the frontier
   cqueue pop --follow | cfetch | cextract -r rules.yml | cexport -o items.csv | cqueue push
@@ -53,7 +60,7 @@ so readers see a valid document while cexport runs. CSV uses LF line endings; it
   cexport -O items.json < items.jsonl
 
   # a tab-separated file with chosen columns, appended to across runs
-  cexport --fields title,price,url --csv-delimiter '\t' -o items.tsv -f csv < items.jsonl
+  cexport --fields title,price,url -o items.tsv < items.jsonl
 
   # XML with Scrapy's element names changed
   cexport -o products.xml --xml-root products --xml-item product < items.jsonl
@@ -68,7 +75,16 @@ so readers see a valid document while cexport runs. CSV uses LF line endings; it
   cexport -o 'sqlite:items.db?table=books' --key url --changed-only --history < items.jsonl
 
   # into PostgreSQL, adding columns for new fields
-  cexport -o 'postgres://crawler@127.0.0.1:5432/shop?table=books' --key url --alter < items.jsonl`,
+  cexport -o 'postgres://crawler@127.0.0.1:5432/shop?table=books' --key url --alter < items.jsonl
+
+  # products over 10 only, columns chosen and renamed, safe to open in a spreadsheet
+  cexport --type product --where '.price > 10' --fields title:Title,price:Price --csv-safe -o products.csv < items.jsonl
+
+  # a new batch file every 1000 items, each complete before it has its name
+  cexport -o 'items-%(batch_id)05d.csv' --batch-items 1000 < items.jsonl
+
+  # a quick look: a Markdown table of two fields
+  cexport -f markdown --fields title,price < items.jsonl`,
 }
 
 // parseFlags parses and validates the command line. When done is true the
@@ -77,8 +93,8 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, fi
 	o = &Options{}
 	var overwrite string
 	f := tool.NewFlags(help)
-	f.StringVarP(&o.Format, "format", "f", "", "export `FORMAT`: jsonl (jsonlines, ndjson), json, csv or xml; default from the -o FILE extension, else jsonl (Scrapy FEED_FORMAT)")
-	f.StringSliceVar(&o.Fields, "fields", nil, "export these `FIELDS` in this order, comma-separated; for CSV the header (Scrapy FEED_EXPORT_FIELDS)")
+	f.StringVarP(&o.Format, "format", "f", "", "export `FORMAT`: jsonl (jsonlines, ndjson), json, csv, tsv, xml or markdown (md); default from the -o FILE extension, else jsonl (Scrapy FEED_FORMAT)")
+	f.StringSliceVar(&o.Fields, "fields", nil, "export these `FIELDS` in this order, comma-separated, each NAME or NAME:NEWNAME (price:cost; \\: is a colon in a name); for CSV the header (Scrapy FEED_EXPORT_FIELDS)")
 	f.BoolVar(&o.Append, "append", false, "deprecated: -o FILE appends anyway (Scrapy FEEDS overwrite: false); -O FILE overwrites")
 	f.StringVar(&o.CSVDelimiter, "csv-delimiter", ",", "CSV field separator, one `CHAR` (\\t or tab: a tab)")
 	f.BoolVar(&o.NoHeader, "no-header", false, "write no CSV header line (Scrapy include_headers_line: false)")
@@ -88,9 +104,21 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, fi
 	f.StringSliceVar(&o.Key, "key", nil, "with a database output: upsert on these `FIELDS` (comma-separated): an item whose key is in the table updates its row (a unique index on them is created if missing); with --changed-only, --change-fields or --history (any output): the fields that name an item from one run to the next")
 	f.BoolVar(&o.Alter, "alter", false, "with a database output: add a column for a field the table does not have (else such an item is rejected)")
 	addChangeFlags(f, o)
+	f.StringSliceVar(&o.Types, "type", nil, "export only items of this `TYPE` (the item record's \"type\", the rule that made it); repeat it or separate with commas for several (Scrapy item_classes)")
+	f.StringVar(&o.Where, "where", "", "export only items for which the jq `EXPR` on the item's data is neither false nor null (.price > 10); the whole record is $record (Scrapy item_filter)")
+	f.BoolVar(&o.StoreEmpty, "store-empty", true, "write the export even with no items (an empty file, [], the header); --store-empty=false leaves the output untouched then (Scrapy store_empty; off by default with batches)")
+	f.BoolVar(&o.Flatten, "flatten", false, "csv, tsv, markdown: a nested object's members become columns of their own, named with dots (dims.w); lists stay JSON cells")
+	f.BoolVar(&o.CSVSafe, "csv-safe", false, "csv, tsv: prefix with ' the cells that start with = + - @, a tab or a CR, so spreadsheets do not run them as formulas")
+	f.IntVar(&o.BatchItems, "batch-items", 0, "start a new batch file every `N` items; -o names them with %(batch_id)05d and %(batch_time)s (Scrapy FEED_EXPORT_BATCH_ITEM_COUNT)")
+	f.Float64Var(&o.BatchSeconds, "batch-seconds", 0, "start a new batch file every `S` seconds (counted from its first item; a batch is finished on time even while no input comes)")
+	f.DurationVar(&o.DBRetry, "db-retry", DefaultDBRetry, "with a database output: wait this `DURATION` for a database that went away mid-run (retrying with backoff) before failing with the acks of the unwritten items held back; 0: fail at once")
 	files, code, done = f.Parse(args, stdout)
 	if done {
 		return nil, nil, code, true
+	}
+	batching := o.BatchItems > 0 || o.BatchSeconds > 0
+	if batching && !f.Changed("store-empty") {
+		o.StoreEmpty = false
 	}
 	switch {
 	case f.Output != "" && overwrite != "":

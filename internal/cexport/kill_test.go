@@ -207,6 +207,9 @@ func TestKillMidStream(t *testing.T) {
 			requireAcked(t, itemNumbers(t, format, data), acked)
 		})
 	}
+	for _, ext := range []string{"csv", "json", "jsonl.gz"} {
+		t.Run("batches."+ext, func(t *testing.T) { killBatches(t, ext) })
+	}
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "items.db")
 		acked := killMidStream(t, "-o", "sqlite:"+path+"?table=books", "--key", "n")
@@ -250,4 +253,58 @@ func dbNumbers(t *testing.T, rows []string) []int {
 		ns[i] = v
 	}
 	return ns
+}
+
+// killBatches SIGKILLs cexport writing batch files: every batch file there
+// is whole (it got its name only once complete); the rerun completes the
+// batch the kill left under its temporary name, and then every
+// acknowledged item is in a batch file.
+func killBatches(t *testing.T, ext string) {
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "items-%(batch_id)05d."+ext)
+	args := []string{"-o", tmpl, "--batch-items", "700"}
+	acked := killMidStream(t, args...)
+	format := strings.Split(ext, ".")[0]
+	read := func(name string) string {
+		path := filepath.Join(dir, name)
+		if strings.HasSuffix(name, ".gz") {
+			return decompress(t, path)
+		}
+		b, _ := os.ReadFile(path)
+		return string(b)
+	}
+	named := func() []string {
+		var names []string
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), ".") {
+				names = append(names, e.Name())
+			}
+		}
+		return names
+	}
+	before := named()
+	for _, name := range before {
+		if n := len(itemNumbers(t, format, read(name))); n != 700 {
+			t.Fatalf("%s, named before the kill: %d items, want 700", name, n)
+		}
+	}
+	code, _, stderr := runCexport(t, "", args...)
+	if code != 0 {
+		t.Fatalf("rerun: exit %d: %s", code, stderr)
+	}
+	// The kill left a batch under its temporary name, which the rerun
+	// completed, unless it held no item yet (then it is removed).
+	after := named()
+	if len(after) != len(before)+1 && len(after) != len(before) {
+		t.Fatalf("the rerun named %d batch files, want at most the one the kill left (%s)", len(after)-len(before), stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != len(after) {
+		t.Fatalf("a temporary file is left after the rerun: %d files, %d named", len(entries), len(after))
+	}
+	var all []int
+	for _, name := range after {
+		all = append(all, itemNumbers(t, format, read(name))...)
+	}
+	requireAcked(t, all, acked)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -14,23 +15,27 @@ const (
 	formatJSON  = "json"
 	formatCSV   = "csv"
 	formatXML   = "xml"
+	formatTSV   = "tsv"
+	formatMD    = "markdown"
 )
 
 // formatNames maps every accepted --format value to its format.
 var formatNames = map[string]string{
 	"jsonl": formatJSONL, "jsonlines": formatJSONL, "ndjson": formatJSONL,
 	"json": formatJSON, "csv": formatCSV, "xml": formatXML,
+	"tsv": formatTSV, "markdown": formatMD, "md": formatMD,
 }
 
 // formatByExt maps an -o file extension to its format.
 var formatByExt = map[string]string{
 	".jsonl": formatJSONL, ".ndjson": formatJSONL, ".jl": formatJSONL,
 	".json": formatJSON, ".csv": formatCSV, ".xml": formatXML,
+	".tsv": formatTSV, ".md": formatMD,
 }
 
 const (
-	validFormats = "jsonl, json, csv, xml; jsonlines and ndjson mean jsonl"
-	knownExts    = ".jsonl .ndjson .jl .json .csv .xml, then .gz or .zst to compress"
+	validFormats = "jsonl, json, csv, tsv, xml, markdown; jsonlines and ndjson mean jsonl, md markdown"
+	knownExts    = ".jsonl .ndjson .jl .json .csv .tsv .xml .md, then .gz or .zst to compress"
 )
 
 // Options is what cexport does, as set by flags, environment and config.
@@ -49,9 +54,34 @@ type Options struct {
 	// Append is the deprecated --append: what -o does anyway.
 	Append bool
 	// Fields, when set, are the item fields to export, in this order (the
-	// CSV header). Otherwise CSV takes the first item's fields and the other
-	// formats export every field.
+	// CSV header), each NAME or FROM:TO (export FROM under the name TO; see
+	// parseFieldSpec). Otherwise CSV takes the first item's fields and the
+	// other formats export every field.
 	Fields []string
+	// Types, when set, keeps only the items whose "type" is one of them
+	// (Scrapy's item_classes); an object without "kind" has no type.
+	Types []string
+	// Where, when set, is a jq expression run on each item's data (the whole
+	// record is $record): the item is kept when a result is neither false
+	// nor null (Scrapy's item_filter).
+	Where string
+	// StoreEmpty writes the export when there are no items (an empty file,
+	// [], a header): Scrapy's store_empty. Off, the output is opened only
+	// when the first item comes, so a run without items leaves it as it
+	// was (not even -O truncates it).
+	StoreEmpty bool
+	// Flatten writes the members of nested objects as fields of their own,
+	// named with dots (dims.w), in the table formats (csv, tsv, markdown).
+	Flatten bool
+	// CSVSafe prefixes with ' a CSV or TSV cell that is a string starting
+	// with =, +, -, @, a tab or a CR, so spreadsheets do not run it as a
+	// formula (OWASP's CSV injection advice).
+	CSVSafe bool
+	// BatchItems and BatchSeconds, when set, cut the export into batch
+	// files of at most that many items or seconds, named by the Output
+	// template (batch.go).
+	BatchItems   int
+	BatchSeconds float64
 	// CSVDelimiter is one character ("\t" and "tab" mean a tab).
 	CSVDelimiter string
 	// NoHeader leaves out the CSV header line.
@@ -62,6 +92,9 @@ type Options struct {
 	// Key, with a database output, makes each write an upsert on these
 	// fields: a row with the same key is updated, not added (sink.go).
 	Key []string
+	// DBRetry, with a database output, is how long a database that went
+	// away mid-run is waited for before the run fails (sink_retry.go).
+	DBRetry time.Duration
 	// Alter, with a database output, adds a column for a field the table
 	// does not have; without it such an item is rejected.
 	Alter bool
@@ -85,6 +118,12 @@ type Options struct {
 	// compress is how the Output file is compressed, from its suffix
 	// (compressGzip, compressZstd), or "".
 	compress string
+	// fields is Fields parsed; header their exported names.
+	fields []fieldSpec
+	header []string
+	where  *predicate
+	// batch is the parsed Output template with batches, or nil.
+	batch *batchTemplate
 }
 
 // toFile reports whether items go to a file or a database (and other
@@ -102,6 +141,12 @@ func (o *Options) outputFlag() string {
 // isDocument reports whether the format is one document (a JSON array, an
 // XML element) that needs a closing after the last item.
 func (o *Options) isDocument() bool { return o.format == formatJSON || o.format == formatXML }
+
+// isTable reports whether the format is a table with a header (csv, tsv,
+// markdown), which --flatten and the header rules apply to.
+func (o *Options) isTable() bool {
+	return o.format == formatCSV || o.format == formatTSV || o.format == formatMD
+}
 
 // Validate checks the options and derives the format and delimiter. Its
 // errors name the flag and the valid values.
@@ -127,7 +172,27 @@ func (o *Options) Validate() error {
 			return errors.New("--append needs -o FILE")
 		}
 	}
-	if err := checkNames("--fields", o.Fields); err != nil {
+	if o.fields, err = parseFieldSpecs(o.Fields); err != nil {
+		return err
+	}
+	if len(o.fields) > 0 {
+		o.header = outNames(o.fields)
+	}
+	if err := checkNames("--type", o.Types); err != nil {
+		return err
+	}
+	if o.Where != "" {
+		if o.where, err = compilePredicate(o.Where); err != nil {
+			return err
+		}
+	}
+	if o.Flatten && !o.isTable() {
+		return fmt.Errorf("--flatten is for the table formats (csv, tsv, markdown), not %s", o.formatName())
+	}
+	if o.CSVSafe && o.format != formatCSV && o.format != formatTSV {
+		return fmt.Errorf("--csv-safe is for csv and tsv, not %s", o.formatName())
+	}
+	if err := o.validateBatch(); err != nil {
 		return err
 	}
 	if o.XMLRoot == "" {
@@ -149,10 +214,21 @@ func (o *Options) Validate() error {
 	return nil
 }
 
+// formatName names the output's format in messages.
+func (o *Options) formatName() string {
+	if o.db != nil {
+		return "a database table"
+	}
+	return o.format
+}
+
 // validateDB checks the flags that concern a database output.
 func (o *Options) validateDB() error {
 	if err := o.validateChanges(); err != nil {
 		return err
+	}
+	if o.DBRetry < 0 {
+		return fmt.Errorf("--db-retry %v: must not be negative", o.DBRetry)
 	}
 	if o.db == nil {
 		switch {

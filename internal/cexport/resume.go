@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // Resuming an export: -o FILE appends to what an earlier run left in FILE
@@ -54,6 +55,8 @@ func findResumePoint(f io.ReaderAt, size int64, o *Options) (resumePoint, error)
 		return resumePoint{keep: i + 1}, err
 	case formatCSV:
 		return resumeCSV(f, size, o.delimiter)
+	case formatTSV, formatMD:
+		return resumeLines(f, size, o.format)
 	}
 	end, err := dataEnd(f, size)
 	if err != nil {
@@ -114,6 +117,29 @@ func resumeCSV(f io.ReaderAt, size int64, delim rune) (resumePoint, error) {
 		}
 		rp.keep = end
 	}
+}
+
+// resumeLines keeps the lines of a TSV file or Markdown table that end
+// with a line break; the first one is the header.
+func resumeLines(f io.ReaderAt, size int64, format string) (resumePoint, error) {
+	i, err := lastIndexByte(f, size, '\n')
+	if err != nil || i < 0 {
+		return resumePoint{}, err
+	}
+	first, err := bufio.NewReader(io.NewSectionReader(f, 0, i+1)).ReadString('\n')
+	if err != nil {
+		return resumePoint{}, err
+	}
+	first = strings.TrimSuffix(first, "\n")
+	var header []string
+	if format == formatTSV {
+		for _, c := range strings.Split(first, "\t") {
+			header = append(header, unescapeTSV(c))
+		}
+	} else {
+		header = markdownCells(first)
+	}
+	return resumePoint{keep: i + 1, header: header}, nil
 }
 
 // lastIndexByte returns the offset of the last c in the first size bytes

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -37,38 +38,39 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 	if f := inputIsOutput(o.Output, files); f != "" {
 		return tool.Usage("%s %s: it is also an input (%s); write to another file", o.outputFlag(), o.Output, f)
 	}
-	s := &session{tool: tool, opts: o}
-	if o.db != nil {
+	s := &session{tool: tool, opts: o, stdout: stdout}
+	switch {
+	case o.db != nil:
 		// Database calls outlive an interrupt: the last batch is written.
 		sink, err := openTableSink(context.WithoutCancel(ctx), o, func(line ndjson.Line, err error) {
 			tool.Reject(line, "rejected", err)
 			tool.Stats.Out.Add(-1)
-		})
+		}, tool.Printf)
 		if err != nil {
 			tool.Fail(err)
 			return tool.Finish(ctx)
 		}
 		s.out = &output{name: o.db.display}
 		s.exp = sink
-	} else {
-		out, err := openOutput(o, stdout, tool.Printf)
-		if err != nil {
+	case o.batch != nil:
+		s.out = &output{name: o.Output}
+		s.exp = &batchExporter{o: o, t: o.batch, warn: tool.Printf, now: now,
+			written: func(name string, items int) {
+				if items >= 0 {
+					tool.Stats.Count("files", name, int64(items))
+				}
+			}}
+	case o.StoreEmpty:
+		if err := s.open(); err != nil {
 			tool.Fail(err)
 			return tool.Finish(ctx)
 		}
-		if h := out.resumed.header; o.format == formatCSV && !o.NoHeader && len(h) > 0 && len(o.Fields) > 0 && !slices.Equal(h, o.Fields) {
-			tool.Printf("--fields %s differs from the header of %s (%s); rows follow --fields",
-				strings.Join(o.Fields, ","), o.Output, strings.Join(h, ","))
-		}
-		s.out = out
-		s.exp = newExporter(o, exportTarget{
-			w: bufio.NewWriterSize(out.w, 64<<10), name: out.name,
-			resumed: out.resumed, seal: out.seal,
-			warn: tool.Printf,
-		})
+	default:
+		// Opened at the first item (--store-empty=false).
+		s.out = &output{name: o.Output}
 	}
 	if o.tracksChanges() {
-		c, err := openChanges(context.WithoutCancel(ctx), o, time.Now)
+		c, err := openChanges(context.WithoutCancel(ctx), o, time.Now, tool.Printf)
 		if err != nil {
 			tool.Fail(err)
 			return tool.Finish(ctx)
@@ -77,12 +79,32 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 		s.changes = c
 	}
 	if o.toFile() {
-		s.stdout = ndjson.NewWriter(namedWriter{"stdout", stdout})
-		s.pass = newPasser(s.stdout, s.durable, now)
+		s.passOut = ndjson.NewWriter(namedWriter{"stdout", stdout})
+		s.pass = newPasser(s.passOut, s.durable, now)
 	}
 	tool.StartProgress(time.Second, nil)
 	s.export(ctx, ndjson.NewReader(files, stdin))
 	return tool.Finish(ctx)
+}
+
+// open opens the file or stdout export.
+func (s *session) open() error {
+	o := s.opts
+	out, err := openOutput(o, s.stdout, s.tool.Printf)
+	if err != nil {
+		return err
+	}
+	if h := out.resumed.header; o.isTable() && !o.NoHeader && len(h) > 0 && len(o.header) > 0 && !slices.Equal(h, o.header) {
+		s.tool.Printf("--fields %s differs from the header of %s (%s); rows follow --fields",
+			strings.Join(o.header, ","), o.Output, strings.Join(h, ","))
+	}
+	s.out = out
+	s.exp = newExporter(o, exportTarget{
+		w: bufio.NewWriterSize(out.w, 64<<10), name: out.name,
+		resumed: out.resumed, seal: out.seal,
+		warn: s.tool.Printf,
+	})
+	return nil
 }
 
 // inputIsOutput returns the input file that is the -o file, if any:
@@ -109,13 +131,22 @@ func inputIsOutput(output string, files []string) string {
 // session is one run's state. Everything happens on the goroutine that
 // reads the input.
 type session struct {
-	tool   *cli.Tool
-	opts   *Options
-	out    *output
-	exp    exporter
-	stdout *ndjson.Writer // pass-through, with -o FILE only
-	pass   *passer        // with -o FILE only
-	proj   []record.Field
+	// mu is held while a record is handled or the output flushed: the
+	// batch clock (startBatchClock) works on the export in between.
+	mu   sync.Mutex
+	tool *cli.Tool
+	opts *Options
+	out  *output
+	// exp is nil until the first item with --store-empty=false.
+	exp     exporter
+	stdout  io.Writer      // the command's stdout
+	passOut *ndjson.Writer // pass-through, with -o FILE only
+	pass    *passer        // with -o FILE only
+	proj    []record.Field
+	flat    []record.Field
+	// top and data are reused for each line's fields, keys for their keys.
+	top, data []record.Field
+	keys      *record.KeyCache
 	// changes, with --changed-only, --change-fields or --history, judges
 	// each item against the last run's (changes.go).
 	changes *changeTracker
@@ -127,37 +158,110 @@ type session struct {
 }
 
 func (s *session) export(ctx context.Context, r *ndjson.Reader) {
-	if err := s.exp.Begin(); err != nil {
-		s.fail(err, true)
+	if s.exp != nil {
+		if err := s.exp.Begin(); err != nil {
+			s.fail(err, true)
+		}
 	}
 	if s.err == nil {
-		for line, env := range s.tool.Records(ctx, r, s.flush) {
-			if s.err != nil { // set by flush while waiting for this line
-				break
-			}
-			s.handle(line, env)
-			if s.pass != nil && s.err == nil {
-				if err := s.pass.Seen(); err != nil {
-					s.fail(err, true)
+		stop := s.startBatchClock()
+		for line, p := range cli.RecordsFunc(ctx, s.tool, r, s.flush, s.parse) {
+			s.mu.Lock()
+			if s.err == nil { // else set while waiting for this line
+				s.handle(line, p.env, p.fields)
+				if s.pass != nil && s.err == nil {
+					if err := s.pass.Seen(); err != nil {
+						s.fail(err, true)
+					}
 				}
 			}
-			if s.err != nil {
+			failed := s.err != nil
+			s.mu.Unlock()
+			if failed {
 				break
 			}
 		}
+		stop()
 	}
 	s.end()
 }
 
-// handle exports an item or passes another record on.
-func (s *session) handle(line ndjson.Line, env record.Envelope) {
+// startBatchClock ends a batch whose --batch-seconds are up while the
+// input stalls (no record comes to end it): a goroutine looks every
+// quarter of the time (at most every second) and finishes the batch, under
+// the session's lock, which every record and flush also takes. stop ends
+// the goroutine and waits for it.
+func (s *session) startBatchClock() (stop func()) {
+	b, ok := s.exp.(*batchExporter)
+	if !ok || s.opts.BatchSeconds <= 0 {
+		return func() {}
+	}
+	every := min(time.Second, max(10*time.Millisecond, time.Duration(s.opts.BatchSeconds*float64(time.Second)/4)))
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			s.mu.Lock()
+			if s.err == nil && b.due() {
+				if err := b.finish(); err != nil {
+					s.fail(err, true)
+				}
+			}
+			s.mu.Unlock()
+		}
+	}()
+	return func() { close(quit); <-done }
+}
+
+// parsedLine is a line classified, with its top-level fields.
+type parsedLine struct {
+	env    record.Envelope
+	fields []record.Field
+}
+
+// parse classifies a line and scans its top-level fields in one pass, into
+// a slice and with keys reused from line to line (the hot path).
+func (s *session) parse(line []byte) (parsedLine, error) {
+	if s.keys == nil {
+		s.keys = record.NewKeyCache(4096)
+	}
+	env, fields, err := record.ParseFieldsInto(s.top, line, s.keys.Key)
+	if fields != nil {
+		s.top = fields[:0]
+	}
+	return parsedLine{env, fields}, err
+}
+
+// handle exports an item or passes another record on. top is the record's
+// top-level fields.
+func (s *session) handle(line ndjson.Line, env record.Envelope, top []record.Field) {
 	var fields []record.Field
+	var data []byte
+	var typ string
 	var err error
 	switch env.Kind {
 	case "":
-		fields, err = record.Fields(env.Raw)
+		data = env.Raw
+		fields = dedupeFields(top)
 	case record.KindItem:
-		fields, err = itemData(env.Raw)
+		data, typ, err = itemData(top)
+		if err == nil {
+			var ok bool
+			fields, ok = record.ScanObjectInto(s.data, data, s.keys.Key)
+			if ok {
+				s.data = fields[:0]
+				fields = dedupeFields(fields)
+			} else {
+				fields, err = record.Fields(data) // for its error
+			}
+		}
 	default:
 		s.other(env)
 		return
@@ -166,14 +270,44 @@ func (s *session) handle(line ndjson.Line, env record.Envelope) {
 		s.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
 		return
 	}
+	o := s.opts
+	if len(o.Types) > 0 && !slices.Contains(o.Types, typ) {
+		s.tool.Stats.Count("filtered", "type", 1)
+		return
+	}
+	if o.where != nil {
+		keep, err := o.where.keep(data, env.Raw)
+		if err != nil {
+			s.tool.Reject(line, "where_error", fmt.Errorf("--where: %v", err))
+			return
+		}
+		if !keep {
+			s.tool.Stats.Count("filtered", "where", 1)
+			return
+		}
+	}
 	if s.changes != nil {
 		if fields, err = s.checkChange(line, env.Raw, fields); err != nil || fields == nil {
 			return
 		}
 	}
-	if len(s.opts.Fields) > 0 && s.opts.format != formatCSV {
-		fields = project(fields, s.opts.Fields, s.proj)
+	if o.Flatten {
+		fields = flatten(fields, s.flat)
+		s.flat = fields[:0]
+	}
+	if len(o.fields) > 0 {
+		fields = project(fields, o.fields, s.proj)
 		s.proj = fields
+	}
+	if s.exp == nil {
+		if err := s.open(); err != nil {
+			s.fail(err, true)
+			return
+		}
+		if err := s.exp.Begin(); err != nil {
+			s.fail(err, true)
+			return
+		}
 	}
 	s.tool.Stats.Out.Add(1)
 	if lw, ok := s.exp.(lineWriter); ok {
@@ -201,22 +335,26 @@ type committer interface {
 	Abort() error
 }
 
-// itemData returns the members of an item record's "data" object.
-func itemData(raw []byte) ([]record.Field, error) {
-	top, err := record.Fields(raw)
-	if err != nil {
-		return nil, err
-	}
+// itemData returns an item record's "data" object and its "type" ("" when
+// it has none or it is not a string).
+func itemData(top []record.Field) (data []byte, typ string, err error) {
 	for _, f := range top {
-		if f.Key != "data" {
-			continue
+		switch f.Key {
+		case "data":
+			if f.Value[0] != '{' {
+				return nil, "", fmt.Errorf("item field \"data\": expected an object, got %s", jsonType(f.Value))
+			}
+			data = f.Value
+		case "type":
+			if f.Value[0] == '"' {
+				typ = jsonString(f.Value)
+			}
 		}
-		if f.Value[0] != '{' {
-			return nil, fmt.Errorf("item field \"data\": expected an object, got %s", jsonType(f.Value))
-		}
-		return record.Fields(f.Value)
 	}
-	return nil, errors.New(`item without "data"`)
+	if data == nil {
+		return nil, "", errors.New(`item without "data"`)
+	}
+	return data, typ, nil
 }
 
 func jsonType(v []byte) string {
@@ -259,7 +397,14 @@ func (s *session) other(env record.Envelope) {
 // flush runs whenever the input stalls: the export is flushed so a reader
 // of the file sees the items, held acks are committed and forwarded.
 func (s *session) flush() {
-	if s.err != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil || s.exp == nil {
+		if s.err == nil && s.pass != nil {
+			if err := s.pass.Flush(); err != nil {
+				s.fail(err, false)
+			}
+		}
 		return
 	}
 	if err := s.exp.Flush(); err != nil {
@@ -272,7 +417,7 @@ func (s *session) flush() {
 	}
 	if s.pass != nil {
 		if err := s.pass.Flush(); err != nil {
-			s.fail(err, s.stdout.Err() == nil)
+			s.fail(err, s.passOut.Err() == nil)
 		}
 	}
 }
@@ -284,6 +429,9 @@ func (s *session) durable() error {
 			return err
 		}
 		return s.commitChanges()
+	}
+	if s.exp == nil {
+		return nil
 	}
 	if err := s.exp.Flush(); err != nil {
 		return err
@@ -298,6 +446,15 @@ func (s *session) durable() error {
 // when the input ended early or the run was interrupted), closes the file,
 // then releases the held acks: only now are their items durable.
 func (s *session) end() {
+	if s.exp == nil {
+		// No item was exported (--store-empty=false): what the change
+		// state learnt (items seen unchanged) is kept all the same.
+		if err := s.commitChanges(); err != nil {
+			s.fail(err, true)
+		}
+		s.release()
+		return
+	}
 	if !s.broken {
 		if err := s.exp.End(); err != nil {
 			s.fail(err, true)
@@ -316,6 +473,11 @@ func (s *session) end() {
 			s.fail(err, true)
 		}
 	}
+	s.release()
+}
+
+// release passes the held acks on, unless the export broke.
+func (s *session) release() {
 	if s.pass == nil {
 		return
 	}
@@ -326,7 +488,7 @@ func (s *session) end() {
 	} else if n := len(s.pass.pending); n > 0 {
 		s.tool.Printf("%d held ack(s) not passed on: the items before them may not be in %s", n, s.out.name)
 	}
-	if err := s.stdout.Flush(); err != nil {
+	if err := s.passOut.Flush(); err != nil {
 		s.fail(err, false)
 	}
 }

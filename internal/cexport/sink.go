@@ -55,6 +55,11 @@ type dbDriver interface {
 	write(ctx context.Context, t *table, key []string, rows []row, reject func(r *row, err error)) error
 	// typeName is the SQL type of a new column of type t.
 	typeName(t colType) string
+	// transient reports whether an error of write means the database could
+	// not be reached (try again later), not that the data or schema is
+	// wrong; reconnect makes a new connection when the old one broke.
+	transient(err error) bool
+	reconnect(ctx context.Context) error
 	close() error
 }
 
@@ -67,9 +72,17 @@ type tableSink struct {
 	alter  bool
 	// reject reports an item that is not written.
 	reject func(line ndjson.Line, err error)
+	// retry is how long a database that went away is waited for
+	// (--db-retry); warn reports it.
+	retry time.Duration
+	warn  func(format string, a ...any)
 
-	tbl        *table // nil until the table exists
-	batch      []row
+	tbl   *table // nil until the table exists
+	batch []row
+	// inflight, when not nil, gets the result of the full batch being
+	// written in the background (written), while the next one fills.
+	inflight   chan error
+	written    []row
 	bytes      int
 	lastCommit time.Time
 	closed     bool
@@ -78,7 +91,7 @@ type tableSink struct {
 // openTableSink connects to the database of o and checks its table. ctx
 // bounds every database call (it must outlive an interrupt, so that the
 // last batch is still written).
-func openTableSink(ctx context.Context, o *Options, reject func(ndjson.Line, error)) (*tableSink, error) {
+func openTableSink(ctx context.Context, o *Options, reject func(ndjson.Line, error), warn func(string, ...any)) (*tableSink, error) {
 	t := o.db
 	var drv dbDriver
 	var err error
@@ -91,7 +104,7 @@ func openTableSink(ctx context.Context, o *Options, reject func(ndjson.Line, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.display, err)
 	}
-	s := &tableSink{ctx: ctx, drv: drv, target: t, key: o.Key, alter: o.Alter, reject: reject}
+	s := &tableSink{ctx: ctx, drv: drv, target: t, key: o.Key, alter: o.Alter, reject: reject, retry: o.DBRetry, warn: warn}
 	if err := s.init(o.Overwrite); err != nil {
 		drv.close()
 		return nil, fmt.Errorf("%s: %w", t.display, err)
@@ -158,6 +171,9 @@ func (s *tableSink) WriteLine(line ndjson.Line, fields []record.Field) error {
 		}
 	}
 	if len(missing) > 0 {
+		if err := s.wait(); err != nil { // the table changes under a write
+			return err
+		}
 		if !s.alter {
 			s.reject(line, fmt.Errorf("field %q is not a column of table %s (--alter adds it; --fields chooses the fields)", missing[0].Key, s.target.table))
 			return nil
@@ -176,7 +192,47 @@ func (s *tableSink) WriteLine(line ndjson.Line, fields []record.Field) error {
 	}
 	s.batch = append(s.batch, r)
 	if len(s.batch) >= batchRows || s.bytes >= batchBytes {
-		return s.Commit()
+		return s.writeBehind()
+	}
+	return nil
+}
+
+// writeBehind writes the full batch in the background, in its own
+// transaction, while the next batch fills: cexport reads and converts
+// items while the database writes (the server, or SQLite in the other
+// goroutine). One batch at most is in flight; its error comes back at the
+// next wait. Nothing is acknowledged meanwhile: Commit waits for it.
+func (s *tableSink) writeBehind() error {
+	if err := s.wait(); err != nil {
+		return err
+	}
+	batch := s.batch
+	s.batch, s.written = s.written[:0], batch
+	s.bytes = 0
+	s.lastCommit = time.Now()
+	ch := make(chan error, 1)
+	s.inflight = ch
+	go func() { ch <- s.write(batch) }()
+	return nil
+}
+
+// wait waits for the batch written in the background, if any.
+func (s *tableSink) wait() error {
+	if s.inflight == nil {
+		return nil
+	}
+	err := <-s.inflight
+	s.inflight = nil
+	clear(s.written)
+	s.written = s.written[:0]
+	return err
+}
+
+// write writes rows in one transaction, retrying while the database is
+// away (--db-retry).
+func (s *tableSink) write(rows []row) error {
+	if err := s.writeRetrying(rows); err != nil {
+		return fmt.Errorf("%s: write to table %s: %w", s.target.display, s.target.table, err)
 	}
 	return nil
 }
@@ -246,13 +302,15 @@ func (s *tableSink) addColumn(f record.Field) error {
 // Commit writes the batch in one transaction: once it returns nil, every
 // item written so far (but those rejected) is in the table.
 func (s *tableSink) Commit() error {
+	if err := s.wait(); err != nil {
+		return err
+	}
 	if len(s.batch) == 0 {
 		return nil
 	}
 	s.lastCommit = time.Now()
-	err := s.drv.write(s.ctx, s.tbl, s.key, s.batch, func(r *row, err error) { s.reject(r.line, err) })
-	if err != nil {
-		return fmt.Errorf("%s: write to table %s: %w", s.target.display, s.target.table, err)
+	if err := s.write(s.batch); err != nil {
+		return err
 	}
 	clear(s.batch)
 	s.batch = s.batch[:0]
@@ -263,7 +321,7 @@ func (s *tableSink) Commit() error {
 // Flush commits when the input stalls, so readers of the table see the
 // items; commits come at most every commitPace (see passer).
 func (s *tableSink) Flush() error {
-	if len(s.batch) == 0 {
+	if len(s.batch) == 0 && s.inflight == nil {
 		return nil
 	}
 	if d := commitPace - time.Since(s.lastCommit); d > 0 {
@@ -287,6 +345,7 @@ func (s *tableSink) Abort() error {
 		return nil
 	}
 	s.closed = true
+	s.wait() // its error was reported, or is not wanted any more
 	if err := s.drv.close(); err != nil {
 		return fmt.Errorf("%s: close: %w", s.target.display, err)
 	}

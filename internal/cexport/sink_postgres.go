@@ -28,6 +28,7 @@ import (
 // and the batch written again row by row, each under a savepoint, so only
 // the rejected rows are left out.
 type postgresDriver struct {
+	cfg   *pgx.ConnConfig
 	conn  *pgx.Conn
 	ident string // the table, quoted (schema-qualified when given)
 	name  string // its name as given, for index names
@@ -52,7 +53,7 @@ func openPostgresDriver(ctx context.Context, t *dbTarget) (*postgresDriver, erro
 	if t.schema != "" {
 		id = pgx.Identifier{t.schema, t.table}
 	}
-	return &postgresDriver{conn: conn, ident: id.Sanitize(), name: t.table}, nil
+	return &postgresDriver{cfg: cfg, conn: conn, ident: id.Sanitize(), name: t.table}, nil
 }
 
 // connectCause is the reason a connection failed, on one line: pgx's

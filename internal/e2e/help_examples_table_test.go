@@ -68,6 +68,16 @@ var helpExampleRuns = map[string]exampleRun{
 	"cextract --check shop.yml": {out: noOutput},
 
 	// cdedupe
+	// cexport
+	"cexport --type product --where '.price > 10' --fields title:Title,price:Price --csv-safe -o products.csv < items.jsonl": {
+		out:   []string{"products.csv"}, // (the > in the predicate is no redirection)
+		check: `head -1 products.csv | grep -qx Title,Price && test "$(wc -l < products.csv)" -ge 2`,
+	},
+	"cexport -o 'items-%(batch_id)05d.csv' --batch-items 1000 < items.jsonl": {
+		// a few items: one batch, complete, its temporary name gone
+		out:   []string{"items-00001.csv"},
+		check: `test ! -e items-00002.csv && test -z "$(ls -A | grep '\.part$')"`,
+	},
 	"cdedupe --db seen.db --key .url < items.jsonl > unique.jsonl": {
 		// items.jsonl as a crawl killed and resumed exports it: each item twice.
 		prep:  `cexport -q -o export.jsonl < items.jsonl; cexport -q -o export.jsonl < items.jsonl; mv export.jsonl items.jsonl`,

@@ -50,6 +50,41 @@ type Server struct {
 	Port int
 	// Dir holds the cluster, the log (server.log) and the socket.
 	Dir string
+
+	t       testing.TB
+	bin     string
+	data    string
+	cred    *syscall.Credential
+	opts    Options
+	logPath string
+	cmd     *exec.Cmd
+	exited  chan error // receives once the running postgres exits
+}
+
+// Stop stops the server (a fast shutdown: sessions are ended, nothing
+// waits), as a database that goes away mid-run. Restart starts it again.
+// Stopping a stopped server does nothing. Not safe for concurrent use.
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exited:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.exited
+	}
+	s.cmd = nil
+}
+
+// Restart starts the stopped server again, on the same port and with the
+// same data, and waits until it takes queries.
+func (s *Server) Restart() error {
+	if s.cmd != nil {
+		return nil
+	}
+	return s.run()
 }
 
 // Start starts a server for t with the default Options and returns its URL.
@@ -99,8 +134,18 @@ func StartWith(t testing.TB, o Options) *Server {
 		if err != nil {
 			t.Fatalf("pgtest: %v", err)
 		}
-		s, err := start(t, bin, dir, data, port, cred, o)
+		s := &Server{URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", port), Port: port, Dir: dir,
+			t: t, bin: bin, data: data, cred: cred, opts: o, logPath: filepath.Join(dir, fmt.Sprintf("server-%d.log", port))}
+		err = s.run()
 		if err == nil {
+			t.Cleanup(func() {
+				s.Stop()
+				if t.Failed() {
+					if log, err := os.ReadFile(s.logPath); err == nil {
+						t.Logf("postgres log (port %d):\n%s", port, tail(log))
+					}
+				}
+			})
 			return s
 		}
 		lastErr = err // most likely the port was taken in between; retry
@@ -152,58 +197,43 @@ func credential() (*syscall.Credential, error) {
 	return nil, fmt.Errorf("running as root, and there is no user postgres or nobody to run the server as")
 }
 
-func start(t testing.TB, bin, dir, data string, port int, cred *syscall.Credential, o Options) (*Server, error) {
-	logPath := filepath.Join(dir, fmt.Sprintf("server-%d.log", port))
-	logf, err := os.Create(logPath)
+// run starts postgres and waits until it takes queries.
+func (s *Server) run() error {
+	logf, err := os.OpenFile(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer logf.Close()
-	args := []string{"-D", data, "-p", strconv.Itoa(port), "-k", dir,
+	args := []string{"-D", s.data, "-p", strconv.Itoa(s.Port), "-k", s.Dir,
 		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=50"}
-	if !o.Durable {
+	if !s.opts.Durable {
 		args = append(args, "-c", "fsync=off", "-c", "full_page_writes=off")
 	}
-	cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
+	cmd := exec.Command(filepath.Join(s.bin, "postgres"), args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	cmd.Dir = s.Dir
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %v", cmd.Path, err)
+		return fmt.Errorf("start %s: %v", cmd.Path, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", port)
 	deadline := time.Now().Add(30 * time.Second)
-	for !ready(url) {
+	for !ready(s.URL) {
 		select {
 		case err := <-exited:
-			log, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("postgres exited (%v) before accepting connections on port %d:\n%s", err, port, tail(log))
+			log, _ := os.ReadFile(s.logPath)
+			return fmt.Errorf("postgres exited (%v) before accepting connections on port %d:\n%s", err, s.Port, tail(log))
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			<-exited
-			return nil, fmt.Errorf("postgres did not accept connections on port %d within 30s", port)
+			return fmt.Errorf("postgres did not accept connections on port %d within 30s", s.Port)
 		}
 	}
-	t.Cleanup(func() {
-		// SIGINT is the fast shutdown: sessions are ended, nothing waits.
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			if log, err := os.ReadFile(logPath); err == nil {
-				t.Logf("postgres log (port %d):\n%s", port, tail(log))
-			}
-		}
-	})
-	return &Server{URL: url, Port: port, Dir: dir}, nil
+	s.cmd, s.exited = cmd, exited
+	return nil
 }
 
 // ready reports whether the server at url takes a query.

@@ -54,10 +54,16 @@ func Parse(line []byte) (Envelope, error) {
 // object, as ScanObject does, in the same single pass over the line. fields
 // is nil for a bare URL and for an empty object.
 func ParseFields(line []byte) (env Envelope, fields []Field, err error) {
+	return ParseFieldsInto(nil, line, nil)
+}
+
+// ParseFieldsInto is ParseFields appending the fields to dst with keys
+// made by key, as ScanObjectInto does.
+func ParseFieldsInto(dst []Field, line []byte, key func([]byte) string) (env Envelope, fields []Field, err error) {
 	b := bytes.TrimSpace(line)
 	if len(b) > 0 && b[0] == '{' {
 		b = ValidUTF8(b)
-		if fs, ok := ScanObject(b); ok {
+		if fs, ok := ScanObjectInto(dst, b, key); ok {
 			var kind []byte
 			for _, f := range fs {
 				if isKindKey(f.Key) {

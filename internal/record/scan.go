@@ -22,13 +22,56 @@ const maxDepth = 10000
 // fields is nil for an empty object. ok is false for anything that is not a
 // valid JSON object; encoding/json can then say what is wrong with it.
 func ScanObject(b []byte) (fields []Field, ok bool) {
-	ok = scanObject(b, func(key, value []byte) {
-		fields = append(fields, Field{Key: string(key), Value: json.RawMessage(value)})
+	return ScanObjectInto(nil, b, nil)
+}
+
+// ScanObjectInto is ScanObject appending the members to dst, each key made
+// by key (nil: string(key); a caller that sees the same keys again and
+// again can intern them), so that a hot loop can reuse one slice and spare
+// the allocations. On invalid input it returns dst[:0] and false.
+func ScanObjectInto(dst []Field, b []byte, key func([]byte) string) (fields []Field, ok bool) {
+	fields = dst[:0]
+	ok = scanObject(b, func(k, value []byte) {
+		var ks string
+		if key != nil {
+			ks = key(k)
+		} else {
+			ks = string(k)
+		}
+		fields = append(fields, Field{Key: ks, Value: json.RawMessage(value)})
 	})
 	if !ok {
-		return nil, false
+		return dst[:0], false
+	}
+	if len(fields) == 0 && dst == nil {
+		return nil, true
 	}
 	return fields, true
+}
+
+// KeyCache interns object keys for ScanObjectInto: a key seen before is
+// returned without an allocation. It holds at most max keys (new ones past
+// that are allocated each time), so hostile input with a million distinct
+// keys costs no more than max strings. The zero value is not ready: use
+// NewKeyCache. Not safe for concurrent use.
+type KeyCache struct {
+	m   map[string]string
+	max int
+}
+
+// NewKeyCache returns a cache of at most max keys.
+func NewKeyCache(max int) *KeyCache { return &KeyCache{m: map[string]string{}, max: max} }
+
+// Key returns k as a string, interned.
+func (c *KeyCache) Key(k []byte) string {
+	if s, ok := c.m[string(k)]; ok {
+		return s
+	}
+	s := string(k)
+	if len(c.m) < c.max {
+		c.m[s] = s
+	}
+	return s
 }
 
 // scanObject validates b as ScanObject does and calls member for each
