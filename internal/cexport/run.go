@@ -197,27 +197,15 @@ func (s *session) startBatchClock() (stop func()) {
 		return func() {}
 	}
 	every := min(time.Second, max(10*time.Millisecond, time.Duration(s.opts.BatchSeconds*float64(time.Second)/4)))
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
+	return cli.Every(every, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.err == nil && b.due() {
+			if err := b.finish(); err != nil {
+				s.fail(err, true)
 			}
-			s.mu.Lock()
-			if s.err == nil && b.due() {
-				if err := b.finish(); err != nil {
-					s.fail(err, true)
-				}
-			}
-			s.mu.Unlock()
 		}
-	}()
-	return func() { close(quit); <-done }
+	})
 }
 
 // parsedLine is a line classified, with its top-level fields.

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -267,22 +266,7 @@ func (c *crawl) writeAccountEvery() (stop func()) {
 	if c.o.statsFile == "" || every <= 0 {
 		return func() {}
 	}
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				c.writeAccount(c.account(c.readLoopStats()))
-			}
-		}
-	}()
-	var once sync.Once
-	return func() { once.Do(func() { close(quit); <-done }) }
+	return cli.Every(every, func() { c.writeAccount(c.account(c.readLoopStats())) })
 }
 
 func (c *crawl) writeAccount(a crawlAccount) error {

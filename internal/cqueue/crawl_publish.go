@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
@@ -62,26 +63,12 @@ func (c *crawl) publishEvery(stages []*stage) (stop func()) {
 			c.tool.Printf("warning: publishing the tools' stats to the frontier: %v (the crawl goes on)", err)
 		}
 	}
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				round(false)
-			}
-		}
-	}()
+	stopRounds := cli.Every(every, func() { round(false) })
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			close(quit)
 			cancelPeriodic() // a round under way gives up
-			<-done
+			stopRounds()
 			round(true)
 			if store != nil {
 				store.Close()

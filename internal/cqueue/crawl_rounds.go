@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -58,25 +57,13 @@ func (c *crawl) lockRun(ctx context.Context) (release func(), code int) {
 			c.o.crawlID, frontier.DescribeLockHolder(cur), redactDSN(c.o.dsn), lockTTL)
 		return nil, ExitRunning
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(lockBeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				if _, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, time.Now()); err == nil && !ok {
-					c.tool.Printf("warning: crawl %q: another run took its lock (this one did not renew it in %s)", c.o.crawlID, lockTTL)
-				}
-			}
+	stop := cli.Every(lockBeat, func() {
+		if _, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, time.Now()); err == nil && !ok {
+			c.tool.Printf("warning: crawl %q: another run took its lock (this one did not renew it in %s)", c.o.crawlID, lockTTL)
 		}
 	})
 	return func() {
-		close(stop)
-		wg.Wait()
+		stop()
 		if err := c.fr.UnlockCrawl(ctx, c.o.crawlID, holder); err != nil {
 			c.tool.Printf("%v", err)
 		}

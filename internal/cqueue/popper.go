@@ -223,23 +223,11 @@ func sleep(ctx context.Context, d time.Duration) {
 
 // beat beats in the background until the returned func is called.
 func (p *popper) beat(bg context.Context) (stop func()) {
-	quit, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(beatEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				if _, err := p.fr.Beat(bg, p.consumer, p.o.lease, p.now()); err != nil {
-					p.tool.Printf("warning: heartbeat: %v", err)
-				}
-			}
+	return cli.Every(beatEvery, func() {
+		if _, err := p.fr.Beat(bg, p.consumer, p.o.lease, p.now()); err != nil {
+			p.tool.Printf("warning: heartbeat: %v", err)
 		}
-	}()
-	return func() { close(quit); <-finished }
+	})
 }
 
 // drainQuiet is how long drain waits for the next ack before it gives up
