@@ -237,7 +237,7 @@ func (s *session) handle(line ndjson.Line, env record.Envelope, top []record.Fie
 	switch env.Kind {
 	case "":
 		data = env.Raw
-		fields = dedupeFields(top)
+		fields = record.DedupeFields(top)
 	case record.KindItem:
 		data, typ, err = itemData(top)
 		if err == nil {
@@ -245,7 +245,7 @@ func (s *session) handle(line ndjson.Line, env record.Envelope, top []record.Fie
 			fields, ok = record.ScanObjectInto(s.data, data, s.keys.Key)
 			if ok {
 				s.data = fields[:0]
-				fields = dedupeFields(fields)
+				fields = record.DedupeFields(fields)
 			} else {
 				fields, err = record.Fields(data) // for its error
 			}

@@ -125,7 +125,7 @@ func flatten(fields []record.Field, buf []record.Field) []record.Field {
 	for _, f := range fields {
 		buf = appendFlat(buf, f.Key, f.Value, 0)
 	}
-	return dedupeFields(buf)
+	return record.DedupeFields(buf)
 }
 
 // maxFlatDepth bounds the recursion on hostile input; deeper objects stay
@@ -144,26 +144,6 @@ func appendFlat(dst []record.Field, key string, v json.RawMessage, depth int) []
 		dst = appendFlat(dst, key+"."+m.Key, m.Value, depth+1)
 	}
 	return dst
-}
-
-// dedupeFields keeps each key once, at its first place, with its last
-// value.
-func dedupeFields(fields []record.Field) []record.Field {
-	out := fields[:0]
-	for _, f := range fields {
-		dup := false
-		for j := range out {
-			if out[j].Key == f.Key {
-				out[j].Value = f.Value
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // predicate is a compiled --where: a jq expression run on each item's data,

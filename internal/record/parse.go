@@ -213,6 +213,12 @@ func Fields(raw []byte) ([]Field, error) {
 		}
 		return nil, errors.New("expected a JSON object")
 	}
+	return DedupeFields(fields), nil
+}
+
+// DedupeFields keeps each key of fields once, at its first place, with its
+// last value, as encoding/json reads a key given twice. It works in place.
+func DedupeFields(fields []Field) []Field {
 	out := fields[:0]
 	for _, f := range fields {
 		dup := false
@@ -220,11 +226,12 @@ func Fields(raw []byte) ([]Field, error) {
 			if out[j].Key == f.Key {
 				out[j].Value = f.Value
 				dup = true
+				break
 			}
 		}
 		if !dup {
 			out = append(out, f)
 		}
 	}
-	return out, nil
+	return out
 }
