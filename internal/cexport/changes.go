@@ -36,7 +36,7 @@ const (
 )
 
 // changeFieldNames are the fields --change-fields adds to each item.
-var changeFieldNames = []string{"first_seen", "last_seen", "changed_at"}
+var changeFieldNames = []string{"first_seen", "last_seen", "changed_at", "round"}
 
 // changesSchema is the state's table: one row per key.
 const changesSchema = `CREATE TABLE IF NOT EXISTS cexport_changes (
@@ -150,7 +150,8 @@ func (c *changeTracker) lookup(key string) (changeRow, bool, error) {
 
 // check returns the verdict on one item (fields: its data; raw: the whole
 // record, for its fetched_at and round) and the fields to export: with
-// --change-fields, fields and first_seen, last_seen, changed_at.
+// --change-fields, fields and first_seen, last_seen, changed_at and the
+// crawl's round.
 func (c *changeTracker) check(raw []byte, fields []record.Field) (string, []record.Field, error) {
 	key, err := itemKey(fields, c.key)
 	if err != nil {
@@ -179,13 +180,10 @@ func (c *changeTracker) check(raw []byte, fields []record.Field) (string, []reco
 	first, changed := row.first, row.changed
 	out := fields
 	if c.fields || c.history != nil {
-		out = withChangeFields(fields, first, seen, changed)
+		out = withChangeFields(fields, first, seen, changed, round)
 	}
 	if c.history != nil && verdict != changeUnchanged {
 		h := append(slices.Clip(out), record.Field{Key: "change", Value: json.RawMessage(strconv.Quote(verdict))})
-		if round > 0 {
-			h = append(h, record.Field{Key: "round", Value: json.RawMessage(strconv.Itoa(round))})
-		}
 		if err := c.history.Write(h); err != nil {
 			return "", nil, fmt.Errorf("--history: %w", err)
 		}
@@ -196,10 +194,11 @@ func (c *changeTracker) check(raw []byte, fields []record.Field) (string, []reco
 	return verdict, out, nil
 }
 
-// withChangeFields returns fields with first_seen, last_seen and
-// changed_at (replacing fields of those names).
-func withChangeFields(fields []record.Field, first, last, changed string) []record.Field {
-	out := make([]record.Field, 0, len(fields)+3)
+// withChangeFields returns fields with first_seen, last_seen,
+// changed_at and, when the item has one (a crawl run by cqueue crawl), its
+// round, replacing fields of those names.
+func withChangeFields(fields []record.Field, first, last, changed string, round int) []record.Field {
+	out := make([]record.Field, 0, len(fields)+4)
 	for _, f := range fields {
 		if !slices.Contains(changeFieldNames, f.Key) {
 			out = append(out, f)
@@ -207,6 +206,9 @@ func withChangeFields(fields []record.Field, first, last, changed string) []reco
 	}
 	for i, v := range []string{first, last, changed} {
 		out = append(out, record.Field{Key: changeFieldNames[i], Value: json.RawMessage(strconv.Quote(v))})
+	}
+	if round > 0 {
+		out = append(out, record.Field{Key: "round", Value: json.RawMessage(strconv.Itoa(round))})
 	}
 	return out
 }
@@ -327,7 +329,7 @@ func addChangeFlags(f interface {
 	StringVar(p *string, name string, value string, usage string)
 }, o *Options) {
 	f.BoolVar(&o.ChangedOnly, "changed-only", false, "write an item only when it is new or a field differs from the last item exported with the same --key (a recrawl exports what changed)")
-	f.BoolVar(&o.ChangeFields, "change-fields", false, "add first_seen, last_seen and changed_at (from the items' fetched_at) to each item; needs --key")
+	f.BoolVar(&o.ChangeFields, "change-fields", false, "add first_seen, last_seen and changed_at (from the items' fetched_at), and the crawl's round, to each item; needs --key")
 	f.BoolVar(&o.History, "history", false, "with a database output and --key: add every new or changed item, with its change and round, to the table TABLE_history")
 	f.StringVar(&o.ChangesDB, "changes-db", "", "the SQLite `FILE` where the items' digests are kept between runs (default OUT.changes.db, or the SQLite output's own file)")
 }
