@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where the crawl loop's time goes (issue 5: the frontier must not be the
+# Where the crawl loop's time goes (the frontier must not be the
 # bottleneck of the loop). Prints figures; asserts nothing but page counts.
 # Over the demo site (3000 products), concurrency 16, 16 per host, robots.txt
 # obeyed, each case runs RUNS times (default 5), interleaved, and the
