@@ -132,9 +132,9 @@ local function disown(id, qid)
 	end
 end
 
--- forget deletes entry id.
-local function forget(id)
-	disown(id)
+-- forget deletes entry id (of queue qid; nil: read from its meta).
+local function forget(id, qid)
+	disown(id, qid)
 	redis.call('HDEL', F .. 'raw', id)
 	redis.call('HDEL', F .. 'meta', id)
 	redis.call('HDEL', F .. 'lease', id)
@@ -196,7 +196,7 @@ local function reclaim(nowms, maxexp)
 			redis.call('HINCRBY', qi, 'inflight', -1)
 			local crawl = redis.call('HGET', qi, 'crawl')
 			if num(redis.call('HGET', F .. 'c:' .. crawl, 'state')) ~= 0 then
-				forget(id)
+				forget(id, qid)
 				dropped = dropped + 1
 			elseif maxexp > 0 and exp >= maxexp then
 				disown(id, qid)
@@ -238,7 +238,7 @@ local function abandon(cid, nowms, maxab)
 			local qi = F .. 'qi:' .. qid
 			redis.call('HINCRBY', qi, 'inflight', -1)
 			if num(redis.call('HGET', F .. 'c:' .. redis.call('HGET', qi, 'crawl'), 'state')) ~= 0 then
-				forget(id)
+				forget(id, qid)
 				dropped = dropped + 1
 			else
 				local n = redis.call('HINCRBY', F .. 'abandons', id, 1)

@@ -109,7 +109,7 @@ for j = 1, na do
 			count('queued', -1)
 			touched[qid] = true
 		end
-		forget(id)
+		forget(id, qid)
 		acked = acked + 1
 	else
 		unknown = unknown + 1
@@ -154,13 +154,13 @@ local released, runknown = 0, 0
 for j = 1, nr do
 	local id, nonce = string.match(ARGV[base + n * 10 + na + nf * 2 + j], '^(%d+)%.(%x+)$')
 	if id and redis.call('HGET', F .. 'lease', id) == nonce and redis.call('ZREM', F .. 'inflight', id) == 1 then
-		disown(id)
 		local qid, prio, m = parse_meta(redis.call('HGET', F .. 'meta', id))
+		disown(id, qid)
 		local qi = F .. 'qi:' .. qid
 		redis.call('HINCRBY', qi, 'inflight', -1)
 		count('inflight', -1)
 		if num(redis.call('HGET', F .. 'c:' .. redis.call('HGET', qi, 'crawl'), 'state')) ~= 0 then
-			forget(id) -- its crawl was stopped or expired meanwhile
+			forget(id, qid) -- its crawl was stopped or expired meanwhile
 			stat('dropped', 1)
 		else
 			redis.call('ZADD', F .. 'q:' .. qid, -prio, m)
