@@ -264,22 +264,15 @@ func (b *batchExporter) Write(fields []record.Field) error {
 
 // Flush ends a batch that is due, else flushes the open one so a reader of
 // the temporary file sees its items.
-func (b *batchExporter) Flush() error {
-	if b.cur == nil {
-		return nil
-	}
-	if b.due() {
-		return b.finish()
-	}
-	if err := b.exp.Flush(); err != nil {
-		return err
-	}
-	return b.cur.Flush()
-}
+func (b *batchExporter) Flush() error { return b.settle(false) }
 
 // Commit makes the items written so far durable: those of finished
 // batches are, the open batch's are flushed and fsynced.
-func (b *batchExporter) Commit() error {
+func (b *batchExporter) Commit() error { return b.settle(true) }
+
+// settle ends a batch that is due, else flushes the open batch and, with
+// sync, fsyncs its file.
+func (b *batchExporter) settle(sync bool) error {
 	if b.cur == nil {
 		return nil
 	}
@@ -289,7 +282,10 @@ func (b *batchExporter) Commit() error {
 	if err := b.exp.Flush(); err != nil {
 		return err
 	}
-	return b.cur.Sync()
+	if sync {
+		return b.cur.Sync()
+	}
+	return b.cur.Flush()
 }
 
 // End finishes the open batch. With --store-empty, a run that wrote no
