@@ -18,7 +18,8 @@
 // own backoff, and robots.txt, fetched through the host's own queue before
 // its first request. Idle hosts are forgotten.
 //
-// A worker runs one exchange of a job (Fetcher.step: the HTTP cache, the
+// A worker runs one exchange of a job (Fetcher.step: the HTTP cache of
+// internal/httpcache, the
 // request with cookies and auth, the response read through the size limits,
 // decoded and converted to UTF-8) and reports the outcome to the
 // scheduler: done (the worker writes the record), retry after a wait, or a
