@@ -31,7 +31,7 @@
 #      leases, 128 at a time, each a consumer with its own connections, on
 #      one redis-server and on a Redis Cluster of three masters
 #      (BenchmarkRedisPopWorkers, REDIS_N = 100,000 requests, RUNS
-#      iterations): pops with lease per second;
+#      runs): pops with lease per second, the median and each run's;
 #   7. Redis memory (sizing): one redis-server (no persistence, a unix
 #      socket), SIZE_N (1,000,000) URLs over 1,000 hosts (the URLs of case 5)
 #      pushed with cqueue push: INFO memory's used_memory per queued URL,
@@ -215,9 +215,15 @@ fi
 
 if has_case 6; then
 	echo
-	echo "6. Redis frontier, workers popping one crawl with leases (128 a call), pops/s ($RUNS iterations each)"
-	FRONTIER_BENCH_N=${REDIS_N:-100000} go test ./internal/frontier -run '^$' -bench '^BenchmarkRedisPopWorkers$' -benchtime "${RUNS}x" -timeout 30m 2>&1 |
-		awk '/pops\/s/ { name = $1; sub(/^BenchmarkRedisPopWorkers\//, "", name); sub(/-[0-9]+$/, "", name); for (i = 1; i <= NF; i++) if ($(i+1) == "pops/s") printf "  %-22s %8.0f pops/s\n", name, $i }'
+	echo "6. Redis frontier, workers popping one crawl with leases (128 a call), pops/s (median of $RUNS runs, each run's in brackets)"
+	FRONTIER_BENCH_N=${REDIS_N:-100000} go test ./internal/frontier -run '^$' -bench '^BenchmarkRedisPopWorkers$' -benchtime 1x -count "$RUNS" -timeout 30m 2>&1 |
+		awk '/pops\/s/ { name = $1; sub(/^BenchmarkRedisPopWorkers\//, "", name); sub(/-[0-9]+$/, "", name)
+			for (i = 1; i <= NF; i++) if ($(i+1) == "pops/s") { if (!(name in n)) order[++k] = name; v[name, ++n[name]] = $i } }
+		END { for (j = 1; j <= k; j++) { name = order[j]; m = n[name]; runs = ""
+			for (a = 1; a <= m; a++) { s[a] = v[name, a]; runs = runs sprintf("%s%.0f", a > 1 ? " " : "", s[a]) }
+			for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (s[b] < s[a]) { t = s[a]; s[a] = s[b]; s[b] = t }
+			med = m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
+			printf "  %-22s %8.0f pops/s  [%s]\n", name, med, runs } }'
 fi
 
 if has_case 7; then
