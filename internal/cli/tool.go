@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +57,10 @@ type Tool struct {
 	// that ends without a newline is not answered (see answer).
 	LeasePath []string
 	Answer    func(ack []byte)
+	// Getenv reads the environment variables that set flags and name the
+	// config file (see Flags.Parse); nil reads none. Execute sets it from
+	// the command's Env.
+	Getenv func(string) string
 
 	mu       sync.Mutex
 	failed   bool
@@ -67,7 +72,21 @@ type Tool struct {
 
 // NewTool returns a Tool writing messages to stderr.
 func NewTool(name string, stderr io.Writer) *Tool {
-	return &Tool{Name: name, Stderr: stderr, Stats: NewStats()}
+	return &Tool{Name: name, Stderr: stderr, Stats: NewStats(), Getenv: os.Getenv}
+}
+
+// getenv is t.Getenv, or no environment.
+func (t *Tool) getenv(k string) string {
+	if t.Getenv == nil {
+		return ""
+	}
+	return t.Getenv(k)
+}
+
+// Done is Finish as the error a command's Run returns: nil, or the exit
+// status of what was reported while the command ran (see Exit).
+func (t *Tool) Done(ctx context.Context) error {
+	return Exit(t.Finish(ctx))
 }
 
 // Printf writes one "name: message" line to stderr.

@@ -43,7 +43,7 @@ var update = flag.Bool("update", false, "rewrite expected output in script tests
 func Main(m *testing.M, cmds map[string]cli.RunFunc) {
 	mains := make(map[string]func(), len(cmds)+1)
 	for name, run := range cmds {
-		mains[name] = func() { os.Exit(cli.Main(run)) }
+		mains[name] = func() { os.Exit(cli.MainFunc(run)) }
 	}
 	mains["fsizelimit"] = func() { os.Exit(fsizeLimitMain()) }
 	testscript.Main(m, mains)
