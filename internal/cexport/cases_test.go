@@ -9,7 +9,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]cli.RunFunc{"cexport": Run})
+	scripttest.MainFuncs(m, nil, map[string]cli.RunFunc{"cexport": Run})
 }
 
 // TestCases runs the command cases in testdata/cases/cexport: the real

@@ -8,7 +8,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]cli.RunFunc{"cextract": Run})
+	scripttest.MainFuncs(m, nil, map[string]cli.RunFunc{"cextract": Run})
 }
 
 // TestCases runs the command cases in testdata/cases/cextract: the real

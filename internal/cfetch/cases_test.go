@@ -15,7 +15,7 @@ func TestMain(m *testing.M) {
 	// No user config file or CFETCH_* variable may change what tests see.
 	os.Setenv("XDG_CONFIG_HOME", "/nonexistent/crawlutils-test")
 	os.Unsetenv("CRAWLUTILS_CONFIG")
-	scripttest.Main(m, map[string]cli.RunFunc{"cfetch": Run})
+	scripttest.MainFuncs(m, nil, map[string]cli.RunFunc{"cfetch": Run})
 }
 
 // TestCases runs testdata/cases/cfetch/*.txtar against a fault server at

@@ -139,3 +139,18 @@ func outputError(name string, err error) error {
 	}
 	return fmt.Errorf("-o %s: %w", name, err)
 }
+
+// DrainsOnInterrupt is the one rule for reading on after a signal: a
+// command whose only input is stdin (no file arguments, or only "-"),
+// and stdin a pipe, keeps reading to the end of its input after a signal
+// instead of stopping (set Tool.DrainOnInterrupt from it): the command
+// before it got the same signal, finishes its in-flight work and closes
+// the pipe, and what it still writes must not be lost.
+func (e *Env) DrainsOnInterrupt(files []string) bool {
+	for _, f := range files {
+		if f != "-" {
+			return false
+		}
+	}
+	return IsPipe(e.Stdin)
+}

@@ -22,14 +22,15 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]cli.RunFunc{
-		"cfetch":    cfetch.Run,
-		"cextract":  cextract.Run,
-		"cexport":   cexport.Run,
-		"cdedupe":   cdedupe.Run,
-		"cqueue":    cqueue.Run,
-		"cthrottle": cthrottle.Run,
-		"truth":     truth,
+	scripttest.MainFuncs(m, map[string]func() *cli.Command{
+		"cdedupe":   cdedupe.Command,
+		"cthrottle": cthrottle.Command,
+	}, map[string]cli.RunFunc{
+		"cfetch":   cfetch.Run,
+		"cextract": cextract.Run,
+		"cexport":  cexport.Run,
+		"cqueue":   cqueue.Run,
+		"truth":    truth,
 	})
 }
 
