@@ -24,13 +24,13 @@ import (
 func TestMain(m *testing.M) {
 	scripttest.MainFuncs(m, map[string]func() *cli.Command{
 		"cdedupe":   cdedupe.Command,
+		"cexport":   cexport.Command,
 		"cextract":  cextract.Command,
 		"cfetch":    cfetch.Command,
 		"cthrottle": cthrottle.Command,
 	}, map[string]cli.RunFunc{
-		"cexport": cexport.Run,
-		"cqueue":  cqueue.Run,
-		"truth":   truth,
+		"cqueue": cqueue.Run,
+		"truth":  truth,
 	})
 }
 
