@@ -168,14 +168,19 @@ func TestFinishCodesAndStatsFile(t *testing.T) {
 }
 
 func TestOpenOutputDevNull(t *testing.T) {
-	f := NewTool("ctest", new(bytes.Buffer)).NewFlags(Help{})
-	f.Output = os.DevNull
-	w, closeOut, err := f.OpenOutput(new(bytes.Buffer))
+	t.Parallel()
+	env := NewEnv(nil, new(bytes.Buffer), new(bytes.Buffer))
+	env.Flags = NewTool("ctest", new(bytes.Buffer)).NewFlags(Help{})
+	env.Flags.Output = os.DevNull
+	w, err := env.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.Write([]byte("x\n"))
-	if err := closeOut(); err != nil {
+	if err := env.CloseOutput(); err != nil {
 		t.Fatalf("closing -o /dev/null: %v", err)
+	}
+	if err := env.CloseOutput(); err != nil {
+		t.Fatalf("closing twice: %v", err)
 	}
 }

@@ -80,3 +80,10 @@ func report(t *Tool, err error) int {
 	}
 	return code
 }
+
+// Report prints err as Execute does and returns its exit status, for a
+// step of a command that reports a problem as it happens and passes the
+// status on.
+func (t *Tool) Report(err error) int {
+	return report(t, err)
+}

@@ -33,9 +33,6 @@ const ExitCodesHelp = `Exit status:
 // ErrInterrupted is the cause of a context cancelled by a signal.
 var ErrInterrupted = errors.New("interrupted")
 
-// RunFunc is the signature of every command's Run.
-type RunFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
-
 // Main runs cmd with the process's arguments, stdio and environment
 // (Execute) and returns its exit
 // status. The first SIGINT or SIGTERM cancels the context with ErrInterrupted
@@ -52,13 +49,6 @@ type RunFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, s
 func Main(cmd *Command) int {
 	return withProcess(func(ctx context.Context) int {
 		return Execute(ctx, cmd, os.Args[1:], OSEnv())
-	})
-}
-
-// MainFunc is Main for a command not yet declared as a Command.
-func MainFunc(run RunFunc) int {
-	return withProcess(func(ctx context.Context) int {
-		return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	})
 }
 

@@ -328,26 +328,3 @@ func (f *Flags) printHelp(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\n%s\n", ExitCodesHelp)
 }
-
-// OpenOutput returns the writer for -o FILE (created or truncated), or
-// stdout when no file was named, and a function that syncs (regular files)
-// and closes it.
-func (f *Flags) OpenOutput(stdout io.Writer) (io.Writer, func() error, error) {
-	if f.Output == "" || f.Output == "-" {
-		return stdout, func() error { return nil }, nil
-	}
-	file, err := os.Create(f.Output)
-	if err != nil {
-		return nil, nil, err
-	}
-	return file, func() error {
-		// fsync only what can be synced: not /dev/null, a FIFO or a tty.
-		if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
-			if err := file.Sync(); err != nil {
-				file.Close()
-				return err
-			}
-		}
-		return file.Close()
-	}, nil
-}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -70,9 +69,10 @@ type Tool struct {
 	pub      *publisher
 }
 
-// NewTool returns a Tool writing messages to stderr.
+// NewTool returns a Tool writing messages to stderr, reading no
+// environment (Execute sets Getenv from the command's Env).
 func NewTool(name string, stderr io.Writer) *Tool {
-	return &Tool{Name: name, Stderr: stderr, Stats: NewStats(), Getenv: os.Getenv}
+	return &Tool{Name: name, Stderr: stderr, Stats: NewStats()}
 }
 
 // getenv is t.Getenv, or no environment.
@@ -155,13 +155,6 @@ func (t *Tool) Relay(line string) {
 		t.progress.clearLocked()
 	}
 	fmt.Fprintf(t.Stderr, "%s\n", strings.TrimRight(line, "\n"))
-}
-
-// Usage reports a usage error and returns ExitUsage.
-func (t *Tool) Usage(format string, a ...any) int {
-	t.Printf(format, a...)
-	fmt.Fprintf(t.Stderr, "Try '%s --help' for more information.\n", t.Name)
-	return ExitUsage
 }
 
 // Records yields the records of the input, one per line. Lines that cannot

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 )
 
@@ -21,6 +20,8 @@ type crawl struct {
 	start  time.Time
 	stdin  io.Reader
 	stdout io.Writer
+	getenv func(string) string // the command's environment
+	now    func() time.Time    // the command's clock (rounds, the run lock)
 
 	fr    frontier.Frontier
 	tmp   string // the tools' stats files
@@ -107,7 +108,7 @@ func (c *crawl) run(ctx context.Context) int {
 // (cqueue crawl's own --stats, or $CQUEUE_CRAWL_STATS, has every tool's.)
 func (c *crawl) copyToolStats() {
 	for _, name := range []string{"cfetch", "cextract", "cexport"} {
-		dst := os.Getenv(cli.EnvName(name, "stats"))
+		dst := c.getenv(cli.EnvName(name, "stats"))
 		if dst == "" {
 			continue
 		}
@@ -122,13 +123,12 @@ func (c *crawl) copyToolStats() {
 }
 
 // openDSN opens the frontier at dsn with s's settings, creating an SQLite
-// file (the crawl pushes its seeds first).
+// file (the crawl pushes its seeds first); it reports a failure and
+// returns its exit status.
 func (s store) openDSN(ctx context.Context, tool *cli.Tool, dsn string) (frontier.Frontier, int) {
-	s.db, s.redis = "", ""
-	if dedupe.IsRedisURL(dsn) {
-		s.redis = dsn
-	} else {
-		s.db = dsn
+	f, err := s.openAt(ctx, dsn, true)
+	if err != nil {
+		return nil, tool.Report(err)
 	}
-	return s.open(ctx, tool, true)
+	return f, cli.ExitOK
 }

@@ -44,9 +44,9 @@ const (
 // returns ExitRunning.
 func (c *crawl) lockRun(ctx context.Context) (release func(), code int) {
 	holder := frontier.LockHolder()
-	cur, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, time.Now())
+	cur, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, c.now())
 	if err == nil && !ok && frontier.LockHolderGone(cur) {
-		cur, ok, err = c.fr.LockCrawl(ctx, c.o.crawlID, holder, cur, lockTTL, time.Now())
+		cur, ok, err = c.fr.LockCrawl(ctx, c.o.crawlID, holder, cur, lockTTL, c.now())
 	}
 	if err != nil {
 		c.tool.Printf("%v", err)
@@ -58,7 +58,7 @@ func (c *crawl) lockRun(ctx context.Context) (release func(), code int) {
 		return nil, ExitRunning
 	}
 	stop := cli.Every(lockBeat, func() {
-		if _, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, time.Now()); err == nil && !ok {
+		if _, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, c.now()); err == nil && !ok {
 			c.tool.Printf("warning: crawl %q: another run took its lock (this one did not renew it in %s)", c.o.crawlID, lockTTL)
 		}
 	})
@@ -75,7 +75,7 @@ func (c *crawl) lockRun(ctx context.Context) (release func(), code int) {
 func (c *crawl) startRound(ctx context.Context) int {
 	meta := c.meta
 	round, _ := strconv.Atoi(meta[metaRound])
-	now := time.Now().UTC()
+	now := c.now().UTC()
 	set := map[string]string{}
 	switch {
 	case round < 1:
@@ -125,7 +125,7 @@ func (c *crawl) startRound(ctx context.Context) int {
 func (c *crawl) endRound(ctx context.Context) error {
 	_, err := c.fr.SetCrawlMeta(ctx, c.o.crawlID, map[string]string{
 		metaRoundState: "complete",
-		fmt.Sprintf("round_%d_finished_at", c.round): time.Now().UTC().Format(time.RFC3339),
+		fmt.Sprintf("round_%d_finished_at", c.round): c.now().UTC().Format(time.RFC3339),
 	}, true)
 	return err
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
@@ -112,7 +111,7 @@ func (c *crawl) pushSeeds(ctx context.Context) int {
 	t.Quiet = true
 	d := &seedDefaults{crawlID: c.o.crawlID, appID: c.o.appID, round: c.round}
 	p := &pusher{tool: t, f: c.fr, defaults: d, mode: c.o.store.keyMode(),
-		out: ndjson.NewWriter(io.Discard), max: defaultBatch, now: time.Now, refresh: c.o.store.refresh,
+		out: ndjson.NewWriter(io.Discard), max: defaultBatch, now: c.now, refresh: c.o.store.refresh,
 		rounds: map[string]map[string]string{c.o.crawlID: c.meta}}
 	var r *ndjson.Reader
 	if c.o.seeds == "-" {

@@ -39,19 +39,12 @@ import (
 var update = flag.Bool("update", false, "rewrite expected output in script tests")
 
 // Main is the TestMain of a package with script tests: it makes the test
-// binary answer to each command's name. It does not return.
+// binary answer to each command's name (cmds builds each command, as its
+// package's Command does). It does not return.
 func Main(m *testing.M, cmds map[string]func() *cli.Command) {
-	MainFuncs(m, cmds, nil)
-}
-
-// MainFuncs is Main with commands not yet declared as cli.Commands too.
-func MainFuncs(m *testing.M, cmds map[string]func() *cli.Command, funcs map[string]cli.RunFunc) {
-	mains := make(map[string]func(), len(cmds)+len(funcs)+1)
+	mains := make(map[string]func(), len(cmds)+1)
 	for name, cmd := range cmds {
 		mains[name] = func() { os.Exit(cli.Main(cmd())) }
-	}
-	for name, run := range funcs {
-		mains[name] = func() { os.Exit(cli.MainFunc(run)) }
 	}
 	mains["fsizelimit"] = func() { os.Exit(fsizeLimitMain()) }
 	testscript.Main(m, mains)
