@@ -28,6 +28,8 @@ func TestExitCodes(t *testing.T) {
 		{"plain error", errors.New("open x: no such file"), ExitFailure, "ctest: open x: no such file\n"},
 		{"wrapped plain error", fmt.Errorf("store: %w", errors.New("locked")), ExitFailure, "ctest: store: locked\n"},
 		{"usage", Usagef("--batch %d: must be at least 1", 0), ExitUsage, "ctest: --batch 0: must be at least 1\nTry 'ctest --help' for more information.\n"},
+		{"usage error without the pointer to --help", Errorf(ExitUsage, "rules %s: not usable", "r.yml"), ExitUsage, "ctest: rules r.yml: not usable\n"},
+		{"another status", Errorf(4, "already running"), 4, "ctest: already running\n"},
 		{"partial", Partial(errors.New("2 records failed")), ExitPartial, "ctest: 2 records failed\n"},
 		{"reported already", Exit(ExitPartial), ExitPartial, ""},
 		{"exit ok", Exit(ExitOK), ExitOK, ""},

@@ -12,6 +12,8 @@ import (
 type ExitError struct {
 	Code int
 	Err  error
+
+	usage bool // made by Usagef: printed with a pointer to --help
 }
 
 func (e *ExitError) Error() string {
@@ -32,10 +34,17 @@ func Exit(code int) error {
 	return &ExitError{Code: code}
 }
 
-// Usagef returns a usage error (exit status 2): it is printed with a
-// pointer to --help.
+// Usagef returns a usage error (exit status 2) in the flags or arguments:
+// it is printed with a pointer to --help.
 func Usagef(format string, a ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...)}
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...), usage: true}
+}
+
+// Errorf returns an error that makes the exit status code, printed as it
+// is (a usage error found in what the arguments name, such as a rules
+// file, is Errorf(ExitUsage, …): no pointer to --help).
+func Errorf(code int, format string, a ...any) error {
+	return &ExitError{Code: code, Err: fmt.Errorf(format, a...)}
 }
 
 // Partial returns err as a partial failure (exit status 3: the command
@@ -64,7 +73,8 @@ func ExitCode(err error) int {
 
 // report is the one place a command's outcome becomes its exit status:
 // it prints err (unless the command reported it already), "name: why",
-// with a pointer to --help for a usage error, and returns ExitCode(err).
+// with a pointer to --help for a usage error (Usagef), and returns
+// ExitCode(err).
 func report(t *Tool, err error) int {
 	code := ExitCode(err)
 	if err == nil {
@@ -75,7 +85,7 @@ func report(t *Tool, err error) int {
 		return code
 	}
 	t.Printf("%v", err)
-	if code == ExitUsage {
+	if ee != nil && ee.usage {
 		t.Relay(fmt.Sprintf("Try '%s --help' for more information.", t.Name))
 	}
 	return code

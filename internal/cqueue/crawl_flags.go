@@ -129,8 +129,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 	c.s.addQueueFlags(f)
 }
 
-// run runs the crawl. Its steps report their problems as they happen and
-// return the exit status (see crawl.run).
+// run runs the crawl (see crawl.run).
 func (c *crawlCmd) run(ctx context.Context, env *cli.Env) error {
 	start := env.Now()
 	tool, f, rest := env.Tool, env.Flags, env.Args
@@ -185,7 +184,7 @@ func (c *crawlCmd) run(ctx context.Context, env *cli.Env) error {
 	tool.StatsFile = "" // the account is written instead of the generic stats
 	// The loop's own stdout: -o is refused above, never opened.
 	cr := &crawl{tool: tool, o: *o, start: start, stdin: env.Stdin, stdout: env.Stdout, getenv: env.Getenv, now: env.Now}
-	return cli.Exit(cr.run(ctx))
+	return cr.run(ctx)
 }
 
 // setStore resolves the frontier and the flags the loop's pop and push get
