@@ -16,6 +16,7 @@ type ExitError struct {
 	usage bool // made by Usagef: printed with a pointer to --help
 }
 
+// Error is Err's message, or "exit status N" for a silent ExitError.
 func (e *ExitError) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("exit status %d", e.Code)
@@ -23,6 +24,7 @@ func (e *ExitError) Error() string {
 	return e.Err.Error()
 }
 
+// Unwrap returns Err.
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // Exit returns the error that makes the exit status code and prints
