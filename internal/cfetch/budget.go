@@ -38,8 +38,11 @@ type budget struct {
 	seq     uint64
 
 	// For tests: the most bytes held at once, by all and by the
-	// reservations other than the exempt one, and the most held by one.
+	// reservations other than the exempt one, and the most held by one;
+	// queued, when set, is called (b.mu held) each time a reservation
+	// starts to wait, so a test waits for that instead of polling.
 	peak, peakRest, peakOne int64
+	queued                  func()
 }
 
 // reservation is one response's share of a budget. Its methods are called
@@ -93,6 +96,9 @@ func (r *reservation) grow(ctx context.Context, n int64) error {
 		b.running--
 	}
 	b.serveLocked() // r may be served at once: it may be the oldest
+	if r.wake != nil && b.queued != nil {
+		b.queued()
+	}
 	b.mu.Unlock()
 	select {
 	case <-wake:

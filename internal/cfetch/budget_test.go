@@ -3,6 +3,7 @@ package cfetch
 import (
 	"context"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,14 @@ func within(t *testing.T, what string, f func()) {
 	case <-time.After(time.Minute):
 		t.Fatalf("%s: still waiting after a minute: deadlocked", what)
 	}
+}
+
+// signalQueued returns a channel that receives a value each time a
+// reservation of b starts to wait. Call it before b is shared.
+func signalQueued(b *budget) <-chan struct{} {
+	ch := make(chan struct{}, 64)
+	b.queued = func() { ch <- struct{}{} }
+	return ch
 }
 
 // checkIdle checks that everything was given back, and that nobody but
@@ -55,7 +64,7 @@ func TestBudgetManyGrowingReservations(t *testing.T) {
 			for r.size() < total {
 				r.growWait(min(10+rng.Int64N(90), total-r.size()))
 				if rng.IntN(4) == 0 {
-					time.Sleep(time.Microsecond)
+					runtime.Gosched() // let the others interleave
 				}
 			}
 			r.shrink(total / 2) // the body goes, the line stays
@@ -74,6 +83,7 @@ func TestBudgetManyGrowingReservations(t *testing.T) {
 // oldest goes on past the budget; the others follow once it is done.
 func TestBudgetEveryHolderWaiting(t *testing.T) {
 	b := newBudget(100)
+	queued := signalQueued(b)
 	a, c := b.reserve(), b.reserve()
 	a.growWait(60)
 	c.growWait(40)
@@ -85,15 +95,7 @@ func TestBudgetEveryHolderWaiting(t *testing.T) {
 		c.release()
 	})
 	// c waits (a runs, the budget is spent); then a waits too.
-	for {
-		b.mu.Lock()
-		n := len(b.waiters)
-		b.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	within(t, "the younger holder to wait", func() { <-queued })
 	within(t, "the oldest holder, all holders waiting", func() { a.growWait(50) })
 	select {
 	case <-cGot:
@@ -117,11 +119,12 @@ func TestBudgetLargerThanBudgetAlone(t *testing.T) {
 	within(t, "alone", func() { r.growWait(500) })
 	r.release()
 
+	queued := signalQueued(b)
 	small, big := b.reserve(), b.reserve()
 	small.growWait(30)
 	got := make(chan struct{})
 	go func() { big.growWait(500); close(got) }()
-	time.Sleep(10 * time.Millisecond)
+	within(t, "the large one to wait", func() { <-queued })
 	select {
 	case <-got:
 		t.Fatal("a response over the budget was served while another one held bytes and ran")
@@ -137,20 +140,13 @@ func TestBudgetLargerThanBudgetAlone(t *testing.T) {
 // as if it had not been asked, and the next in line is served.
 func TestBudgetWaitCancelled(t *testing.T) {
 	b := newBudget(100)
+	queued := signalQueued(b)
 	holder, first, second := b.reserve(), b.reserve(), b.reserve()
 	holder.growWait(80)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error)
 	go func() { errc <- first.grow(ctx, 50) }()
-	for {
-		b.mu.Lock()
-		n := len(b.waiters)
-		b.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	within(t, "the first to wait", func() { <-queued })
 	got := make(chan struct{})
 	go func() { second.growWait(10); close(got) }()
 	cancel()

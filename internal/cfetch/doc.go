@@ -15,18 +15,20 @@
 // what starts when: global and per-host concurrency, per-host delays
 // (fixed, randomized, AutoThrottle, robots.txt Crawl-delay), the rest of a
 // host in trouble (a 429, failures in a row) and Retry-After, each retry's
-// own backoff, and robots.txt, fetched through the host's own queue before
-// its first request. Idle hosts are forgotten.
+// own backoff (the policy of those three is internal/hostpace's), and
+// robots.txt, fetched through the host's own queue before its first
+// request. Idle hosts are forgotten.
 //
-// A worker runs one exchange of a job (Fetcher.step: the HTTP cache, the
-// request with cookies and auth, the response read through the size limits,
-// decoded and converted to UTF-8) and reports the outcome to the
-// scheduler: done (the worker writes the record), retry after a wait, or a
-// redirect hop, queued again under its host — every hop goes through
-// politeness and robots.txt. Then the worker takes its next job. Records
-// that need no fetch (other kinds, robots.txt denials) go through the
-// emitter, in order, and so do the acks of leased lines the reader could not
-// read. The single writer flushes whenever nothing else is pending.
+// A worker runs one exchange of a job (Fetcher.step: the HTTP cache of
+// internal/httpcache, the request with cookies and auth, the response read
+// through the size limits, decoded and converted to UTF-8) and reports the
+// outcome to the scheduler: done (the worker writes the record), retry
+// after a wait, or a redirect hop, queued again under its host — every
+// hop goes through politeness and robots.txt. Then the worker takes its
+// next job. Records that need no fetch (other kinds, robots.txt denials)
+// go through the emitter, in order, and so do the acks of leased lines the
+// reader could not read. The single writer flushes whenever nothing else
+// is pending.
 //
 // The bodies in flight share a memory budget (budget.go, --max-memory): a
 // response's reservation grows as its body is read, holds the text it is

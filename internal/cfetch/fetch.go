@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/httpcache"
 )
 
 // Fetcher makes the exchanges the scheduler starts: one request and its
@@ -22,9 +24,9 @@ type Fetcher struct {
 	policy    addressPolicy
 	opts      *Options
 	retry     retryPolicy
-	jars      *cookieJars // nil: --no-cookies
-	cache     *httpCache  // nil: no --cache-dir
-	agent     string      // robots.txt product token
+	jars      *cookieJars      // nil: --no-cookies
+	cache     *httpcache.Cache // nil: no --cache-dir
+	agent     string           // robots.txt product token
 	// mem is the memory budget of bodies (--max-memory); nil: none.
 	mem *budget
 
@@ -61,9 +63,12 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 		f.jars = newCookieJars(cookieJarsMax)
 	}
 	if opts.CacheDir != "" {
-		c, err := openHTTPCache(opts)
+		c, err := httpcache.Open(httpcache.Options{
+			Dir: opts.CacheDir, Policy: opts.CachePolicy,
+			Expire: opts.CacheExpire, IgnoreCodes: opts.CacheIgnoreCodes,
+		})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--cache-dir: %v", err)
 		}
 		f.cache = c
 	}

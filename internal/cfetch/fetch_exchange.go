@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/httpcache"
 )
 
 // exchange sends the job's current hop once and reads the response, or
@@ -15,12 +17,19 @@ import (
 func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bool) outcome {
 	out := outcome{url: j.url.String()}
 	now := f.now()
-	var stale *cacheEntry
-	if f.cache != nil && f.cache.cacheable(j) {
-		entry := f.cache.load(j, now)
-		if entry != nil && f.cache.fresh(entry, j, now) {
-			out = f.cache.outcome(entry, j)
-			out.unchanged = f.cache.policy == "rfc9111"
+	var stale *httpcache.Entry
+	var creq *httpcache.Request
+	if f.cache != nil {
+		creq = cacheRequest(j)
+		if !f.cache.Cacheable(creq) {
+			creq = nil
+		}
+	}
+	if creq != nil {
+		entry, fresh := f.cache.Lookup(creq, now)
+		if fresh {
+			out = cachedOutcome(entry, j)
+			out.unchanged = f.cache.Policy() == httpcache.RFC9111
 			f.storeCookies(j, out.header)
 			f.hold(parent, j, &out)
 			return out
@@ -74,17 +83,20 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 	if j.robotsFor != "" {
 		wire = &f.robotsBytes
 	}
-	if stale != nil && (resp.StatusCode == http.StatusNotModified || resp.StatusCode >= 500 && !stale.mustRevalidate()) {
+	if stale != nil && (resp.StatusCode == http.StatusNotModified || resp.StatusCode >= 500 && !stale.MustRevalidate()) {
 		// Confirmed by the server, or the server failed and the entry may
 		// stand in (RFC 9111 §4.2.4): answer from the cache.
 		n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		wire.Add(n)
 		if resp.StatusCode == http.StatusNotModified {
-			out = f.cache.revalidated(stale, j, resp.Header, now, out)
+			f.cache.Revalidated(stale, resp.Header, now)
+			latency := out.latency
+			out = cachedOutcome(stale, j)
+			out.cached, out.latency, out.unchanged = false, latency, true
 			f.hold(parent, j, &out)
 			return out
 		}
-		o := f.cache.outcome(stale, j)
+		o := cachedOutcome(stale, j)
 		o.cached, o.latency = false, out.latency
 		j.warnings = append(j.warnings, fmt.Sprintf("stale cached response used: the server answered %d", resp.StatusCode))
 		f.hold(parent, j, &o)
@@ -107,8 +119,8 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 			out.err = f.timeoutDetail(ctx, out.err)
 		}
 	}
-	if f.cache != nil && out.err == nil && f.cache.cacheable(j) {
-		f.cache.store(j, &out, now)
+	if creq != nil && out.err == nil && out.body != nil {
+		f.cache.Store(creq, &httpcache.Response{Status: out.status, Header: out.header, Body: out.body.data, Encoded: out.body.encoded}, now)
 	}
 	return out
 }
@@ -131,7 +143,7 @@ func (f *Fetcher) hold(ctx context.Context, j *job, out *outcome) {
 // send them, else --user for the --auth-domain), and the validators of a
 // stale cache entry. The job's header is cloned only when something is
 // added.
-func (f *Fetcher) hopHeader(j *job, stale *cacheEntry) http.Header {
+func (f *Fetcher) hopHeader(j *job, stale *httpcache.Entry) http.Header {
 	h := j.header
 	if j.robotsFor != "" {
 		h = f.robotsHeader
@@ -160,11 +172,12 @@ func (f *Fetcher) hopHeader(j *job, stale *cacheEntry) http.Header {
 		set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(f.opts.AuthUser+":"+f.opts.AuthPass)))
 	}
 	if stale != nil {
-		if v := stale.Header.Get("ETag"); v != "" {
-			set("If-None-Match", v)
+		etag, modified := stale.Conditional()
+		if etag != "" {
+			set("If-None-Match", etag)
 		}
-		if v := stale.Header.Get("Last-Modified"); v != "" {
-			set("If-Modified-Since", v)
+		if modified != "" {
+			set("If-Modified-Since", modified)
 		}
 	}
 	return h

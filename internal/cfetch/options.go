@@ -9,6 +9,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/hostpace"
 	"github.com/crawlutils/crawlutils/internal/record"
 	"github.com/crawlutils/crawlutils/internal/robots"
 )
@@ -160,7 +161,7 @@ type Options struct {
 }
 
 // MaxBackoff caps the exponential retry backoff.
-const MaxBackoff = 10 * time.Second
+const MaxBackoff = hostpace.MaxBackoff
 
 // DefaultUserAgent is the User-Agent sent when nothing else is set.
 func DefaultUserAgent() string {

@@ -90,7 +90,7 @@ func newPipeline(tool *cli.Tool, f *Fetcher, opts *Options, w *ndjson.Writer) *p
 	}
 	p.sched.count = p.count.add
 	if f.cache != nil {
-		f.cache.count = p.count.add
+		f.cache.Count = func(event string) { p.count.add("cache", event) }
 	}
 	if opts.ThrottleDebug {
 		p.sched.debug = func(line string) { tool.Printf("%s", line) }

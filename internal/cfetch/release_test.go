@@ -17,18 +17,22 @@ import (
 // TestInterruptReleasesLeasedRequests: in a crawl loop, an interrupt must
 // not settle a request that was not fetched. A leased request waiting to
 // retry after a 503 (its answer would be the 503, and its ack would end
-// it), and one queued behind it and never started, both come out as the
-// request records they were, lease and all, for cqueue push to hand out
-// again.
+// it), one in flight that gets a 503 after the interrupt, and one queued
+// behind them and never started, all come out as the request records they
+// were, lease and all, for cqueue push to hand out again.
 func TestInterruptReleasesLeasedRequests(t *testing.T) {
 	t.Parallel()
 	hit := make(chan string, 10)
+	holdB := make(chan struct{}) // /b answers once the run is interrupted
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
 			return
 		}
 		hit <- r.URL.Path
+		if r.URL.Path == "/b" {
+			<-holdB
+		}
 		w.Header().Set("Retry-After", "30")
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
@@ -53,10 +57,14 @@ func TestInterruptReleasesLeasedRequests(t *testing.T) {
 	}()
 	a := `{"kind":"request","url":"` + srv.URL + `/a","lease":"la","crawlid":"c"}`
 	b := `{"kind":"request","url":"` + srv.URL + `/b","lease":"lb","crawlid":"c"}`
-	io.WriteString(feed, a+"\n"+b+"\n")
+	c := `{"kind":"request","url":"` + srv.URL + `/c","lease":"lc","crawlid":"c"}`
+	io.WriteString(feed, a+"\n"+b+"\n"+c+"\n")
 	waitFor(t, hit, "the first request to reach the server")
-	time.Sleep(100 * time.Millisecond) // its 503 is in: it waits to retry
+	// With --per-host 1 the second starts only once the first one's 503
+	// is in and it waits to retry; the third waits for the second.
+	waitFor(t, hit, "the second request to reach the server")
 	cancel(cli.ErrInterrupted)
+	close(holdB)
 	var got []string
 	for l := range lines {
 		got = append(got, l)
@@ -70,7 +78,7 @@ func TestInterruptReleasesLeasedRequests(t *testing.T) {
 		t.Fatal("Run did not return after the interrupt")
 	}
 	sort.Strings(got)
-	want := []string{a, b}
+	want := []string{a, b, c}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("output after the interrupt:\n%s\nwant the requests as they were:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

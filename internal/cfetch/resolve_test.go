@@ -111,9 +111,11 @@ func TestDNSCache(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.now = func() time.Time { return now }
 	var calls atomic.Int64
+	asked := make(chan struct{}, 16)
 	release := make(chan struct{})
 	c.resolve = func(_ context.Context, host string) ([]string, error) {
 		calls.Add(1)
+		asked <- struct{}{}
 		<-release
 		if host == "nx.test" {
 			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
@@ -129,9 +131,7 @@ func TestDNSCache(t *testing.T) {
 			}
 		})
 	}
-	for calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	<-asked // the first query is out: the others join it or find its answer
 	close(release)
 	wg.Wait()
 	if n := calls.Load(); n != 1 {

@@ -3,20 +3,20 @@ package cfetch
 import (
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/hostpace"
 )
 
 // retryPolicy decides whether an exchange is retried (Scrapy's
-// RetryMiddleware) and how long a backoff is (delay). The scheduler
-// applies the waits, each request's own and its host's rests: a request
-// waiting for its retry holds no concurrency slot.
+// RetryMiddleware) and how long its backoff is (delay). The scheduler
+// applies the waits, each request's own and its host's rests
+// (hostpace.Rest): a request waiting for its retry holds no concurrency
+// slot.
 type retryPolicy struct {
 	max      int
 	codes    map[int]bool
 	backoff  time.Duration // a request's retries
-	rest     time.Duration // a host's rests
 	afterMax time.Duration
 }
 
@@ -25,7 +25,7 @@ func newRetryPolicy(o *Options) retryPolicy {
 	for _, c := range o.RetryCodes {
 		codes[c] = true
 	}
-	return retryPolicy{max: o.Retries, codes: codes, backoff: o.RetryBackoff, rest: o.RestBackoff, afterMax: o.RetryAfterMax}
+	return retryPolicy{max: o.Retries, codes: codes, backoff: o.RetryBackoff, afterMax: o.RetryAfterMax}
 }
 
 // retryable reports whether an outcome is a failure worth a retry, budget
@@ -73,61 +73,12 @@ func (o *outcome) retryAfter(now time.Time) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	return parseRetryAfter(v, now)
+	return hostpace.ParseRetryAfter(v, now)
 }
 
 // delay is the backoff before retry number n+1 (n retries already done):
 // backoff × 2ⁿ, times a jitter factor between 0.5 and 1.5 (r in [0, 1)),
 // at most MaxBackoff.
 func (p retryPolicy) delay(n int, r float64) time.Duration {
-	return grow(p.backoff, n, r)
-}
-
-// restDelay is the length of a host's rest number n+1 in a row: rest × 2ⁿ,
-// with the same jitter and cap.
-func (p retryPolicy) restDelay(n int, r float64) time.Duration {
-	return grow(p.rest, n, r)
-}
-
-// grow is base × 2ⁿ × (0.5 + r), at most MaxBackoff.
-func grow(base time.Duration, n int, r float64) time.Duration {
-	d := float64(base)
-	for i := 0; i < n && d < float64(MaxBackoff); i++ {
-		d *= 2
-	}
-	d *= 0.5 + r
-	if d > float64(MaxBackoff) {
-		return MaxBackoff
-	}
-	return time.Duration(d)
-}
-
-// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP
-// date (RFC 9110 §10.2.3). A date in the past means no wait.
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if v[0] >= '0' && v[0] <= '9' {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-				return time.Duration(1<<63 - 1), true
-			}
-			return 0, false
-		}
-		if n > uint64((1<<63-1)/time.Second) {
-			return time.Duration(1<<63 - 1), true
-		}
-		return time.Duration(n) * time.Second, true
-	}
-	t, err := http.ParseTime(v)
-	if err != nil {
-		return 0, false
-	}
-	if d := t.Sub(now); d > 0 {
-		return d, true
-	}
-	return 0, true
+	return hostpace.Grow(p.backoff, n, r)
 }

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/hostpace"
 )
 
 // answer is a job to be answered without another fetch: denied by
@@ -34,11 +36,12 @@ type answer struct {
 // jobs, finish for each report, and wake to know when to call next again.
 // Not safe for concurrent use.
 type scheduler struct {
-	opts   *Options
-	at     autoThrottle
-	retry  retryPolicy
-	robots *robotsCache // nil: robots.txt is not obeyed
-	agent  string
+	opts       *Options
+	at         hostpace.AutoThrottle
+	restPolicy hostpace.RestPolicy
+	retry      retryPolicy
+	robots     *robotsCache // nil: robots.txt is not obeyed
+	agent      string
 
 	hosts   map[string]*host
 	pending []*host // hosts with queued or waiting jobs
@@ -64,11 +67,12 @@ type scheduler struct {
 
 func newScheduler(o *Options) *scheduler {
 	s := &scheduler{
-		opts:  o,
-		at:    newAutoThrottle(o),
-		retry: newRetryPolicy(o),
-		hosts: map[string]*host{},
-		rand:  rand.Float64,
+		opts:       o,
+		at:         newAutoThrottle(o),
+		restPolicy: hostpace.RestPolicy{Backoff: o.RestBackoff, RetryAfterMax: o.RetryAfterMax},
+		retry:      newRetryPolicy(o),
+		hosts:      map[string]*host{},
+		rand:       rand.Float64,
 	}
 	if o.RobotsObey {
 		s.robots = newRobotsCache(robotsCacheSize)

@@ -2,6 +2,8 @@ package cfetch
 
 import (
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/hostpace"
 )
 
 // finishKind says what became of a job handed to a worker or the emitter.
@@ -83,9 +85,9 @@ func (s *scheduler) feedback(h *host, f *finish, now time.Time) {
 	if s.opts.AutoThrottle {
 		switch {
 		case rested:
-			h.throttle = s.at.backoff(h.throttle, h.crawlDelay)
+			h.throttle = s.at.Backoff(h.throttle, h.crawlDelay)
 		case f.status > 0 && f.latency > 0:
-			h.throttle = s.at.adjust(h.throttle, f.latency, f.status, h.crawlDelay)
+			h.throttle = s.at.Adjust(h.throttle, f.latency, f.status, h.crawlDelay)
 		}
 	}
 	if s.opts.AutoThrottle && f.status > 0 {
@@ -93,7 +95,7 @@ func (s *scheduler) feedback(h *host, f *finish, now time.Time) {
 			s.setRate(h, now)
 		}
 		if s.debug != nil {
-			s.debug(throttleDebug(h.key, h.active, old, h.throttle, f.latency, f.size, f.status))
+			s.debug(hostpace.DebugLine(h.key, h.active, old, h.throttle, f.latency, f.size, f.status))
 		}
 	}
 }

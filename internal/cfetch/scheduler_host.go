@@ -3,6 +3,7 @@ package cfetch
 import (
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/hostpace"
 	"golang.org/x/time/rate"
 )
 
@@ -24,18 +25,9 @@ type host struct {
 	crawlDelay time.Duration // robots.txt Crawl-delay, capped
 	lastStart  time.Time
 
-	// The host rests (nothing starts) until pausedUntil after a 429, or
-	// failures in a row (scheduler_rest.go). fails counts the failures in
-	// a row, rests the rests in a row (their backoff grows), restedAt is
-	// when the last rest began; recent holds the last answers (a bit per
-	// answer, 1 for a failure, the newest lowest), answers how many it
-	// holds (at most troubleWindow).
-	pausedUntil time.Time
-	fails       int
-	rests       int
-	restedAt    time.Time
-	recent      uint32
-	answers     int
+	// rest: the host rests (nothing starts) after a 429, or failures in
+	// a row (scheduler_rest.go).
+	rest hostpace.Rest
 
 	robotsPending bool // a robots.txt fetch is queued or running
 	listed        bool // in scheduler.pending
@@ -58,7 +50,7 @@ func (s *scheduler) host(key string, now time.Time) *host {
 	if h == nil {
 		h = &host{key: key, idleSince: now}
 		if s.opts.AutoThrottle {
-			h.throttle = s.at.start
+			h.throttle = s.at.Start
 		}
 		s.hosts[key] = h
 		s.setRate(h, now)
@@ -140,7 +132,7 @@ func (s *scheduler) evict(now time.Time) {
 	}
 	s.lastSweep = now
 	for k, h := range s.hosts {
-		if h.active == 0 && !h.listed && !h.robotsPending && !now.Before(h.pausedUntil) && now.Sub(h.idleSince) >= hostIdleTTL {
+		if h.active == 0 && !h.listed && !h.robotsPending && !h.rest.Resting(now) && now.Sub(h.idleSince) >= hostIdleTTL {
 			delete(s.hosts, k)
 		}
 	}
@@ -150,7 +142,7 @@ func (s *scheduler) evict(now time.Time) {
 func (s *scheduler) snapshot(now time.Time) (hosts, paused int, maxDelay time.Duration) {
 	for _, h := range s.hosts {
 		hosts++
-		if now.Before(h.pausedUntil) {
+		if h.rest.Resting(now) {
 			paused++
 		}
 		maxDelay = max(maxDelay, h.delay)

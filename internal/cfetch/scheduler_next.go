@@ -6,7 +6,7 @@ import (
 
 // startable reports whether h's next job may start at now.
 func (s *scheduler) startable(h *host, now time.Time) bool {
-	if len(h.queue) == 0 || h.active >= s.opts.PerHost || now.Before(h.pausedUntil) {
+	if len(h.queue) == 0 || h.active >= s.opts.PerHost || h.rest.Resting(now) {
 		return false
 	}
 	if h.robotsPending && h.queue.peek().robotsFor == "" {
@@ -102,8 +102,8 @@ func (s *scheduler) hostWake(h *host, now time.Time) time.Time {
 	if t.IsZero() {
 		return t
 	}
-	if h.pausedUntil.After(t) {
-		t = h.pausedUntil
+	if until := h.rest.Until(); until.After(t) {
+		t = until
 	}
 	return h.readyAt(t)
 }

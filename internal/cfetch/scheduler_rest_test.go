@@ -42,8 +42,8 @@ func TestSchedulerIsolatedFailureDelaysOnlyItsRequest(t *testing.T) {
 	if got := fmt.Sprint(m.starts); got != want {
 		t.Errorf("starts\n got %s\nwant %s", got, want)
 	}
-	if h := m.s.hosts["a.test:80"]; h.rests != 0 || !h.pausedUntil.IsZero() {
-		t.Errorf("the host rested: %d rests, paused until %s", h.rests, h.pausedUntil)
+	if h := m.s.hosts["a.test:80"]; h.rest.Rests() != 0 || !h.rest.Until().IsZero() {
+		t.Errorf("the host rested: %d rests, paused until %s", h.rest.Rests(), h.rest.Until())
 	}
 }
 
@@ -125,8 +125,8 @@ func TestSchedulerSuccessEndsTheStreak(t *testing.T) {
 	m.respond = failing(10*time.Millisecond, 502, 0, fail)
 	m.add(urls("a.test", 30)...)
 	m.run(time.Hour)
-	if h := m.s.hosts["a.test:80"]; h.rests != 0 || !h.pausedUntil.IsZero() {
-		t.Errorf("the host rested: %d rests, paused until %s", h.rests, h.pausedUntil)
+	if h := m.s.hosts["a.test:80"]; h.rest.Rests() != 0 || !h.rest.Until().IsZero() {
+		t.Errorf("the host rested: %d rests, paused until %s", h.rest.Rests(), h.rest.Until())
 	}
 }
 
@@ -223,35 +223,10 @@ func TestSchedulerRestIsCounted(t *testing.T) {
 	}
 }
 
-// TestInTroubleNeedsAStreakThatIsHalfTheWindow: three failures in a row
-// make a host in trouble only when they are also at least half of its
-// last 10 answers; a burst of fast failures after many successes is not.
-func TestInTroubleNeedsAStreakThatIsHalfTheWindow(t *testing.T) {
-	for _, tt := range []struct {
-		answers string // S: success, F: failure (a 503), oldest first
-		want    bool
-	}{
-		{"FFF", true},              // a host failing from the start
-		{"SSFFF", true},            // 3 of 5
-		{"SSSSFFF", false},         // 3 of 7
-		{"SSSSSSSFFF", false},      // 3 of 10: a quick burst in a healthy stream
-		{"SSSSSSSFFFFF", true},     // 5 of the last 10
-		{"SSSSSSSSSSSSFFF", false}, // 3 of the last 10
-		{"FFSFF", false},           // no three in a row
-		{"SSSSSSSSSFFFFFFFFFF", true},
-	} {
-		s := &scheduler{}
-		h := &host{}
-		got := false
-		for _, c := range tt.answers {
-			f := &finish{status: 200}
-			if c == 'F' {
-				f.status, f.failed = 503, true
-			}
-			got = s.inTrouble(h, f)
-		}
-		if got != tt.want {
-			t.Errorf("%s: in trouble %v, want %v", tt.answers, got, tt.want)
-		}
+func TestNewAutoThrottle(t *testing.T) {
+	o := DefaultOptions()
+	o.Delay, o.ThrottleStart = 7*time.Second, 5*time.Second
+	if a := newAutoThrottle(&o); a.Start != 7*time.Second || a.Min != 7*time.Second || a.Max != time.Minute || a.Target != 1 {
+		t.Errorf("%+v: the start delay is at least DOWNLOAD_DELAY", a)
 	}
 }

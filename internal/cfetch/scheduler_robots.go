@@ -86,7 +86,7 @@ func (s *scheduler) robotsDone(h *host, rj *job, v robotsVerdict, now time.Time)
 	e := s.robots.put(h.key, v.entry)
 	h.crawlDelay = min(e.crawlDelay(), s.opts.ThrottleMax)
 	if s.opts.AutoThrottle {
-		h.throttle = s.at.clamp(h.throttle, h.crawlDelay)
+		h.throttle = s.at.Clamp(h.throttle, h.crawlDelay)
 	}
 	s.setRate(h, now)
 	// Answer the queued requests robots.txt denies.

@@ -355,7 +355,7 @@ func TestProgressLine(t *testing.T) {
 		p.sched.add(j, now)
 	}
 	p.sched.next(now)
-	p.sched.hosts["b.test:80"].pausedUntil = now.Add(time.Minute)
+	p.sched.hosts["b.test:80"].rest.Extend(now.Add(time.Minute))
 	tool.Stats.Count("status", "200", 3)
 	tool.Stats.Count("status", "404", 1)
 	p.setProgressLocked(now)

@@ -116,9 +116,9 @@ func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.T
 func (r *Redis) runSeen(ctx context.Context, keys []string, args []any) (res []int64, err error) {
 	err = r.conn.Do(ctx, func(ctx context.Context) error {
 		if r.replayed {
-			seenScript.Run(ctx, r.client, keys, args...)
+			r.conn.Script(ctx, seenScript, keys, args...)
 		}
-		res, err = seenScript.Run(ctx, r.client, keys, args...).Int64Slice()
+		res, err = r.conn.Script(ctx, seenScript, keys, args...).Int64Slice()
 		return err
 	})
 	return res, err

@@ -42,7 +42,7 @@ func TestParseClusterURL(t *testing.T) {
 		{url: "redis+cluster://h1:7000?prefix=", err: "prefix= is empty"},
 		{url: "redis+cluster://h1:7000?colour=blue", err: "unexpected option: colour"},
 	} {
-		opt, prefix, err := parseClusterURL(c.url)
+		opt, prefix, _, err := parseClusterURL(c.url)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: error %v, want %q", c.url, err, c.err)

@@ -48,6 +48,7 @@ type RedisConn struct {
 	Where string
 
 	retry time.Duration // how long Do retries (RedisRetryEnv)
+	rep   replication   // the URL's wait= and wait_timeout= (see Script)
 	out   outage
 }
 
@@ -78,12 +79,17 @@ func dialRedis(ctx context.Context, rawURL string) (*RedisConn, error) {
 	if err != nil {
 		return nil, badURL(rawURL, err)
 	}
+	query := u.RawQuery
 	prefix, err := takePrefix(u)
 	if err != nil {
 		return nil, badURL(rawURL, err)
 	}
+	rep, err := takeWait(u)
+	if err != nil {
+		return nil, badURL(rawURL, err)
+	}
 	goURL := rawURL
-	if prefix != "" {
+	if u.RawQuery != query {
 		goURL = u.String()
 	}
 	opt, err := redis.ParseURL(goURL)
@@ -103,11 +109,11 @@ func dialRedis(ctx context.Context, rawURL string) (*RedisConn, error) {
 		return nil, fmt.Errorf("%s is a node of a Redis Cluster: name the cluster as %s://%s (any of its nodes, comma-separated)",
 			strings.TrimSuffix(where, fmt.Sprintf(" (db %d)", opt.DB)), schemeCluster, opt.Addr)
 	}
-	return &RedisConn{Client: c, Prefix: prefix, Where: where}, nil
+	return &RedisConn{Client: c, Prefix: prefix, Where: where, rep: rep}, nil
 }
 
 func dialCluster(ctx context.Context, rawURL string) (*RedisConn, error) {
-	opt, prefix, err := parseClusterURL(rawURL)
+	opt, prefix, rep, err := parseClusterURL(rawURL)
 	if err != nil {
 		return nil, badURL(rawURL, err)
 	}
@@ -121,13 +127,13 @@ func dialCluster(ctx context.Context, rawURL string) (*RedisConn, error) {
 		}
 		return nil, reachErr(where, err)
 	}
-	return &RedisConn{Client: c, Cluster: true, Prefix: prefix, Where: where}, nil
+	return &RedisConn{Client: c, Cluster: true, Prefix: prefix, Where: where, rep: rep}, nil
 }
 
 // parseClusterURL reads a redis+cluster:// URL into go-redis's options
 // (through redis.ParseClusterURL, which takes the first seed as its host
 // and the others as addr= options) and the prefix= option.
-func parseClusterURL(raw string) (*redis.ClusterOptions, string, error) {
+func parseClusterURL(raw string) (opt *redis.ClusterOptions, prefix string, rep replication, err error) {
 	scheme, rest, _ := strings.Cut(raw, "://")
 	authority, tail := rest, ""
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
@@ -139,25 +145,27 @@ func parseClusterURL(raw string) (*redis.ClusterOptions, string, error) {
 	}
 	path, query, _ := strings.Cut(tail, "?")
 	if strings.Contains(query, "#") || strings.Contains(path, "#") {
-		return nil, "", errors.New("a fragment (#…) has no meaning here")
+		return nil, "", rep, errors.New("a fragment (#…) has no meaning here")
 	}
 	if path != "" && path != "/" && path != "/0" {
-		return nil, "", fmt.Errorf("a Redis Cluster has db 0 only, not %s (keep crawls apart with prefix=NAME: instead)", strings.TrimPrefix(path, "/"))
+		return nil, "", rep, fmt.Errorf("a Redis Cluster has db 0 only, not %s (keep crawls apart with prefix=NAME: instead)", strings.TrimPrefix(path, "/"))
 	}
 	u := &url.URL{RawQuery: query}
-	prefix, err := takePrefix(u)
-	if err != nil {
-		return nil, "", err
+	if prefix, err = takePrefix(u); err != nil {
+		return nil, "", rep, err
+	}
+	if rep, err = takeWait(u); err != nil {
+		return nil, "", rep, err
 	}
 	q := u.Query()
 	if db := q.Get("db"); q.Has("db") && db != "0" {
-		return nil, "", fmt.Errorf("a Redis Cluster has db 0 only, not %s (keep crawls apart with prefix=NAME: instead)", db)
+		return nil, "", rep, fmt.Errorf("a Redis Cluster has db 0 only, not %s (keep crawls apart with prefix=NAME: instead)", db)
 	}
 	q.Del("db")
 	var seeds []string
 	for _, h := range strings.Split(hosts, ",") {
 		if h == "" {
-			return nil, "", errors.New("an empty address in the list of seeds")
+			return nil, "", rep, errors.New("an empty address in the list of seeds")
 		}
 		if _, _, err := net.SplitHostPort(h); err != nil {
 			h = net.JoinHostPort(strings.Trim(h, "[]"), "6379")
@@ -171,11 +179,11 @@ func parseClusterURL(raw string) (*redis.ClusterOptions, string, error) {
 	if scheme == schemeClusterTLS {
 		goScheme = "rediss"
 	}
-	opt, err := redis.ParseClusterURL(goScheme + "://" + userinfo + seeds[0] + "/?" + q.Encode())
+	opt, err = redis.ParseClusterURL(goScheme + "://" + userinfo + seeds[0] + "/?" + q.Encode())
 	if err != nil {
-		return nil, "", err
+		return nil, "", rep, err
 	}
-	return opt, prefix, nil
+	return opt, prefix, rep, nil
 }
 
 // takePrefix removes the prefix= option from u's query and returns it.

@@ -100,6 +100,8 @@ func (c *RedisConn) Do(ctx context.Context, call func(ctx context.Context) error
 			return c.oom(err)
 		case !Retryable(err):
 			return err
+		case time.Since(start) >= c.retry && errors.Is(err, ErrNotReplicated):
+			return fmt.Errorf("%s: writes not confirmed by the replicas wait=%d asks for, for %v (%s): %w", c.Where, c.rep.replicas, c.retry, RedisRetryEnv, err)
 		case time.Since(start) >= c.retry:
 			return fmt.Errorf("%s unreachable for %v (%s): %w", c.Where, c.retry, RedisRetryEnv, err)
 		}
@@ -147,12 +149,15 @@ func Retryable(err error) bool {
 		return false
 	}
 	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+	if errors.As(err, &ne) || errors.Is(err, ErrNotReplicated) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) {
 		return true
 	}
 	msg := err.Error()
-	for _, p := range []string{"LOADING ", "CLUSTERDOWN ", "TRYAGAIN ", "MASTERDOWN ", "READONLY ", "BUSY ", "NOREPLICAS ", "redis: connection pool timeout"} {
+	// MOVED reaches here only from a node asked directly (Script with
+	// wait=N) that no longer serves the slot: after a failover, before the
+	// client has the cluster's new slots (Do asks for them).
+	for _, p := range []string{"LOADING ", "CLUSTERDOWN ", "TRYAGAIN ", "MASTERDOWN ", "READONLY ", "BUSY ", "NOREPLICAS ", "MOVED ", "redis: connection pool timeout"} {
 		if strings.HasPrefix(msg, p) {
 			return true
 		}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,16 @@ import (
 // master: the state goes back to an earlier consistent point and the
 // pages done since are handed out again, which can export a product
 // twice (counted, and logged; at most the window).
-func TestLoopRidesOutAFailover(t *testing.T) {
+func TestLoopRidesOutAFailover(t *testing.T) { testFailover(t, false) }
+
+// TestLoopWithWaitLosesNothingInAFailover: the same with wait=1 in the
+// Redis URL, and the master killed without waiting for its replica: every
+// write a tool went on from was on the replica (WAIT 1), so the promoted
+// replica has the whole crawl as the tools last saw it, and nothing is
+// fetched or exported twice.
+func TestLoopWithWaitLosesNothingInAFailover(t *testing.T) { testFailover(t, true) }
+
+func testFailover(t *testing.T, wait bool) {
 	if testing.Short() {
 		t.Skip("timed pipelines are skipped with -short")
 	}
@@ -40,7 +50,11 @@ func TestLoopRidesOutAFailover(t *testing.T) {
 
 	site := loopSite
 	site.Latency = 40 * time.Millisecond // the failover lands mid-crawl
-	l := newRedisLoop(t, bin, cluster.URL, site)
+	url := cluster.URL
+	if wait {
+		url += "?wait=1&wait_timeout=500ms"
+	}
+	l := newRedisLoop(t, bin, url, site)
 	c, stderr := l.start()
 	l.waitRequests(60, 30*time.Second)
 	master, err := cluster.MasterOf(slotKey)
@@ -52,9 +66,11 @@ func TestLoopRidesOutAFailover(t *testing.T) {
 	// lags loses what it had not received with the master (Redis's
 	// asynchronous replication), and this test is of the tools riding out
 	// the failover.
-	offset, err := cluster.WaitReplicaCaughtUp(master, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
+	var offset int64
+	if !wait {
+		if offset, err = cluster.WaitReplicaCaughtUp(master, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
 	}
 	killed := time.Now()
 	cluster.Kill(master)
@@ -62,7 +78,18 @@ func TestLoopRidesOutAFailover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("master %s killed after %d requests, its replica at offset %d; %s took over %v later", master, before, offset, next, time.Since(killed).Round(100*time.Millisecond))
+	caught := fmt.Sprintf("its replica at offset %d", offset)
+	if wait {
+		caught = "its replica not waited for"
+	}
+	t.Logf("master %s killed after %d requests, %s; %s took over %v later", master, before, caught, next, time.Since(killed).Round(100*time.Millisecond))
+	if wait {
+		// The new master has no replica: with wait=1 the tools wait
+		// (retrying) until the old master, restarted, replicates it.
+		if err := cluster.Restart(master); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	l.waitEnd(c, stderr)
 	if l.site.Stats().Requests <= before {
@@ -78,6 +105,9 @@ func TestLoopRidesOutAFailover(t *testing.T) {
 	// with the master.
 	if st.Duplicates > 32 {
 		t.Errorf("%d requests fetched twice, more than the window of 32", st.Duplicates)
+	}
+	if wait && (st.Duplicates > 0 || dups > 0) {
+		t.Errorf("with wait=1, %d requests fetched twice and %d products exported twice; want none", st.Duplicates, dups)
 	}
 	if out := stderr.String(); !strings.Contains(out, "retrying for up to") {
 		t.Errorf("stderr does not say the tools retried:\n%s", out)

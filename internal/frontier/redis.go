@@ -72,7 +72,9 @@ func (r *Redis) fail(op string, err error) error {
 	return fmt.Errorf("frontier: %s: %s: %w", op, r.conn.Name(), err)
 }
 
-// run runs one of the frontier's scripts. The scripts name their keys
+// run runs one of the frontier's scripts (with the URL's wait=N, it
+// returns once N replicas have its writes: see dedupe.RedisConn.Script).
+// The scripts name their keys
 // from P (ARGV[1]); KEYS[1], a key of the same slot, is what sends the
 // script to the node serving it on a cluster.
 // A call is retried while the server cannot be reached (see
@@ -83,9 +85,9 @@ func (r *Redis) run(ctx context.Context, s *redis.Script, args ...any) *redis.Cm
 	var cmd *redis.Cmd
 	err := r.conn.Do(ctx, func(ctx context.Context) error {
 		if r.replayed && (s == popScript || s == applyScript) {
-			s.Run(ctx, r.client, r.keys, args...) // its answer is lost
+			r.conn.Script(ctx, s, r.keys, args...) // its answer is lost
 		}
-		cmd = s.Run(ctx, r.client, r.keys, args...)
+		cmd = r.conn.Script(ctx, s, r.keys, args...)
 		return cmd.Err()
 	})
 	if err != nil {

@@ -68,8 +68,12 @@ func NewCluster(t testing.TB, o ClusterOptions) *Cluster {
 		t.Fatalf("redistest: %v", err)
 	}
 	var procs []*proc
+	c := &Cluster{procs: map[string]*proc{}}
 	t.Cleanup(func() {
 		for _, p := range procs {
+			if q := c.procs[p.addr]; q != nil {
+				p = q // restarted
+			}
 			p.stop(t)
 		}
 		os.RemoveAll(dir)
@@ -82,7 +86,6 @@ func NewCluster(t testing.TB, o ClusterOptions) *Cluster {
 		}
 		procs = append(procs, p)
 	}
-	c := &Cluster{procs: map[string]*proc{}}
 	for _, p := range procs {
 		c.Addrs = append(c.Addrs, p.addr)
 		c.procs[p.addr] = p
@@ -118,7 +121,7 @@ func launchNode(server, dir string) (*proc, error) {
 		if err != nil {
 			return nil, err
 		}
-		p, err := launch(server, dir, ports[0],
+		args := []string{
 			"--cluster-enabled", "yes",
 			"--cluster-port", strconv.Itoa(ports[1]),
 			"--cluster-config-file", fmt.Sprintf("nodes-%d.conf", ports[0]),
@@ -126,8 +129,11 @@ func launchNode(server, dir string) (*proc, error) {
 			// A replica's first sync through a file, at once: with
 			// Redis 7.0's diskless sync a replica was seen online with
 			// nothing streamed to it, minutes after its sync.
-			"--repl-diskless-sync", "no")
+			"--repl-diskless-sync", "no",
+		}
+		p, err := launch(server, dir, ports[0], args...)
 		if err == nil {
+			p.relaunch = func() (*proc, error) { return launch(server, dir, ports[0], args...) }
 			return p, nil
 		}
 		lastErr = err

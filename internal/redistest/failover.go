@@ -62,6 +62,20 @@ func masterOfSlot(nodes string, slot int) string {
 // Kill kills the node at addr (SIGKILL).
 func (c *Cluster) Kill(addr string) { c.procs[addr].kill() }
 
+// Restart starts the killed node at addr again, on its ports and with its
+// cluster configuration: a master that a replica took over from comes
+// back as that replica's replica. It returns once the node answers.
+func (c *Cluster) Restart(addr string) error {
+	old := c.procs[addr]
+	p, err := old.relaunch()
+	if err != nil {
+		return fmt.Errorf("redistest: restart %s: %v", addr, err)
+	}
+	p.relaunch = old.relaunch
+	c.procs[addr] = p
+	return nil
+}
+
 // WaitMaster waits until a live master other than gone serves key's slot
 // (a replica has taken over), and returns it.
 func (c *Cluster) WaitMaster(key, gone string, within time.Duration) (string, error) {

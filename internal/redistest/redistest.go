@@ -93,6 +93,10 @@ type proc struct {
 	addr    string
 	logPath string
 
+	// relaunch, when set, starts the same server again (same port,
+	// directory and arguments): see Cluster.Restart.
+	relaunch func() (*proc, error)
+
 	waitOnce sync.Once
 	waitErr  error
 	killed   atomic.Bool

@@ -1,8 +1,10 @@
 package redistest
 
 import (
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Server is a redis-server a test can stop, resume, kill and restart, for
@@ -64,4 +66,27 @@ func (s *Server) Restart() {
 		s.t.Fatalf("redistest: restart: %v", err)
 	}
 	s.p = p
+}
+
+// Addr is the server's address, 127.0.0.1:PORT.
+func (s *Server) Addr() string { return s.p.addr }
+
+// StartReplica starts a redis-server replicating master (replicaof) and
+// waits until its link to the master is up and it has loaded the
+// master's data; it is stopped by t.Cleanup.
+func StartReplica(t testing.TB, master *Server) *Server {
+	t.Helper()
+	host, port, _ := strings.Cut(master.Addr(), ":")
+	r := StartServer(t, "--replicaof", host, port)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		info, err := Do(r.Addr(), "INFO", "replication")
+		if err == nil && strings.Contains(info, "master_link_status:up") {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redistest: replica %s of %s: link not up within 10s (%v): %s", r.Addr(), master.Addr(), err, info)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

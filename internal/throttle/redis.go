@@ -196,7 +196,7 @@ func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Rep
 		}
 		var res []int64
 		err := r.conn.Do(ctx, func(ctx context.Context) (err error) {
-			res, err = reserveScript.Run(ctx, r.client, keys, args...).Int64Slice()
+			res, err = r.conn.Script(ctx, reserveScript, keys, args...).Int64Slice()
 			return err
 		})
 		if err != nil {
@@ -234,7 +234,7 @@ func (r *Redis) Hold(ctx context.Context, key string, until, now time.Time) erro
 	}
 	margin := max(HoldMargin, r.keep).Milliseconds()
 	if err := r.conn.Do(ctx, func(ctx context.Context) error {
-		return holdScript.Run(ctx, r.client, []string{RedisHoldKey(r.prefix, key)}, at, untilUS-nowUS, margin).Err()
+		return r.conn.Script(ctx, holdScript, []string{RedisHoldKey(r.prefix, key)}, at, untilUS-nowUS, margin).Err()
 	}); err != nil {
 		return fmt.Errorf("throttle: hold: %s: %w", r.conn.Name(), err)
 	}
