@@ -9,4 +9,4 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
 
-func main() { os.Exit(cli.Main(cdedupe.Run)) }
+func main() { os.Exit(cli.Main(cdedupe.Command())) }

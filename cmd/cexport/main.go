@@ -9,4 +9,4 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
 
-func main() { os.Exit(cli.Main(cexport.Run)) }
+func main() { os.Exit(cli.Main(cexport.Command())) }

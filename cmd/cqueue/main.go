@@ -9,4 +9,4 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cqueue"
 )
 
-func main() { os.Exit(cli.Main(cqueue.Run)) }
+func main() { os.Exit(cli.Main(cqueue.Command())) }

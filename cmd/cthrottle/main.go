@@ -10,4 +10,4 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
 )
 
-func main() { os.Exit(cli.Main(cthrottle.Run)) }
+func main() { os.Exit(cli.Main(cthrottle.Command())) }

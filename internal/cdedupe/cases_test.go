@@ -8,7 +8,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]cli.RunFunc{"cdedupe": Run})
+	scripttest.Main(m, map[string]func() *cli.Command{"cdedupe": Command})
 }
 
 func TestCases(t *testing.T) {

@@ -2,11 +2,9 @@ package cdedupe
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 )
 
 // Options are cdedupe's settings.
@@ -21,7 +19,7 @@ type Options struct {
 	Batch       int
 	BusyTimeout time.Duration
 
-	flags *cli.Flags
+	getenv func(string) string // the command's environment, for dsn
 }
 
 var help = cli.Help{
@@ -50,10 +48,13 @@ A Scrapy JOBDIR's requests.seen can be read in (--import-seen) and written out
   cdedupe --db seen.db --scrapy-fingerprints --namespace shop --import-seen jobdir/requests.seen < urls.txt`,
 }
 
-func parseFlags(tool *cli.Tool, args []string, stdout interface{ Write([]byte) (int, error) }) (*Options, []string, int, bool) {
+// Command returns the cdedupe command, for cli.Main or cli.Execute.
+func Command() *cli.Command {
 	o := &Options{}
-	f := tool.NewFlags(help)
-	o.flags = f
+	return &cli.Command{Name: "cdedupe", Help: help, Flags: o.define, Run: o.run}
+}
+
+func (o *Options) define(f *cli.Flags) {
 	f.StringVar(&o.DB, "db", "", "the seen-set's SQLite `FILE` (default $CRAWLUTILS_DB)")
 	f.StringVar(&o.Redis, "redis", "", "the seen-set's Redis `URL`, redis://host:port/db, or a Redis Cluster: redis+cluster://h1:port,h2:port (default $CRAWLUTILS_REDIS)")
 	f.StringVar(&o.Key, "key", "", "dedupe by the value of the jq `EXPR` (e.g. .data.upc) instead of the default keys")
@@ -64,14 +65,6 @@ func parseFlags(tool *cli.Tool, args []string, stdout interface{ Write([]byte) (
 	f.StringVar(&o.ExportSeen, "export-seen", "", "at the end, write the namespace's Scrapy fingerprints to `FILE` as requests.seen")
 	f.IntVar(&o.Batch, "batch", 500, "check up to `N` records per round trip to the store (also when input stalls)")
 	f.DurationVar(&o.BusyTimeout, "busy-timeout", 0, "wait this long for another process's write lock on the SQLite file (default 5s)")
-	files, code, done := f.Parse(args, stdout)
-	if done {
-		return nil, nil, code, true
-	}
-	if err := o.Validate(); err != nil {
-		return nil, nil, tool.Usage("%v", err), true
-	}
-	return o, files, cli.ExitOK, false
 }
 
 // Validate checks the options.
@@ -94,19 +87,13 @@ func (o *Options) Validate() error {
 
 // dsn picks the store: --redis, --db, then the environment.
 func (o *Options) dsn() (string, error) {
-	switch {
-	case o.Redis != "" && o.DB != "":
-		return "", fmt.Errorf("--db and --redis: give one")
-	case o.Redis != "":
-		return o.Redis, dedupe.CheckRedisURL("--redis", o.Redis)
-	case o.DB != "":
-		return o.DB, nil
+	getenv := o.getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
 	}
-	if v := os.Getenv("CRAWLUTILS_REDIS"); v != "" {
-		return v, dedupe.CheckRedisURL("$CRAWLUTILS_REDIS", v)
+	dsn, err := cli.StoreDSN(o.DB, o.Redis, getenv)
+	if err == nil && dsn == "" {
+		err = fmt.Errorf("no seen-set: give --db FILE or --redis URL (or set CRAWLUTILS_DB)")
 	}
-	if v := os.Getenv("CRAWLUTILS_DB"); v != "" {
-		return v, nil
-	}
-	return "", fmt.Errorf("no seen-set: give --db FILE or --redis URL (or set CRAWLUTILS_DB)")
+	return dsn, err
 }

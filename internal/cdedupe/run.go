@@ -3,7 +3,6 @@ package cdedupe
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -13,51 +12,52 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
-// Run is the cdedupe command.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	tool := cli.NewTool("cdedupe", stderr)
-	o, files, code, done := parseFlags(tool, args, stdout)
-	if done {
-		return code
+// run is the cdedupe command, its flags parsed into o.
+func (o *Options) run(ctx context.Context, env *cli.Env) error {
+	tool := env.Tool
+	o.getenv = env.Getenv
+	if err := o.Validate(); err != nil {
+		return cli.Usagef("%v", err)
 	}
 	k, err := newKeyer(o)
 	if err != nil {
-		return tool.Usage("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	dsn, _ := o.dsn()
 	store, err := dedupe.Open(context.WithoutCancel(ctx), dsn, dedupe.Options{TTL: o.TTL, BusyTimeout: o.BusyTimeout})
 	if err != nil {
 		tool.Fail(err)
-		return tool.Finish(ctx)
+		return tool.Done(ctx)
 	}
 	defer store.Close()
 	if o.ImportSeen != "" {
-		if err := importSeen(ctx, store, o.ImportSeen, o.Namespace); err != nil {
+		if err := importSeen(ctx, store, o.ImportSeen, o.Namespace, env.Now()); err != nil {
 			tool.Fail(err)
-			return tool.Finish(ctx)
+			return tool.Done(ctx)
 		}
 	}
-	out, closeOut, err := o.flags.OpenOutput(stdout)
+	out, err := env.Output()
 	if err != nil {
 		tool.Fail(err)
-		return tool.Finish(ctx)
+		return tool.Done(ctx)
 	}
 	w := ndjson.NewWriter(out)
-	tool.DrainOnInterrupt = len(files) == 0 && cli.IsPipe(stdin)
-	b := &batcher{tool: tool, store: store, keys: k, w: w, max: o.Batch}
-	for line, env := range tool.Records(ctx, ndjson.NewReader(files, stdin), b.settle) {
-		b.add(line, env)
+	files := env.Args
+	tool.DrainOnInterrupt = env.DrainsOnInterrupt(files)
+	b := &batcher{tool: tool, store: store, keys: k, w: w, max: o.Batch, now: env.Now}
+	for line, rec := range tool.Records(ctx, ndjson.NewReader(files, env.Stdin), b.settle) {
+		b.add(line, rec)
 	}
 	b.settle()
-	if err := closeOut(); err != nil {
+	if err := env.CloseOutput(); err != nil {
 		tool.Fail(err)
 	}
 	if o.ExportSeen != "" {
-		if err := exportSeen(ctx, store, o.ExportSeen, o.Namespace); err != nil {
+		if err := exportSeen(ctx, store, o.ExportSeen, o.Namespace, env.Now()); err != nil {
 			tool.Fail(err)
 		}
 	}
-	return tool.Finish(ctx)
+	return tool.Done(ctx)
 }
 
 // pending is a record waiting for its batch to be checked.
@@ -76,6 +76,7 @@ type batcher struct {
 	keys   *keyer
 	w      *ndjson.Writer
 	max    int
+	now    func() time.Time
 	queue  []pending
 	failed bool
 }
@@ -103,7 +104,7 @@ func (b *batcher) settle() {
 			}
 		}
 		first := make([]bool, len(b.queue))
-		now := time.Now()
+		now := b.now()
 		for ns, idx := range byNS {
 			keys := make([]dedupe.Key, len(idx))
 			for j, i := range idx {
@@ -138,14 +139,13 @@ func (b *batcher) settle() {
 	}
 }
 
-func importSeen(ctx context.Context, store dedupe.Store, path, ns string) error {
+func importSeen(ctx context.Context, store dedupe.Store, path, ns string, now time.Time) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("--import-seen: %v", err)
 	}
 	defer f.Close()
 	var keys []dedupe.Key
-	now := time.Now()
 	flush := func() error {
 		if len(keys) == 0 {
 			return nil
@@ -170,9 +170,9 @@ func importSeen(ctx context.Context, store dedupe.Store, path, ns string) error 
 	return nil
 }
 
-func exportSeen(ctx context.Context, store dedupe.Store, path, ns string) error {
+func exportSeen(ctx context.Context, store dedupe.Store, path, ns string, now time.Time) error {
 	var fps [][20]byte
-	err := store.Export(ctx, ns, time.Now(), func(k dedupe.Key) error {
+	err := store.Export(ctx, ns, now, func(k dedupe.Key) error {
 		if k.Scrapy {
 			fps = append(fps, k.SHA1)
 		}

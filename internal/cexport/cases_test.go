@@ -9,7 +9,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]cli.RunFunc{"cexport": Run})
+	scripttest.Main(m, map[string]func() *cli.Command{"cexport": Command})
 }
 
 // TestCases runs the command cases in testdata/cases/cexport: the real

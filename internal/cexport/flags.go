@@ -1,8 +1,6 @@
 package cexport
 
 import (
-	"io"
-
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
 
@@ -87,12 +85,15 @@ written as .NAME.part and gets its name only when complete; a rerun numbers afte
   cexport -f markdown --fields title,price < items.jsonl`,
 }
 
-// parseFlags parses and validates the command line. When done is true the
-// command must return code at once.
-func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, files []string, code int, done bool) {
-	o = &Options{}
-	var overwrite string
-	f := tool.NewFlags(help)
+// command is a run of cexport: its options, and -O, which sets them only
+// once parsed.
+type command struct {
+	o         *Options
+	overwrite string
+}
+
+func (c *command) define(f *cli.Flags) {
+	o := c.o
 	f.StringVarP(&o.Format, "format", "f", "", "export `FORMAT`: jsonl (jsonlines, ndjson), json, csv, tsv, xml or markdown (md); default from the -o FILE extension, else jsonl (Scrapy FEED_FORMAT)")
 	f.StringSliceVar(&o.Fields, "fields", nil, "export these `FIELDS` in this order, comma-separated, each NAME or NAME:NEWNAME (price:cost; \\: is a colon in a name); for CSV the header (Scrapy FEED_EXPORT_FIELDS)")
 	f.BoolVar(&o.Append, "append", false, "deprecated: -o FILE appends anyway (Scrapy FEEDS overwrite: false); -O FILE overwrites")
@@ -100,7 +101,7 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, fi
 	f.BoolVar(&o.NoHeader, "no-header", false, "write no CSV header line (Scrapy include_headers_line: false)")
 	f.StringVar(&o.XMLRoot, "xml-root", "items", "XML document element `NAME` (Scrapy root_element)")
 	f.StringVar(&o.XMLItem, "xml-item", "item", "XML element `NAME` of each item (Scrapy item_element)")
-	f.StringVarP(&overwrite, "overwrite-output", "O", "", "like -o, but truncate `FILE` first: a new export (Scrapy's -O); a database table is emptied first")
+	f.StringVarP(&c.overwrite, "overwrite-output", "O", "", "like -o, but truncate `FILE` first: a new export (Scrapy's -O); a database table is emptied first")
 	f.StringSliceVar(&o.Key, "key", nil, "with a database output: upsert on these `FIELDS` (comma-separated): an item whose key is in the table updates its row (a unique index on them is created if missing); with --changed-only, --change-fields or --history (any output): the fields that name an item from one run to the next")
 	f.BoolVar(&o.Alter, "alter", false, "with a database output: add a column for a field the table does not have (else such an item is rejected)")
 	addChangeFlags(f, o)
@@ -112,24 +113,26 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (o *Options, fi
 	f.IntVar(&o.BatchItems, "batch-items", 0, "start a new batch file every `N` items; -o names them with %(batch_id)05d and %(batch_time)s (Scrapy FEED_EXPORT_BATCH_ITEM_COUNT)")
 	f.Float64Var(&o.BatchSeconds, "batch-seconds", 0, "start a new batch file every `S` seconds (counted from its first item; a batch is finished on time even while no input comes)")
 	f.DurationVar(&o.DBRetry, "db-retry", DefaultDBRetry, "with a database output: wait this `DURATION` for a database that went away mid-run (retrying with backoff) before failing with the acks of the unwritten items held back; 0: fail at once")
-	files, code, done = f.Parse(args, stdout)
-	if done {
-		return nil, nil, code, true
-	}
+}
+
+// options completes and checks the options once f is parsed; its errors
+// are usage errors.
+func (c *command) options(f *cli.Flags) (*Options, error) {
+	o, overwrite := c.o, c.overwrite
 	batching := o.BatchItems > 0 || o.BatchSeconds > 0
 	if batching && !f.Changed("store-empty") {
 		o.StoreEmpty = false
 	}
 	switch {
 	case f.Output != "" && overwrite != "":
-		return nil, nil, tool.Usage("-o %s and -O %s: give one (-o FILE appends to FILE, -O FILE overwrites it)", f.Output, overwrite), true
+		return nil, cli.Usagef("-o %s and -O %s: give one (-o FILE appends to FILE, -O FILE overwrites it)", f.Output, overwrite)
 	case overwrite != "":
 		o.Output, o.Overwrite = overwrite, true
 	default:
 		o.Output = f.Output
 	}
 	if err := o.Validate(); err != nil {
-		return nil, nil, tool.Usage("%v", err), true
+		return nil, cli.Usagef("%v", err)
 	}
-	return o, files, cli.ExitOK, false
+	return o, nil
 }

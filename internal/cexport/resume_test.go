@@ -34,7 +34,7 @@ var exportFormats = []string{"jsonl", "json", "csv", "xml"}
 func runExport(t *testing.T, args []string, in string) (int, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), append([]string{"-q"}, args...), strings.NewReader(in), &stdout, &stderr)
+	code := execute(context.Background(), append([]string{"-q"}, args...), strings.NewReader(in), &stdout, &stderr)
 	return code, stderr.String()
 }
 
@@ -111,6 +111,7 @@ func lines(objects ...string) string { return strings.Join(objects, "\n") + "\n"
 // document after each run, with every item once; a run without items
 // leaves it as it is; -O starts over.
 func TestAppendTwice(t *testing.T) {
+	t.Parallel()
 	for _, format := range exportFormats {
 		t.Run(format, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "items."+format)
@@ -140,6 +141,7 @@ func TestAppendTwice(t *testing.T) {
 // TestAppendKeepsTheFormat: what -o appends to a file cexport wrote is
 // byte for byte what one run with all the items writes.
 func TestAppendKeepsTheFormat(t *testing.T) {
+	t.Parallel()
 	for _, format := range exportFormats {
 		t.Run(format, func(t *testing.T) {
 			dir := t.TempDir()
@@ -161,6 +163,7 @@ func TestAppendKeepsTheFormat(t *testing.T) {
 // document with every item that was complete before the cut, then the new
 // one.
 func TestResumeAfterACut(t *testing.T) {
+	t.Parallel()
 	for _, format := range exportFormats {
 		t.Run(format, func(t *testing.T) {
 			dir := t.TempDir()
@@ -198,7 +201,7 @@ func itemEnds(t *testing.T, format string, objects []string) []int64 {
 	var ends []int64
 	for i := range objects {
 		var stdout, stderr bytes.Buffer
-		if code := Run(context.Background(), []string{"-q", "-f", format}, strings.NewReader(lines(objects[:i+1]...)), &stdout, &stderr); code != 0 {
+		if code := execute(context.Background(), []string{"-q", "-f", format}, strings.NewReader(lines(objects[:i+1]...)), &stdout, &stderr); code != 0 {
 			t.Fatalf("exit %d: %s", code, &stderr)
 		}
 		ends = append(ends, int64(stdout.Len()-after))
@@ -210,6 +213,7 @@ func itemEnds(t *testing.T, format string, objects []string) []int64 {
 // stderr, even with -q; cutting blanks is not. Zeros a power loss left
 // where unsynced data was to go are cut off, with all that follows them.
 func TestResumeReportsTheCut(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "items.json")
 	os.WriteFile(path, []byte("[\n{\"t\":\"A\"},\n{\"t\":\"B"), 0o644)
@@ -247,6 +251,7 @@ func TestResumeReportsTheCut(t *testing.T) {
 // pretty-printed JSON array, an empty one, Scrapy's XML on one line, a
 // CSV with CRLF line endings.
 func TestAppendToForeignFiles(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, have, want string }{
 		{"pretty.json", "[\n  {\n    \"t\": \"A\"\n  }\n]\n", "[\n  {\n    \"t\": \"A\"\n  },\n{\"t\":\"N\"}\n]\n"},
 		{"one-line.json", `[{"t":"A"}]`, "[{\"t\":\"A\"},\n{\"t\":\"N\"}\n]\n"},
@@ -274,6 +279,7 @@ func TestAppendToForeignFiles(t *testing.T) {
 // format, or is damaged before its end, is not truncated: exit 1, the file
 // unchanged.
 func TestRefusesWhatItCannotAppendTo(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, have, why string }{
 		{"object.json", `{"t":"A"}`, `not a JSON array (it starts with '{')`},
 		{"middle.json", "[\n{\"t\":\"A\"}\n{\"t\":\"B\"},\n{\"t\":", "invalid JSON at byte 12"},
@@ -303,6 +309,7 @@ func TestRefusesWhatItCannotAppendTo(t *testing.T) {
 // TestOutputFlags: an unknown extension, or -o with -O, is a usage error
 // that creates no file; --append is what -o does.
 func TestOutputFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"-o", filepath.Join(dir, "items.txt")},
@@ -337,6 +344,7 @@ func TestOutputFlags(t *testing.T) {
 // flushed and fsynced), while the input stalls; the next items go on in
 // it.
 func TestDocumentValidWhileRunning(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"json", "xml"} {
 		t.Run(format, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "items."+format)

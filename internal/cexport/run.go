@@ -17,26 +17,31 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
-// Run is the cexport command: flags in args, records on stdin (or the
-// files named in args), the export on stdout or -o FILE. It returns the
-// exit status.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	tool := cli.NewTool("cexport", stderr)
-	o, files, code, done := parseFlags(tool, args, stdout)
-	if done {
-		return code
+// Command returns the cexport command, for cli.Main or cli.Execute:
+// records on stdin (or the files named), the export on stdout or -o FILE
+// (which cexport opens itself: -o appends, -O overwrites, and the output
+// may be a database).
+func Command() *cli.Command {
+	c := &command{o: &Options{}}
+	return &cli.Command{Name: "cexport", Help: help, Flags: c.define, Run: c.run}
+}
+
+// run is the cexport command, its flags parsed into c.
+func (c *command) run(ctx context.Context, env *cli.Env) error {
+	o, err := c.options(env.Flags)
+	if err != nil {
+		return err
 	}
 	// Upstream got the same signal and will close the pipe after its own
 	// in-flight work: read that too, then close the export properly.
-	stdinOnly := len(files) == 0 || len(files) == 1 && files[0] == "-"
-	tool.DrainOnInterrupt = stdinOnly && cli.IsPipe(stdin)
-	return run(ctx, tool, o, files, stdin, stdout, time.Now)
+	env.Tool.DrainOnInterrupt = env.DrainsOnInterrupt(env.Args)
+	return run(ctx, env.Tool, o, env.Args, env.Stdin, env.Stdout, env.Now)
 }
 
 // run exports with validated options; now is the clock of the ack batching.
-func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin io.Reader, stdout io.Writer, now func() time.Time) int {
+func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin io.Reader, stdout io.Writer, now func() time.Time) error {
 	if f := inputIsOutput(o.Output, files); f != "" {
-		return tool.Usage("%s %s: it is also an input (%s); write to another file", o.outputFlag(), o.Output, f)
+		return cli.Usagef("%s %s: it is also an input (%s); write to another file", o.outputFlag(), o.Output, f)
 	}
 	s := &session{tool: tool, opts: o, stdout: stdout}
 	switch {
@@ -48,7 +53,7 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 		}, tool.Printf)
 		if err != nil {
 			tool.Fail(err)
-			return tool.Finish(ctx)
+			return tool.Done(ctx)
 		}
 		s.out = &output{name: o.db.display}
 		s.exp = sink
@@ -63,17 +68,17 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 	case o.StoreEmpty:
 		if err := s.open(); err != nil {
 			tool.Fail(err)
-			return tool.Finish(ctx)
+			return tool.Done(ctx)
 		}
 	default:
 		// Opened at the first item (--store-empty=false).
 		s.out = &output{name: o.Output}
 	}
 	if o.tracksChanges() {
-		c, err := openChanges(context.WithoutCancel(ctx), o, time.Now, tool.Printf)
+		c, err := openChanges(context.WithoutCancel(ctx), o, now, tool.Printf)
 		if err != nil {
 			tool.Fail(err)
-			return tool.Finish(ctx)
+			return tool.Done(ctx)
 		}
 		defer c.close()
 		s.changes = c
@@ -84,7 +89,7 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 	}
 	tool.StartProgress(time.Second, nil)
 	s.export(ctx, ndjson.NewReader(files, stdin))
-	return tool.Finish(ctx)
+	return tool.Done(ctx)
 }
 
 // open opens the file or stdout export.

@@ -68,7 +68,7 @@ func (w *watchedBuffer) String() string {
 // runAsync runs cexport in a goroutine and returns its exit status channel.
 func runAsync(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) chan int {
 	code := make(chan int, 1)
-	go func() { code <- Run(ctx, args, stdin, stdout, stderr) }()
+	go func() { code <- execute(ctx, args, stdin, stdout, stderr) }()
 	return code
 }
 
@@ -84,11 +84,12 @@ func wait[T any](t *testing.T, c chan T, what string) T {
 }
 
 func TestJSONArrayClosedWhenInputEndsEarly(t *testing.T) {
+	t.Parallel()
 	// The upstream died mid-line: the cut line is rejected, the array is
 	// still complete.
 	in := `{"kind":"item","data":{"a":1}}` + "\n" + `{"b":2}` + "\n" + `{"kind":"item","data":{"a":`
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), []string{"-f", "json"}, strings.NewReader(in), &stdout, &stderr)
+	code := execute(context.Background(), []string{"-f", "json"}, strings.NewReader(in), &stdout, &stderr)
 	if code != cli.ExitPartial {
 		t.Fatalf("exit %d, want 3; stderr:\n%s", code, &stderr)
 	}
@@ -102,6 +103,7 @@ func TestJSONArrayClosedWhenInputEndsEarly(t *testing.T) {
 }
 
 func TestExportClosedWhenInterrupted(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"json", "xml"} {
 		t.Run(format, func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
@@ -142,6 +144,7 @@ func TestExportClosedWhenInterrupted(t *testing.T) {
 // TestAckAfterItemsAreInFile pins the crawl loop's guarantee: an ack reaches
 // stdout only once the items read before it are in the file.
 func TestAckAfterItemsAreInFile(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"jsonl", "csv", "json"} {
 		t.Run(format, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "items."+format)
@@ -179,6 +182,7 @@ func TestAckAfterItemsAreInFile(t *testing.T) {
 }
 
 func TestWithoutOutputFileOtherRecordsAreIgnored(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"kind":"request","url":"https://a/"}`,
 		`https://b/`,
@@ -189,7 +193,7 @@ func TestWithoutOutputFileOtherRecordsAreIgnored(t *testing.T) {
 	}, "\n")
 	var stdout, stderr bytes.Buffer
 	statsFile := filepath.Join(t.TempDir(), "stats.json")
-	code := Run(context.Background(), []string{"--stats", statsFile}, strings.NewReader(in), &stdout, &stderr)
+	code := execute(context.Background(), []string{"--stats", statsFile}, strings.NewReader(in), &stdout, &stderr)
 	if code != 0 || stdout.String() != `{"a":1}`+"\n" {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, &stdout, &stderr)
 	}
@@ -210,6 +214,7 @@ func TestWithoutOutputFileOtherRecordsAreIgnored(t *testing.T) {
 }
 
 func TestPassThroughWithOutputFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "items.csv")
 	in := strings.Join([]string{
 		`{"kind":"request","url":"https://a/","x":{"keep":[1, 2]}}`,
@@ -220,7 +225,7 @@ func TestPassThroughWithOutputFile(t *testing.T) {
 		`{"kind":"ack","lease":"x"}`,
 	}, "\n")
 	var stdout, stderr bytes.Buffer
-	if code := Run(context.Background(), []string{"-o", path}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+	if code := execute(context.Background(), []string{"-o", path}, strings.NewReader(in), &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, &stderr)
 	}
 	want := strings.Join([]string{
@@ -242,12 +247,13 @@ func TestPassThroughWithOutputFile(t *testing.T) {
 }
 
 func TestWriteErrorNamesTheFile(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
 	in := `{"a":1}` + "\n" + `{"kind":"ack","lease":"L"}` + "\n"
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), []string{"-o", "/dev/full", "-f", "jsonl"}, strings.NewReader(in), &stdout, &stderr)
+	code := execute(context.Background(), []string{"-o", "/dev/full", "-f", "jsonl"}, strings.NewReader(in), &stdout, &stderr)
 	if code != cli.ExitFailure {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", code, &stderr)
 	}
@@ -260,15 +266,17 @@ func TestWriteErrorNamesTheFile(t *testing.T) {
 }
 
 func TestOpenErrorNamesTheFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "no", "such", "dir.csv")
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), []string{"-o", path}, strings.NewReader(`{"a":1}`), &stdout, &stderr)
+	code := execute(context.Background(), []string{"-o", path}, strings.NewReader(`{"a":1}`), &stdout, &stderr)
 	if code != cli.ExitFailure || !strings.Contains(stderr.String(), "cexport: open "+path+": no such file or directory") {
 		t.Fatalf("exit %d; stderr:\n%s", code, &stderr)
 	}
 }
 
 func TestBadItems(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"kind":"item","data":{"a":1}}`,
 		`{"kind":"item","data":[1,2]}`,
@@ -278,7 +286,7 @@ func TestBadItems(t *testing.T) {
 		`{"a":2}`,
 	}, "\n")
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), []string{"-f", "csv"}, strings.NewReader(in), &stdout, &stderr)
+	code := execute(context.Background(), []string{"-f", "csv"}, strings.NewReader(in), &stdout, &stderr)
 	if code != cli.ExitPartial {
 		t.Fatalf("exit %d, want 3", code)
 	}
@@ -299,11 +307,12 @@ func TestBadItems(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"-f", "yaml"}, {"--append"}, {"--csv-delimiter", "ab"}, {"--xml-root", "a b"}, {"--nope"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := Run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != cli.ExitUsage {
+		if code := execute(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != cli.ExitUsage {
 			t.Errorf("%v: exit %d, want 2; stderr:\n%s", args, code, &stderr)
 		}
 		if !strings.Contains(stderr.String(), "Try 'cexport --help'") {
@@ -317,6 +326,7 @@ func TestUsageErrors(t *testing.T) {
 // record after it makes the stdout buffer overflow at once, and the item
 // before the ack must be in the file by then.
 func TestAckCommittedMidStream(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "items.jsonl")
 	in := newChunkReader()
 	fileAtAck := make(chan string, 1)
@@ -352,10 +362,11 @@ func TestAckCommittedMidStream(t *testing.T) {
 // SIGINT (the producer got it too and closes the pipe when done), exports
 // what still comes and closes the export; the exit status says 130.
 func TestDrainAfterInterrupt(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	tool := cli.NewTool("cexport", io.Discard)
-	tool.DrainOnInterrupt = true // what Run sets for a pipe on stdin
+	tool.DrainOnInterrupt = true // what the command sets for a pipe on stdin
 	o := &Options{Format: "json"}
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
@@ -363,7 +374,7 @@ func TestDrainAfterInterrupt(t *testing.T) {
 	in := newChunkReader()
 	stdout := &watchedBuffer{}
 	code := make(chan int, 1)
-	go func() { code <- run(ctx, tool, o, nil, in, stdout, time.Now) }()
+	go func() { code <- cli.ExitCode(run(ctx, tool, o, nil, in, stdout, time.Now)) }()
 	in.chunks <- `{"n":1}` + "\n"
 	cancel(cli.ErrInterrupted)
 	in.chunks <- `{"n":2}` + "\n" + `{"n":3}` + "\n"
@@ -378,10 +389,11 @@ func TestDrainAfterInterrupt(t *testing.T) {
 }
 
 func TestInputIsOutput(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "items.jsonl")
 	os.WriteFile(path, []byte(`{"a":1}`+"\n"), 0o644)
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), []string{"-o", path, path}, strings.NewReader(""), &stdout, &stderr)
+	code := execute(context.Background(), []string{"-o", path, path}, strings.NewReader(""), &stdout, &stderr)
 	if code != cli.ExitUsage || !strings.Contains(stderr.String(), "it is also an input") {
 		t.Fatalf("exit %d; stderr:\n%s", code, &stderr)
 	}

@@ -40,7 +40,7 @@ func startExport(t *testing.T, args ...string) *liveExport {
 		close(e.acks)
 	}()
 	go func() {
-		code := Run(context.Background(), append([]string{"-q"}, args...), inR, outW, writerFunc(func(p []byte) (int, error) {
+		code := execute(context.Background(), append([]string{"-q"}, args...), inR, outW, writerFunc(func(p []byte) (int, error) {
 			e.mu.Lock()
 			defer e.mu.Unlock()
 			return e.stderr.Write(p)
@@ -97,6 +97,7 @@ func (e *liveExport) log() string {
 // and started again 2 s later: cexport waits, writes the batch again and
 // ends 0 with every row in the table and every ack passed on.
 func TestDBRetryRidesOutARestart(t *testing.T) {
+	t.Parallel()
 	s := pgtest.StartWith(t, pgtest.Options{})
 	e := startExport(t, "-o", s.URL+"?table=items", "--key", "url", "--db-retry", "30s")
 	e.send(t, 1, 10)
@@ -135,6 +136,7 @@ func TestDBRetryRidesOutARestart(t *testing.T) {
 // on (the frontier hands those pages out again); the rows before it are in
 // the table.
 func TestDBRetryGivesUp(t *testing.T) {
+	t.Parallel()
 	s := pgtest.StartWith(t, pgtest.Options{})
 	e := startExport(t, "-o", s.URL+"?table=items", "--key", "url", "--db-retry", "2s")
 	e.send(t, 1, 10)
@@ -172,6 +174,7 @@ func TestDBRetryGivesUp(t *testing.T) {
 // the busy timeout is waited for; once the lock is gone the batch is
 // written and the ack passed on.
 func TestDBRetrySQLiteLocked(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits out SQLite's 5 s busy timeout")
 	}

@@ -19,7 +19,7 @@ import (
 func runCexport(t *testing.T, in string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), append([]string{"-q"}, args...), strings.NewReader(in), &stdout, &stderr)
+	code := execute(context.Background(), append([]string{"-q"}, args...), strings.NewReader(in), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -78,6 +78,7 @@ func wantRows(t *testing.T, got []string, want ...string) {
 }
 
 func TestSQLiteTableFromFirstItem(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "items.db")
 	in := lines(
 		`{"kind":"item","data":{"title":"Color TV","price":1200,"rating":4.5,"tags":["a","b"],"dims":{"w":1},"ok":true,"note":null,"exact":1.10}}`,
@@ -95,6 +96,7 @@ func TestSQLiteTableFromFirstItem(t *testing.T) {
 }
 
 func TestSQLiteDefaultTableAndAbsolutePath(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "items.db")
 	code, _, stderr := runCexport(t, `{"a":1}`+"\n", "-o", "sqlite://"+path)
 	if code != 0 {
@@ -104,6 +106,7 @@ func TestSQLiteDefaultTableAndAbsolutePath(t *testing.T) {
 }
 
 func TestSQLiteNewFieldNeedsAlter(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "items.db")
 	uri := "sqlite:" + path + "?table=books"
 	in := lines(`{"title":"A"}`, `{"title":"B","color":"red"}`, `{"title":"C"}`)
@@ -121,6 +124,7 @@ func TestSQLiteNewFieldNeedsAlter(t *testing.T) {
 }
 
 func TestSQLiteKeyUpserts(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "items.db")
 	uri := "sqlite:" + path + "?table=books"
 	first := lines(`{"url":"u1","title":"A","price":1}`, `{"url":"u2","title":"B","price":2}`, `{"url":"u1","title":"A2","price":3}`)
@@ -150,6 +154,7 @@ func TestSQLiteKeyUpserts(t *testing.T) {
 }
 
 func TestSQLiteOverwriteEmptiesTheTable(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "items.db")
 	uri := "sqlite:" + path + "?table=books"
 	runCexport(t, lines(`{"a":1}`, `{"a":2}`), "-o", uri)
@@ -162,6 +167,7 @@ func TestSQLiteOverwriteEmptiesTheTable(t *testing.T) {
 }
 
 func TestSQLiteRejectedRowsAreReported(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "items.db")
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -191,6 +197,7 @@ func TestSQLiteRejectedRowsAreReported(t *testing.T) {
 // ack reaches stdout only once the rows of the items read before it are
 // committed (another connection sees them).
 func TestSQLiteAckAfterCommit(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "items.db")
 	in := newChunkReader()
 	rowsAtAck := make(chan []string, 1)
@@ -212,6 +219,7 @@ func TestSQLiteAckAfterCommit(t *testing.T) {
 }
 
 func TestDatabaseUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -103,13 +103,12 @@ func BenchmarkDemoStream(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	isolate(b)
 	args := []string{"-q", "-r", "../../testdata/rules/demo.yml"}
 	n := bytes.Count(data, []byte("\n"))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if code := Run(context.Background(), args, bytes.NewReader(data), io.Discard, io.Discard); code != 0 {
+		if code := execute(context.Background(), args, bytes.NewReader(data), io.Discard, io.Discard); code != 0 {
 			b.Fatalf("exit %d", code)
 		}
 	}

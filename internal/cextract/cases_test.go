@@ -8,7 +8,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]cli.RunFunc{"cextract": Run})
+	scripttest.Main(m, map[string]func() *cli.Command{"cextract": Command})
 }
 
 // TestCases runs the command cases in testdata/cases/cextract: the real

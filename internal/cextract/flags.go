@@ -238,9 +238,8 @@ resolved against <base href>, fragments dropped, http(s) only, once per page.`,
   cextract -f title=h1 < responses.ndjson | jq -c 'select(.kind == "item") | .data'`,
 }
 
-// newFlags defines cextract's flags on tool, filling o.
-func newFlags(tool *cli.Tool, o *Options) *cli.Flags {
-	f := tool.NewFlags(help)
+// define defines cextract's flags on f, filling o.
+func (o *Options) define(f *cli.Flags) {
 	f.StringVarP(&o.Rules, "rules", "r", "", "extract with the rules file `FILE` (YAML or JSON, see docs/rules.md)")
 	f.StringVar(&o.Check, "check", "", "check the rules file `FILE`, report every error with its line and column, and exit")
 	f.StringVar(&o.Explain, "explain", "", "instead of records, explain each response whose URL matches `REGEX`: rules applied, fields and why they are empty. Without REGEX (--explain at the end, or before a flag, - or a FILE that exists): every response")
@@ -256,5 +255,4 @@ func newFlags(tool *cli.Tool, o *Options) *cli.Flags {
 	f.StringSliceVar(&o.AllowDomains, "allow-domain", nil, "follow only links to `DOMAIN` or its subdomains (repeatable)")
 	f.StringSliceVar(&o.DenyDomains, "deny-domain", nil, "do not follow links to `DOMAIN` or its subdomains (repeatable)")
 	f.IntVar(&o.MaxURLLength, "max-url-length", DefaultMaxURLLength, "drop links longer than `N` bytes, 0: no limit (URLLENGTH_LIMIT)")
-	return f
 }

@@ -31,12 +31,12 @@ var goldenCases = []struct {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
-			isolate(t)
 			var out, errb bytes.Buffer
 			args := []string{"-q", "-r", tc.rules, tc.responses}
-			code := Run(context.Background(), args, strings.NewReader(""), &out, &errb)
+			code := execute(context.Background(), args, strings.NewReader(""), &out, &errb)
 			if code != tc.exit {
 				t.Fatalf("exit %d: %s", code, errb.String())
 			}
@@ -72,6 +72,7 @@ func TestGolden(t *testing.T) {
 // crawl of the demo site, extracts exactly the site's ground truth, and its
 // link rules reach every product (category → pages → products).
 func TestDemoRulesMatchTheTruth(t *testing.T) {
+	t.Parallel()
 	out, stderr, code := runFiles(t, "-q", "-r", "../../testdata/rules/demo.yml", demoResponsesFile)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -135,6 +136,7 @@ const feedResponsesFile = "testdata/responses/feeds.jsonl"
 
 // TestStoredFeedResponses regenerates feeds.jsonl with -update.
 func TestStoredFeedResponses(t *testing.T) {
+	t.Parallel()
 	if !updateGolden() {
 		if _, err := os.Stat(feedResponsesFile); err != nil {
 			t.Fatalf("%v: run go test -run TestStoredFeedResponses -update", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"os"
 	"regexp"
@@ -16,16 +15,21 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
-// Run is the cextract command: args without the program name, and its
-// stdio. It returns the exit status (see cli's Exit constants).
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	tool := cli.NewTool("cextract", stderr)
-	var o Options
-	flags := newFlags(tool, &o)
-	files, code, done := flags.Parse(explainArgs(args), stdout)
-	if done {
-		return code
+// Command returns the cextract command, for cli.Main or cli.Execute.
+func Command() *cli.Command {
+	o := &Options{}
+	return &cli.Command{
+		Name:    "cextract",
+		Help:    help,
+		Flags:   o.define,
+		Rewrite: explainArgs,
+		Run:     o.run,
 	}
+}
+
+// run is the cextract command, its flags parsed into o.
+func (o *Options) run(ctx context.Context, env *cli.Env) error {
+	tool, files := env.Tool, env.Args
 	o.Files = files
 	if o.Check != "" {
 		return check(tool, o.Check)
@@ -38,18 +42,15 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if o.Explain != "" {
 		re, err := regexp.Compile(o.Explain)
 		if err != nil {
-			return tool.Usage("--explain %q: %v", o.Explain, err)
+			return cli.Usagef("--explain %q: %v", o.Explain, err)
 		}
 		explain = &explainer{only: re, file: o.Rules}
 	}
-	out, closeOut, err := flags.OpenOutput(stdout)
+	out, err := env.Output()
 	if err != nil {
-		tool.Fail(fmt.Errorf("output: %w", err))
-		return cli.ExitFailure
+		return err
 	}
-	// Reading a pipe alone, keep going after a signal: upstream got it too
-	// and will finish its in-flight work and close the pipe.
-	tool.DrainOnInterrupt = stdinOnly(files) && cli.IsPipe(stdin)
+	tool.DrainOnInterrupt = env.DrainsOnInterrupt(files)
 	w := ndjson.NewWriter(out)
 	p := &processor{tool: tool, w: w, x: x, explain: explain, unchanged: o.Unchanged}
 	if explain == nil {
@@ -64,8 +65,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var rejectsFile *os.File
 	if o.Rejects != "" {
 		if rejectsFile, err = os.Create(o.Rejects); err != nil {
-			tool.Fail(fmt.Errorf("--rejects: %w", err))
-			return cli.ExitFailure
+			return fmt.Errorf("--rejects: %w", err)
 		}
 		p.rejects = ndjson.NewWriter(rejectsFile)
 	}
@@ -80,7 +80,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			}
 		}
 	}
-	for line, rec := range records(ctx, tool, ndjson.NewReader(files, stdin), flush) {
+	for line, rec := range records(ctx, tool, ndjson.NewReader(files, env.Stdin), flush) {
 		if !p.handle(line, rec.Envelope, rec.fields) {
 			break
 		}
@@ -95,14 +95,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			tool.Fail(fmt.Errorf("--rejects: %w", err))
 		}
 	}
-	if err := closeOut(); err != nil {
-		tool.Fail(fmt.Errorf("output: %w", err))
+	if err := env.CloseOutput(); err != nil {
+		tool.Fail(err)
 	}
-	return tool.Finish(ctx)
+	return tool.Done(ctx)
 }
 
 // usageError reports a usage error; a rules file's errors one per line.
-func usageError(tool *cli.Tool, err error) int {
+func usageError(tool *cli.Tool, err error) error {
 	var es rules.Errors
 	if errors.As(err, &es) && len(es) > 1 {
 		for _, e := range es[:len(es)-1] {
@@ -110,12 +110,12 @@ func usageError(tool *cli.Tool, err error) int {
 		}
 		err = es[len(es)-1]
 	}
-	return tool.Usage("%v", err)
+	return cli.Usagef("%v", err)
 }
 
 // check validates a rules file: the structure, the regular expressions, the
 // processors and every selector. Exit 0 when it is valid, 2 otherwise.
-func check(tool *cli.Tool, name string) int {
+func check(tool *cli.Tool, name string) error {
 	x, err := loadRules(name)
 	if err != nil {
 		var es rules.Errors
@@ -124,23 +124,13 @@ func check(tool *cli.Tool, name string) int {
 				tool.Printf("%v", e)
 			}
 			tool.Printf("%s: %d error(s)", name, len(es))
-			return cli.ExitUsage
+			return cli.Exit(cli.ExitUsage)
 		}
 		tool.Printf("%v", err)
-		return cli.ExitUsage
+		return cli.Exit(cli.ExitUsage)
 	}
 	tool.Printf("%s: ok (%d item rule(s), %d link rule(s), %d sitemap rule(s))", name, len(x.items), len(x.links), len(x.sitemaps))
-	return cli.ExitOK
-}
-
-// stdinOnly reports whether the input is stdin alone.
-func stdinOnly(files []string) bool {
-	for _, f := range files {
-		if f != "-" {
-			return false
-		}
-	}
-	return true
+	return nil
 }
 
 // classified is a record with its top-level fields when they were scanned.

@@ -15,20 +15,15 @@ import (
 
 func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	isolate(t)
-	var out, errb bytes.Buffer
-	code = Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
-	return out.String(), errb.String(), code
+	return runEnv(t, nil, stdin, args...)
 }
 
-// isolate keeps the user's config file and environment out of a test.
-func isolate(t testing.TB) {
+// runEnv is run with the environment vars.
+func runEnv(t *testing.T, vars map[string]string, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cfg := filepath.Join(t.TempDir(), "empty.yml")
-	if err := os.WriteFile(cfg, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("CRAWLUTILS_CONFIG", cfg)
+	var out, errb bytes.Buffer
+	code = executeEnv(context.Background(), vars, args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
 }
 
 // response builds a response record line.
@@ -58,6 +53,7 @@ func kinds(out string) string {
 }
 
 func TestFollowUpRequestsInheritTheCrawl(t *testing.T) {
+	t.Parallel()
 	parent := map[string]any{
 		"kind": "request", "url": "https://a.example/start", "priority": 50, "depth": 2, "maxdepth": 5,
 		"crawlid": "c1", "appid": "app", "spiderid": "link", "allowed_domains": []string{"a.example"},
@@ -83,6 +79,7 @@ func TestFollowUpRequestsInheritTheCrawl(t *testing.T) {
 }
 
 func TestPriorityDecaysAndDepthGrows(t *testing.T) {
+	t.Parallel()
 	in := response(t, "https://a.example/", `<a href="/x">x</a>`, map[string]any{"url": "https://a.example/"}, nil)
 	out, _, _ := run(t, in, "--links")
 	var r record.Request
@@ -95,6 +92,7 @@ func TestPriorityDecaysAndDepthGrows(t *testing.T) {
 }
 
 func TestMaxDepth(t *testing.T) {
+	t.Parallel()
 	body := `<a href="/1">1</a><a href="/2">2</a>`
 	atLimit := response(t, "https://a.example/", body, map[string]any{"url": "u", "depth": 3, "maxdepth": 3, "lease": "L"}, nil)
 	below := response(t, "https://a.example/", body, map[string]any{"url": "u", "depth": 2, "maxdepth": 3}, nil)
@@ -112,6 +110,7 @@ func TestMaxDepth(t *testing.T) {
 }
 
 func TestOrderItemsThenLinksThenAck(t *testing.T) {
+	t.Parallel()
 	body := `<h1>T</h1><div class="p">a</div><div class="p">b</div><a href="/n">n</a>`
 	req := map[string]any{"url": "https://a.example/", "lease": "L1", "crawlid": "c", "attrs": map[string]any{"x": 1}}
 	in := response(t, "https://a.example/", body, req, nil)
@@ -130,6 +129,7 @@ func TestOrderItemsThenLinksThenAck(t *testing.T) {
 }
 
 func TestFailedResponsesGiveOnlyTheirAck(t *testing.T) {
+	t.Parallel()
 	body := `<h1>T</h1><a href="/x">x</a>`
 	req := func(lease string) map[string]any {
 		return map[string]any{"url": "https://a.example/" + lease, "lease": lease}
@@ -156,6 +156,7 @@ func TestFailedResponsesGiveOnlyTheirAck(t *testing.T) {
 }
 
 func TestOtherRecordsPassThroughUnchanged(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"kind":"request","url":"https://a.example/?a=1&b=<2>","zeta":{"n":1.50},"alpha":[1, 2]}`,
 		`{"kind":"item","data":{"b":1,"a":2},"unknown":true}`,
@@ -182,6 +183,7 @@ func TestOtherRecordsPassThroughUnchanged(t *testing.T) {
 }
 
 func TestBadRecordsAreReportedAndTheStreamGoesOn(t *testing.T) {
+	t.Parallel()
 	good := response(t, "https://a.example/", "<h1>ok</h1>", nil, nil)
 	in := strings.Join([]string{
 		good,
@@ -210,6 +212,7 @@ func TestBadRecordsAreReportedAndTheStreamGoesOn(t *testing.T) {
 }
 
 func TestSelectorErrorsAreCappedAndCounted(t *testing.T) {
+	t.Parallel()
 	page := response(t, "https://a.example/", `<p>x</p><b>[</b>`, nil, nil)
 	in := strings.Repeat(page+"\n", 8)
 	out, stderr, code := run(t, in, "-f", `m=//p[matches(., string(//b))]`, "-f", "ok=p")
@@ -228,6 +231,7 @@ func TestSelectorErrorsAreCappedAndCounted(t *testing.T) {
 }
 
 func TestEmptyItemsAreCountedNotErrors(t *testing.T) {
+	t.Parallel()
 	in := response(t, "https://a.example/", "<p>nothing</p>", nil, nil)
 	out, stderr, code := run(t, in, "-f", "t=h1")
 	if code != 0 || out != "" || !strings.Contains(stderr, "items: emitted 0, empty 1") {
@@ -236,6 +240,7 @@ func TestEmptyItemsAreCountedNotErrors(t *testing.T) {
 }
 
 func TestDeeplyNestedPageStillYieldsItsTextAndLinks(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("<div>", 3000) + `<h1>deep</h1><a href="/deep">d</a>` + strings.Repeat("</div>", 3000) + `<a href="/after">a</a>`
 	in := response(t, "https://a.example/", "<title>T</title>"+deep, nil, nil)
 	out, stderr, code := run(t, in, "-f", "t=title", "-f", "h=h1", "--links")
@@ -253,6 +258,7 @@ func TestDeeplyNestedPageStillYieldsItsTextAndLinks(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -281,6 +287,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestHelpListsFlagsAndExitCodes(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "", "--help")
 	if code != 0 {
 		t.Fatal(code)
@@ -293,15 +300,16 @@ func TestHelpListsFlagsAndExitCodes(t *testing.T) {
 }
 
 func TestEnvironmentSetsFields(t *testing.T) {
-	t.Setenv("CEXTRACT_FIELD", "t=h1")
+	t.Parallel()
 	in := response(t, "https://a.example/", "<h1>env</h1>", nil, nil)
-	out, _, code := run(t, in)
+	out, _, code := runEnv(t, map[string]string{"CEXTRACT_FIELD": "t=h1"}, in)
 	if code != 0 || !strings.Contains(out, `"data":{"t":"env"}`) {
 		t.Fatalf("exit %d out %s", code, out)
 	}
 }
 
 func TestOutputFileAndStats(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outFile, statsFile := filepath.Join(dir, "out.ndjson"), filepath.Join(dir, "stats.json")
 	in := response(t, "https://a.example/", "<h1>x</h1>", nil, nil)
@@ -326,27 +334,29 @@ type errWriter struct{}
 func (errWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
 
 func TestWriteErrorStopsWithFailure(t *testing.T) {
+	t.Parallel()
 	in := strings.Repeat(response(t, "https://a.example/", "<h1>x</h1>", nil, nil)+"\n", 3)
 	var stderr bytes.Buffer
-	code := Run(context.Background(), []string{"-f", "t=h1"}, strings.NewReader(in), errWriter{}, &stderr)
+	code := execute(context.Background(), []string{"-f", "t=h1"}, strings.NewReader(in), errWriter{}, &stderr)
 	if code != cli.ExitFailure || strings.Count(stderr.String(), "write output") != 1 {
 		t.Fatalf("exit %d stderr %s", code, stderr.String())
 	}
 }
 
 func TestInterruptStopsAfterTheCurrentRecord(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(cli.ErrInterrupted)
 	in := response(t, "https://a.example/", "<h1>x</h1>", nil, nil)
 	var out, stderr bytes.Buffer
-	code := Run(ctx, []string{"-f", "t=h1"}, strings.NewReader(in), &out, &stderr)
+	code := execute(ctx, []string{"-f", "t=h1"}, strings.NewReader(in), &out, &stderr)
 	if code != cli.ExitInterrupted || out.Len() != 0 {
 		t.Fatalf("exit %d out %q", code, out.String())
 	}
 }
 
 func TestInterruptedPipeIsDrained(t *testing.T) {
-	isolate(t)
+	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -360,7 +370,7 @@ func TestInterruptedPipeIsDrained(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(cli.ErrInterrupted) // the signal came before anything was read
 	var out, stderr bytes.Buffer
-	code := Run(ctx, []string{"-f", "t=h1"}, r, &out, &stderr)
+	code := execute(ctx, []string{"-f", "t=h1"}, r, &out, &stderr)
 	if code != cli.ExitInterrupted {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}

@@ -50,7 +50,7 @@ func BenchmarkIsolated503s(b *testing.B) {
 		clear(failed)
 		mu.Unlock()
 		start := time.Now()
-		code := Run(context.Background(), []string{"-q", "--no-robots"}, strings.NewReader(in.String()), io.Discard, io.Discard)
+		code := execute(context.Background(), []string{"-q", "--no-robots"}, strings.NewReader(in.String()), io.Discard, io.Discard)
 		took = time.Since(start)
 		if code != 0 {
 			b.Fatalf("exit %d", code)

@@ -30,7 +30,7 @@ func BenchmarkFetchSmallPage(b *testing.B) {
 	in := strings.Repeat(`{"kind":"request","url":"`+s.URL+`/page","crawlid":"bench"}`+"\n", b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
-	code := Run(context.Background(), []string{"-q", "--concurrency", "16", "--per-host", "16"}, strings.NewReader(in), io.Discard, io.Discard)
+	code := execute(context.Background(), []string{"-q", "--concurrency", "16", "--per-host", "16"}, strings.NewReader(in), io.Discard, io.Discard)
 	b.StopTimer()
 	if code != 0 {
 		b.Fatalf("exit %d", code)
@@ -100,7 +100,7 @@ func fastRate(b *testing.B, args []string, in string, want int) float64 {
 	done := make(chan int, 1)
 	start := time.Now()
 	go func() {
-		done <- Run(ctx, args, strings.NewReader(in), out, io.Discard)
+		done <- execute(ctx, args, strings.NewReader(in), out, io.Discard)
 		out.Close()
 	}()
 	sc := bufio.NewScanner(stdout)

@@ -18,8 +18,9 @@ import (
 func runKeepFetcher(t *testing.T, stdin string, args ...string) (result, *Fetcher) {
 	t.Helper()
 	var out, errb bytes.Buffer
+	opts, _, code, done := parseFlags(append([]string{"-q"}, args...), &errb)
 	tool := cli.NewTool("cfetch", &errb)
-	opts, _, _, code, done := parseFlags(tool, append([]string{"-q"}, args...), &out)
+	tool.Quiet = true
 	if done {
 		t.Fatalf("cfetch %s: exit %d\n%s", strings.Join(args, " "), code, errb.String())
 	}

@@ -2,7 +2,6 @@ package cfetch
 
 import (
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -12,10 +11,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// No user config file or CFETCH_* variable may change what tests see.
-	os.Setenv("XDG_CONFIG_HOME", "/nonexistent/crawlutils-test")
-	os.Unsetenv("CRAWLUTILS_CONFIG")
-	scripttest.Main(m, map[string]cli.RunFunc{"cfetch": Run})
+	scripttest.Main(m, map[string]func() *cli.Command{"cfetch": Command})
 }
 
 // TestCases runs testdata/cases/cfetch/*.txtar against a fault server at

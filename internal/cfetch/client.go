@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"os"
 	"sync"
 	"time"
 
@@ -52,10 +53,26 @@ func newTransport(o *Options, proxy func(*http.Request) (*url.URL, error)) *http
 type proxyKey struct{}
 
 // proxyFunc picks the proxy of a request: its own "proxy" field, else
-// --proxy, else HTTP_PROXY, HTTPS_PROXY and NO_PROXY as they were when the
-// run started (read again for each run, unlike http.ProxyFromEnvironment).
+// --proxy, else HTTP_PROXY, HTTPS_PROXY and NO_PROXY (or their lower-case
+// forms) as o.Getenv read them when the run started (read again for each
+// run, unlike http.ProxyFromEnvironment).
 func proxyFunc(o *Options) func(*http.Request) (*url.URL, error) {
-	env := httpproxy.FromEnvironment().ProxyFunc()
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	either := func(upper, lower string) string {
+		if v := getenv(upper); v != "" {
+			return v
+		}
+		return getenv(lower)
+	}
+	env := (&httpproxy.Config{
+		HTTPProxy:  either("HTTP_PROXY", "http_proxy"),
+		HTTPSProxy: either("HTTPS_PROXY", "https_proxy"),
+		NoProxy:    either("NO_PROXY", "no_proxy"),
+		CGI:        getenv("REQUEST_METHOD") != "",
+	}).ProxyFunc()
 	return func(r *http.Request) (*url.URL, error) {
 		if p, ok := r.Context().Value(proxyKey{}).(*url.URL); ok && p != nil {
 			return p, nil

@@ -91,6 +91,7 @@ func sameCodes(t *testing.T, where string, codes, got []string) {
 // docs/cfetch.md and in cfetch --help, and none of them lists a code that
 // is not; the one it writes in an ack is in docs/records.md and --help.
 func TestDocsListEveryErrorCode(t *testing.T) {
+	t.Parallel()
 	codes := errorCodes(t)
 
 	t.Run("records.md", func(t *testing.T) {
@@ -138,7 +139,7 @@ func TestDocsListEveryErrorCode(t *testing.T) {
 
 	t.Run("help", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
-		if code := Run(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		if code := execute(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
 			t.Fatalf("cfetch --help: exit %d\n%s", code, stderr.String())
 		}
 		// The list is the parenthesized, comma-separated one that has "dns":
@@ -168,7 +169,7 @@ func TestDocsListEveryErrorCode(t *testing.T) {
 			t.Errorf("docs/records.md, ## ack, lacks the error code `%s`", record.ErrInvalidRecord)
 		}
 		var stdout, stderr bytes.Buffer
-		if code := Run(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		if code := execute(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
 			t.Fatalf("cfetch --help: exit %d\n%s", code, stderr.String())
 		}
 		if want := `"error":"` + record.ErrInvalidRecord + `"`; !strings.Contains(stdout.String(), want) {

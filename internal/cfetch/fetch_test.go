@@ -18,6 +18,7 @@ import (
 // TestFaults runs one request per misbehaving server path and checks the
 // record that comes out: no hang past the timeout, no crash, the right code.
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	t.Cleanup(s.Close)
 	tlsURL := "https://" + strings.TrimPrefix(s.URL, "http://")
@@ -218,6 +219,7 @@ func refusedURL(t interface{ Fatal(...any) }) string {
 
 // TestRequestFields: method, body, headers and the User-Agent precedence.
 func TestRequestFields(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	type echo struct {
@@ -273,6 +275,7 @@ func TestRequestFields(t *testing.T) {
 
 // TestHTTP2OverTLS: https with HTTP/2, certificate checked unless --insecure.
 func TestHTTP2OverTLS(t *testing.T) {
+	t.Parallel()
 	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Header().Add("Set-Cookie", "a=1; Path=/")

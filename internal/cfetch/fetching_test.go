@@ -1,6 +1,7 @@
 package cfetch
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
@@ -27,6 +28,7 @@ import (
 // TestCookiesPerCrawl: a cookie set in one crawl is sent back in that
 // crawl only; --no-cookies keeps none.
 func TestCookiesPerCrawl(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	in := fmt.Sprintf(`{"url":"%[1]s/setcookie/abc","crawlid":"c1"}
@@ -60,6 +62,7 @@ func TestCookiesPerCrawl(t *testing.T) {
 // subdomains) only, as Scrapy's http_auth_domain does; credentials in the
 // URL work too.
 func TestBasicAuth(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	port, resolve := vhost(t, s.Server)
@@ -114,6 +117,7 @@ func proxyServer(t *testing.T) (*httptest.Server, func() []string) {
 
 // TestProxies: a request's own "proxy", --proxy, and HTTP_PROXY.
 func TestProxies(t *testing.T) {
+	t.Parallel()
 	p, seen := proxyServer(t)
 	withAuth := strings.Replace(p.URL, "http://", "http://u:pw@", 1)
 	r := runCfetch(t, `{"url":"http://far.test/a","proxy":"`+withAuth+`"}`+"\n").one(t)
@@ -124,8 +128,7 @@ func TestProxies(t *testing.T) {
 	if r.Body != "via proxy " {
 		t.Errorf("--proxy: %+v", r)
 	}
-	t.Setenv("HTTP_PROXY", p.URL)
-	r = runCfetch(t, "http://far.test/c\n").one(t)
+	r = runCfetchEnv(t, context.Background(), map[string]string{"HTTP_PROXY": p.URL}, strings.NewReader("http://far.test/c\n")).one(t)
 	if r.Body != "via proxy " {
 		t.Errorf("HTTP_PROXY: %+v", r)
 	}
@@ -141,6 +144,7 @@ func TestProxies(t *testing.T) {
 // TestHTTP2: HTTP/2 with a TLS server that offers it; --no-http2 keeps to
 // HTTP/1.1.
 func TestHTTP2(t *testing.T) {
+	t.Parallel()
 	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, r.Proto)
@@ -163,6 +167,7 @@ func TestHTTP2(t *testing.T) {
 // TestResolveSendsTheHostName: --resolve connects to the address given and
 // keeps the URL's host name in the request.
 func TestResolveSendsTheHostName(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	port, resolve := vhost(t, s.Server)
@@ -178,6 +183,7 @@ func TestResolveSendsTheHostName(t *testing.T) {
 
 // TestSaveDir: binary bodies go to files named by their SHA-1.
 func TestSaveDir(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	dir := t.TempDir()
@@ -201,6 +207,7 @@ func TestSaveDir(t *testing.T) {
 // TestMetaRefresh: followed by default, like a redirect, as Scrapy does;
 // not with --no-meta-refresh.
 func TestMetaRefresh(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	r := runCfetch(t, s.URL+"/refresh\n").one(t)
@@ -215,6 +222,7 @@ func TestMetaRefresh(t *testing.T) {
 // TestHTTPCacheDummy: a second run is answered from the cache without a
 // request; --cache-only answers a miss with an error, without a request.
 func TestHTTPCacheDummy(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	dir := t.TempDir()
@@ -240,6 +248,7 @@ func TestHTTPCacheDummy(t *testing.T) {
 // If-None-Match, and the 304 answered from the cache, marked unchanged,
 // its body counted as bytes saved.
 func TestHTTPCacheRFC9111(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	dir := t.TempDir()

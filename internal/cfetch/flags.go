@@ -2,7 +2,6 @@ package cfetch
 
 import (
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 
@@ -61,38 +60,56 @@ and not checked; --allow-private turns the check off.`,
   cqueue pop --db crawl.db --follow | cthrottle --db crawl.db --rate 2/s | cfetch --throttle-db crawl.db | …`,
 }
 
-// parseFlags parses args into opts. When done is true, Run returns code at
-// once (help, version or a usage error, already reported).
-func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, f *cli.Flags, files []string, code int, done bool) {
-	opts = DefaultOptions()
-	f = tool.NewFlags(help)
+// Command returns the cfetch command, for cli.Main or cli.Execute.
+func Command() *cli.Command {
+	cmd, _ := newCommand()
+	return cmd
+}
+
+// newCommand returns the cfetch command and the run its flags are parsed
+// into.
+func newCommand() (*cli.Command, *command) {
+	c := &command{opts: DefaultOptions()}
+	return &cli.Command{Name: "cfetch", Help: help, Flags: c.define, Run: c.run}, c
+}
+
+// command is a run of cfetch: its options, and the flags that set them
+// only once parsed (the negations, headers, auth, proxy, --resolve).
+type command struct {
+	opts                            Options
+	noRandom, noRobots, noCookies   *bool
+	noReferer, noHTTP2, noRedirects *bool
+	noMetaRefresh                   *bool
+	headers, resolve                []string
+	user, proxy                     string
+}
+
+func (c *command) define(f *cli.Flags) {
+	opts := &c.opts
 	f.IntVarP(&opts.Concurrency, "concurrency", "c", opts.Concurrency, "requests in flight (Scrapy CONCURRENT_REQUESTS)")
 	f.IntVar(&opts.PerHost, "per-host", opts.PerHost, "requests in flight at once to one host:port (Scrapy CONCURRENT_REQUESTS_PER_DOMAIN)")
 	f.DurationVar(&opts.Delay, "delay", 0, "time between two request starts on one host (Scrapy DOWNLOAD_DELAY)")
-	noRandom := f.Bool("no-random-delay", false, "use --delay as is, not times a random 0.5–1.5 (Scrapy RANDOMIZE_DOWNLOAD_DELAY=False)")
+	c.noRandom = f.Bool("no-random-delay", false, "use --delay as is, not times a random 0.5–1.5 (Scrapy RANDOMIZE_DOWNLOAD_DELAY=False)")
 	f.IntVar(&opts.ReadAhead, "read-ahead", 0, "most input records held at once (queued, in flight, waiting to retry); 0: max(1024, 16 × --concurrency)")
 	f.BoolVar(&opts.AutoThrottle, "autothrottle", false, "adapt each host's delay to its latency (Scrapy AUTOTHROTTLE_ENABLED)")
 	f.DurationVar(&opts.ThrottleStart, "autothrottle-start-delay", opts.ThrottleStart, "AutoThrottle's first delay per host (Scrapy AUTOTHROTTLE_START_DELAY)")
 	f.DurationVar(&opts.ThrottleMax, "autothrottle-max-delay", opts.ThrottleMax, "largest delay AutoThrottle or robots.txt Crawl-delay sets (Scrapy AUTOTHROTTLE_MAX_DELAY)")
 	f.Float64Var(&opts.ThrottleTarget, "autothrottle-target", opts.ThrottleTarget, "requests AutoThrottle aims to have in flight per host (Scrapy AUTOTHROTTLE_TARGET_CONCURRENCY)")
 	f.BoolVar(&opts.ThrottleDebug, "autothrottle-debug", false, "print every AutoThrottle adjustment to stderr (Scrapy AUTOTHROTTLE_DEBUG)")
-	noRobots := f.Bool("no-robots", false, "do not fetch or obey robots.txt (Scrapy ROBOTSTXT_OBEY=False)")
+	c.noRobots = f.Bool("no-robots", false, "do not fetch or obey robots.txt (Scrapy ROBOTSTXT_OBEY=False)")
 	f.StringVar(&opts.RobotsAgent, "robots-agent", "", "`TOKEN` matched against robots.txt User-agent lines; default: the product token of --user-agent (Scrapy ROBOTSTXT_USER_AGENT)")
 	f.StringVarP(&opts.UserAgent, "user-agent", "A", opts.UserAgent, "User-Agent header, unless the request sets one (Scrapy USER_AGENT)")
-	var headers []string
-	f.StringArrayVarP(&headers, "header", "H", nil, "`'Name: value'` sent with every request unless the request sets it; repeatable (Scrapy DEFAULT_REQUEST_HEADERS)")
-	noCookies := f.Bool("no-cookies", false, "do not keep cookies (Scrapy COOKIES_ENABLED=False); by default one cookie jar per crawlid")
-	noReferer := f.Bool("no-referer", false, "do not send a request's \"referer\" as its Referer header (Scrapy REFERER_ENABLED=False)")
-	var user, proxy string
-	f.StringVarP(&user, "user", "u", "", "`USER:PASSWORD` sent as basic auth to --auth-domain (Scrapy http_user, http_pass)")
+	f.StringArrayVarP(&c.headers, "header", "H", nil, "`'Name: value'` sent with every request unless the request sets it; repeatable (Scrapy DEFAULT_REQUEST_HEADERS)")
+	c.noCookies = f.Bool("no-cookies", false, "do not keep cookies (Scrapy COOKIES_ENABLED=False); by default one cookie jar per crawlid")
+	c.noReferer = f.Bool("no-referer", false, "do not send a request's \"referer\" as its Referer header (Scrapy REFERER_ENABLED=False)")
+	f.StringVarP(&c.user, "user", "u", "", "`USER:PASSWORD` sent as basic auth to --auth-domain (Scrapy http_user, http_pass)")
 	f.StringVar(&opts.AuthDomain, "auth-domain", "", "`DOMAIN` (and its subdomains) that gets --user; default: the host of the first request (Scrapy http_auth_domain)")
-	f.StringVar(&proxy, "proxy", "", "`URL` of the proxy for every request without its own \"proxy\"; default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (Scrapy HttpProxyMiddleware)")
-	var resolve []string
-	f.StringArrayVar(&resolve, "resolve", nil, "`HOST:PORT:ADDR[,ADDR]` connect to ADDR for HOST:PORT, as curl does; HOST may be *; repeatable")
+	f.StringVar(&c.proxy, "proxy", "", "`URL` of the proxy for every request without its own \"proxy\"; default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (Scrapy HttpProxyMiddleware)")
+	f.StringArrayVar(&c.resolve, "resolve", nil, "`HOST:PORT:ADDR[,ADDR]` connect to ADDR for HOST:PORT, as curl does; HOST may be *; repeatable")
 	f.BoolVar(&opts.AllowPrivate, "allow-private", false, "let any request connect to loopback, link-local, private and other internal addresses; by default only a crawl that starts on one may")
 	f.IntVar(&opts.DNSCacheSize, "dns-cache-size", opts.DNSCacheSize, "host names whose addresses are cached for 5m; 0: no cache (Scrapy DNSCACHE_SIZE, DNSCACHE_ENABLED)")
 	f.DurationVar(&opts.DNSTimeout, "dns-timeout", opts.DNSTimeout, "time limit of one DNS lookup (Scrapy DNS_TIMEOUT)")
-	noHTTP2 := f.Bool("no-http2", false, "speak HTTP/1.1 only (HTTP/2 is used with TLS servers that offer it)")
+	c.noHTTP2 = f.Bool("no-http2", false, "speak HTTP/1.1 only (HTTP/2 is used with TLS servers that offer it)")
 	f.DurationVar(&opts.Timeout, "timeout", opts.Timeout, "time limit of one exchange: connect, request, headers and body (Scrapy DOWNLOAD_TIMEOUT)")
 	f.DurationVar(&opts.ConnectTimeout, "connect-timeout", opts.ConnectTimeout, "time limit of the TCP connect and of the TLS handshake")
 	f.DurationVar(&opts.HeaderTimeout, "header-timeout", 0, "time limit for the response headers once the request is sent; 0: --timeout")
@@ -100,10 +117,10 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 	f.Var(sizeValue{&opts.WarnSize}, "warn-size", "warn about bodies larger than this; 0: never (Scrapy DOWNLOAD_WARNSIZE)")
 	f.Var(sizeValue{&opts.MaxMemory}, "max-memory", "most memory the bodies in flight hold at once, as read, as text and as records until written; one larger response still runs, alone; 0: no limit; by default a quarter of RAM, at most 1GiB")
 	f.IntVar(&opts.MaxRedirects, "max-redirects", opts.MaxRedirects, "redirects followed per request (Scrapy REDIRECT_MAX_TIMES)")
-	noRedirects := f.Bool("no-redirects", false, "do not follow redirects: the 3xx response is the result (Scrapy REDIRECT_ENABLED=False)")
+	c.noRedirects = f.Bool("no-redirects", false, "do not follow redirects: the 3xx response is the result (Scrapy REDIRECT_ENABLED=False)")
 	f.StringVar(&opts.RedirectMode, "redirect-mode", opts.RedirectMode, "who follows a redirect: follow (cfetch), handback (the frontier: the response carries the next hop as redirect_request) or auto (handback for requests with a lease)")
 	f.BoolVar(&opts.MetaRefresh, "meta-refresh", opts.MetaRefresh, "follow <meta http-equiv=refresh> in HTML like a redirect (Scrapy METAREFRESH_ENABLED); on by default")
-	noMetaRefresh := f.Bool("no-meta-refresh", false, "do not follow <meta http-equiv=refresh> (Scrapy METAREFRESH_ENABLED=False)")
+	c.noMetaRefresh = f.Bool("no-meta-refresh", false, "do not follow <meta http-equiv=refresh> (Scrapy METAREFRESH_ENABLED=False)")
 	f.DurationVar(&opts.MetaRefreshMaxWait, "meta-refresh-max-delay", opts.MetaRefreshMaxWait, "longest refresh delay followed (Scrapy METAREFRESH_MAXDELAY)")
 	f.IntVar(&opts.Retries, "retries", opts.Retries, "retries per request, counting the request's own \"retries\" (Scrapy RETRY_TIMES; 0: RETRY_ENABLED=False)")
 	f.IntSliceVar(&opts.RetryCodes, "retry-codes", opts.RetryCodes, "HTTP statuses that are retried (Scrapy RETRY_HTTP_CODES)")
@@ -119,54 +136,55 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (opts Options, 
 	f.BoolVarP(&opts.Insecure, "insecure", "k", false, "do not verify TLS certificates (Scrapy's default behaviour)")
 	f.StringVar(&opts.ThrottleDB, "throttle-db", "", "also write each rest of a host (a 429, failures in a row; as long as the Retry-After says) as a hold into the cthrottle schedule in the SQLite `FILE`, so every cthrottle sharing it holds the host too")
 	f.StringVar(&opts.ThrottleRedis, "throttle-redis", "", "the same, into the cthrottle schedule on the Redis server at `URL` (redis://host:port/db, redis+cluster://…)")
+}
 
-	files, code, done = f.Parse(args, stdout)
-	if done {
-		return opts, f, nil, code, true
-	}
-	opts.FollowRedirects = !*noRedirects
-	opts.MetaRefresh = opts.MetaRefresh && !*noMetaRefresh
-	opts.RobotsObey = !*noRobots
-	opts.Cookies = !*noCookies
-	opts.Referer = !*noReferer
-	opts.RandomDelay = !*noRandom
-	opts.HTTP2 = !*noHTTP2
-	opts.Headers = make(map[string][]string, len(headers))
-	for _, h := range headers {
+// apply sets the options the parsed flags give; its errors are usage
+// errors.
+func (c *command) apply() error {
+	opts := &c.opts
+	opts.FollowRedirects = !*c.noRedirects
+	opts.MetaRefresh = opts.MetaRefresh && !*c.noMetaRefresh
+	opts.RobotsObey = !*c.noRobots
+	opts.Cookies = !*c.noCookies
+	opts.Referer = !*c.noReferer
+	opts.RandomDelay = !*c.noRandom
+	opts.HTTP2 = !*c.noHTTP2
+	opts.Headers = make(map[string][]string, len(c.headers))
+	for _, h := range c.headers {
 		name, value, err := parseHeader(h)
 		if err != nil {
-			return opts, f, nil, tool.Usage("--header: %v", err), true
+			return cli.Usagef("--header: %v", err)
 		}
 		opts.Headers[name] = append(opts.Headers[name], value)
 	}
-	if user != "" {
-		u, p, ok := strings.Cut(user, ":")
+	if c.user != "" {
+		u, p, ok := strings.Cut(c.user, ":")
 		if !ok || u == "" {
-			return opts, f, nil, tool.Usage("--user: want USER:PASSWORD (got %q)", user), true
+			return cli.Usagef("--user: want USER:PASSWORD (got %q)", c.user)
 		}
 		opts.AuthUser, opts.AuthPass = u, p
 	}
-	if proxy != "" {
-		pu, err := url.Parse(proxy)
+	if c.proxy != "" {
+		pu, err := url.Parse(c.proxy)
 		if err != nil {
-			return opts, f, nil, tool.Usage("--proxy: invalid URL %q", proxy), true
+			return cli.Usagef("--proxy: invalid URL %q", c.proxy)
 		}
 		opts.Proxy = pu
 	}
-	if len(resolve) > 0 {
+	if len(c.resolve) > 0 {
 		opts.Resolve = map[string][]string{}
-		for _, r := range resolve {
+		for _, r := range c.resolve {
 			key, addrs, err := parseResolve(r)
 			if err != nil {
-				return opts, f, nil, tool.Usage("--resolve: %v", err), true
+				return cli.Usagef("--resolve: %v", err)
 			}
 			opts.Resolve[key] = addrs
 		}
 	}
 	if err := opts.Validate(); err != nil {
-		return opts, f, nil, tool.Usage("%v", err), true
+		return cli.Usagef("%v", err)
 	}
-	return opts, f, files, cli.ExitOK, false
+	return nil
 }
 
 // checkProxyURL accepts an absolute http, https or socks5 proxy URL.

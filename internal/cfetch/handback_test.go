@@ -56,6 +56,7 @@ func next(t *testing.T, r record.Response) record.Request {
 // as the response's redirect_request; fetching the hops one by one ends on
 // the page with the whole chain in redirects, as cfetch alone gives it.
 func TestHandBackChain(t *testing.T) {
+	t.Parallel()
 	s := handbackServer(t, "")
 	in := fmt.Sprintf(`{"kind":"request","url":"%s/a","lease":"L1","priority":3,"depth":2,"crawlid":"c","headers":{"X-Trace":"1"},"attrs":{"k":1}}`, s.URL)
 	r1 := runCfetch(t, in+"\n").one(t)
@@ -104,6 +105,7 @@ func TestHandBackChain(t *testing.T) {
 // send: a 301 turns POST into a body-less GET, and credentials stay on
 // their host.
 func TestHandBackRequestRewrite(t *testing.T) {
+	t.Parallel()
 	other := handbackServer(t, "")
 	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1) // another host name
 	s := handbackServer(t, otherURL)
@@ -123,6 +125,7 @@ func TestHandBackRequestRewrite(t *testing.T) {
 // (a loop across hand-backs, --max-redirects), and the offsite rule
 // applies to each hop.
 func TestHandBackLimits(t *testing.T) {
+	t.Parallel()
 	other := handbackServer(t, "")
 	s := handbackServer(t, other.URL)
 	in := fmt.Sprintf(`{"kind":"request","url":"%s/loop","lease":"L"}`, s.URL)
@@ -151,6 +154,7 @@ func TestHandBackLimits(t *testing.T) {
 // TestHandBackMetaRefresh: a meta refresh is a hop like a 3xx; the page
 // that carries it is not returned as content.
 func TestHandBackMetaRefresh(t *testing.T) {
+	t.Parallel()
 	s := handbackServer(t, "")
 	in := fmt.Sprintf(`{"kind":"request","url":"%s/refresh","lease":"L"}`, s.URL)
 	r := runCfetch(t, in+"\n").one(t)

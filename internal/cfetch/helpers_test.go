@@ -26,8 +26,14 @@ func runCfetch(t testing.TB, stdin string, args ...string) result {
 
 func runCfetchCtx(t testing.TB, ctx context.Context, stdin io.Reader, args ...string) result {
 	t.Helper()
+	return runCfetchEnv(t, ctx, nil, stdin, args...)
+}
+
+// runCfetchEnv is runCfetchCtx with the environment vars.
+func runCfetchEnv(t testing.TB, ctx context.Context, vars map[string]string, stdin io.Reader, args ...string) result {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := Run(ctx, append([]string{"-q"}, args...), stdin, &out, &errb)
+	code := executeEnv(ctx, vars, append([]string{"-q"}, args...), stdin, &out, &errb)
 	return parseResult(t, out.String(), errb.String(), code)
 }
 

@@ -24,6 +24,7 @@ import (
 // lengthens is handed to s.shared, with the host and its end; an answer
 // that changes no rest is not.
 func TestSchedulerSharesRests(t *testing.T) {
+	t.Parallel()
 	o := DefaultOptions()
 	o.RobotsObey = false
 	o.PerHost = 4
@@ -60,6 +61,7 @@ func TestSchedulerSharesRests(t *testing.T) {
 // TestSharedKey: the key a hold is written for is the one cthrottle
 // gives the URL that answered.
 func TestSharedKey(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ key, url, want string }{
 		{"a.test:80", "http://a.test/x", "a.test"},
 		{"a.test:443", "https://A.test/x", "a.test"},
@@ -141,6 +143,7 @@ func newTestHoldWriter(store throttle.Store, openErr error) (w *holdWriter, warn
 // once; those of one key coalesce into the latest end; past the queue's
 // size a new key's hold is dropped; close writes what is queued.
 func TestHoldWriterNeverBlocks(t *testing.T) {
+	t.Parallel()
 	gate := make(chan struct{})
 	store := &fakeHolds{gate: gate, entered: make(chan struct{}, 1)}
 	w, warnings, counts := newTestHoldWriter(store, nil)
@@ -178,6 +181,7 @@ func TestHoldWriterNeverBlocks(t *testing.T) {
 // TestHoldWriterWarnsOnce: a store that fails, or cannot be opened, is
 // reported once as a warning, and its holds counted as failed.
 func TestHoldWriterWarnsOnce(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct {
 		store   throttle.Store
 		openErr error
@@ -209,6 +213,7 @@ func TestHoldWriterWarnsOnce(t *testing.T) {
 // 429's Retry-After as a hold on the host's key, where cthrottle reads
 // it; a hold's end is the rest's, on the clock of the run.
 func TestRunSharesRests(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
@@ -271,6 +276,7 @@ func TestRunSharesRests(t *testing.T) {
 
 // TestThrottleFlagsAreChecked: one store at most, each of its kind.
 func TestThrottleFlagsAreChecked(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--throttle-db", "a.db", "--throttle-redis", "redis://localhost:6379/0"},
 		{"--throttle-redis", "a.db"},

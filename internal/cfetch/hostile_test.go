@@ -27,6 +27,7 @@ import (
 // "error":"invalid_request" carrying the request and its lease, so the
 // loop settles it. Lines that are no request stay dropped.
 func TestInvalidRequestStillGetsItsResponse(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	lines := []string{
@@ -96,6 +97,7 @@ func TestInvalidRequestStillGetsItsResponse(t *testing.T) {
 // is answered "too_large" without a body instead of a line nobody can
 // read.
 func TestResponseNeverOverTheLineLimit(t *testing.T) {
+	t.Parallel()
 	ctrl := func(n int) []byte { return bytes.Repeat([]byte{1}, n) }
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -107,7 +109,7 @@ func TestResponseNeverOverTheLineLimit(t *testing.T) {
 	}))
 	defer srv.Close()
 	var out, errb bytes.Buffer
-	code := Run(t.Context(), append([]string{"-q", "--no-robots"}, fast...),
+	code := execute(t.Context(), append([]string{"-q", "--no-robots"}, fast...),
 		strings.NewReader(srv.URL+"/big\n"+srv.URL+"/small\n"), &out, &errb)
 	if code != 0 {
 		t.Errorf("exit %d: %s", code, errb.String())
@@ -134,6 +136,7 @@ func TestResponseNeverOverTheLineLimit(t *testing.T) {
 }
 
 func TestJSONStringLen(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "abc", "\x01\x1f\x7f", "\"\\/<>&", "\b\f\n\r\t", "é日本\u2028\u2029", "\xff\xfe a \xe2\x80", strings.Repeat("\x00é", 100)} {
 		b, _ := json.Marshal(s)
 		var buf bytes.Buffer
@@ -150,6 +153,7 @@ func TestJSONStringLen(t *testing.T) {
 // TestStdLogIsAWarning: what net/http writes through the standard logger
 // comes out in cfetch's format.
 func TestStdLogIsAWarning(t *testing.T) {
+	t.Parallel()
 	var errb bytes.Buffer
 	tool := cli.NewTool("cfetch", &errb)
 	restore := routeStdLog(tool)
@@ -165,6 +169,7 @@ func TestStdLogIsAWarning(t *testing.T) {
 // its Content-Length makes net/http log; every stderr line is still
 // cfetch's.
 func TestExtraBytesAfterTheBodyLogNothingRaw(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +200,7 @@ func TestExtraBytesAfterTheBodyLogNothingRaw(t *testing.T) {
 	}()
 	u := "http://" + ln.Addr().String()
 	var out, errb bytes.Buffer
-	Run(t.Context(), append([]string{}, fast...), strings.NewReader(u+"/a\n"+u+"/b\n"), &out, &errb)
+	execute(t.Context(), append([]string{}, fast...), strings.NewReader(u+"/a\n"+u+"/b\n"), &out, &errb)
 	t.Logf("stderr:\n%s", errb.String())
 	for line := range strings.Lines(errb.String()) {
 		if !strings.HasPrefix(line, "cfetch: ") {
@@ -211,6 +216,7 @@ func TestExtraBytesAfterTheBodyLogNothingRaw(t *testing.T) {
 // larger robots.txt are parsed (up to its last complete line), not
 // ignored.
 func TestRobotsOver500KiBIsParsed(t *testing.T) {
+	t.Parallel()
 	var robots strings.Builder
 	robots.WriteString("User-agent: *\nDisallow: /private\n")
 	for robots.Len() < robotsMaxSize-20 {
@@ -242,6 +248,7 @@ func TestRobotsOver500KiBIsParsed(t *testing.T) {
 }
 
 func TestCutLastLine(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"a\nb\nc": "a\nb\n", "a\r\nbc": "a\r\n", "abc": "", "a\n": "a\n"} {
 		if got := string(cutLastLine([]byte(in))); got != want {
 			t.Errorf("cutLastLine(%q) = %q, want %q", in, got, want)
@@ -252,6 +259,7 @@ func TestCutLastLine(t *testing.T) {
 // TestIDNHostIsRecordedInPunycode: the response's url names an IDN host
 // the way it went on the wire, xn--…, not percent-encoded; redirects too.
 func TestIDNHostIsRecordedInPunycode(t *testing.T) {
+	t.Parallel()
 	var port string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/to-idn" {
@@ -280,6 +288,7 @@ func TestIDNHostIsRecordedInPunycode(t *testing.T) {
 // TestBackslashInLocation: browsers read a backslash in an http(s)
 // Location as a slash (before the query).
 func TestBackslashInLocation(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/r/bs":
@@ -306,6 +315,7 @@ func TestBackslashInLocation(t *testing.T) {
 }
 
 func TestResolveLocation(t *testing.T) {
+	t.Parallel()
 	base, _ := url.Parse("http://a.test/r/x")
 	for loc, want := range map[string]string{
 		`\target?q=\`:      `http://a.test/target?q=\`,
@@ -326,6 +336,7 @@ func TestResolveLocation(t *testing.T) {
 // or a redirect's, go out percent-encoded as browsers and Scrapy send them
 // (w3lib's safe_url_string), and the record says what was requested.
 func TestUnsafeURLsAreSentEncoded(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/r/space" {
 			w.Header().Set("Location", "/target?q=a b c")
@@ -354,6 +365,7 @@ func TestUnsafeURLsAreSentEncoded(t *testing.T) {
 // not followed (Scrapy's OffsiteMiddleware), unless dont_filter; one within
 // them is.
 func TestOffsiteRedirect(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/r/off":

@@ -19,14 +19,37 @@ import (
 // near 900 MB of RSS; with it, at 370 MB. Collecting more often costs
 // little here: bodies are byte slices, which the collector does not scan.
 // It does nothing when GOMEMLIMIT is set (the user's choice) or there is
-// no budget, and returns a function that puts the old limit back.
+// no budget (GOMEMLIMIT is the process's: the runtime reads it, not the
+// command's Env), and returns a function that puts the old limit back.
+// Runs at once in one process (in-process tests) share the limit: the
+// first run's old one comes back when the last run ends.
 func setMemoryLimit(o *Options) (restore func()) {
 	if o.MaxMemory <= 0 || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
 	limit := satAdd(o.MaxMemory, max(64<<20, satAdd(o.MaxSize, o.MaxSize)))
-	old := debug.SetMemoryLimit(limit)
-	return func() { debug.SetMemoryLimit(old) }
+	memLimit.Lock()
+	defer memLimit.Unlock()
+	if memLimit.runs == 0 {
+		memLimit.old = debug.SetMemoryLimit(limit)
+	} else {
+		debug.SetMemoryLimit(max(limit, debug.SetMemoryLimit(-1)))
+	}
+	memLimit.runs++
+	return func() {
+		memLimit.Lock()
+		defer memLimit.Unlock()
+		if memLimit.runs--; memLimit.runs == 0 {
+			debug.SetMemoryLimit(memLimit.old)
+		}
+	}
+}
+
+// memLimit is the state of setMemoryLimit's runs.
+var memLimit struct {
+	sync.Mutex
+	runs int
+	old  int64
 }
 
 // defaultMaxMemory is --max-memory's default: a quarter of the machine's

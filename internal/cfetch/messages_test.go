@@ -13,6 +13,7 @@ var goWords = regexp.MustCompile(`Go struct|Go value|json: |unmarshal|record\.|\
 // TestInvalidRecordMessagesNameOurFields: a field of the wrong type is
 // reported by its JSON name and JSON type, never in Go's words.
 func TestInvalidRecordMessagesNameOurFields(t *testing.T) {
+	t.Parallel()
 	const u = `"url":"http://127.0.0.1:1/"`
 	lines := []string{
 		`{` + u + `,"redirects":{"a":1}}`,

@@ -17,6 +17,9 @@ import (
 // Options are cfetch's settings. The zero value is not useful: start from
 // DefaultOptions and call Validate before use.
 type Options struct {
+	// Getenv reads the environment (HTTP_PROXY, HTTPS_PROXY, NO_PROXY);
+	// nil reads the process's.
+	Getenv func(string) string
 	// Concurrency is the number of requests in flight (CONCURRENT_REQUESTS).
 	Concurrency int
 	// PerHost is the number of requests in flight to one host:port

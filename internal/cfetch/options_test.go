@@ -13,6 +13,7 @@ import (
 )
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change func(o *Options)
@@ -40,9 +41,9 @@ func TestValidate(t *testing.T) {
 }
 
 func TestParseFlags(t *testing.T) {
+	t.Parallel()
 	var stderr bytes.Buffer
-	tool := cli.NewTool("cfetch", &stderr)
-	opts, _, files, code, done := parseFlags(tool, []string{"-c", "3", "-H", "Accept-Language: de, en;q=0.5", "-H", "x-a:", "--max-size", "2MiB", "--no-redirects", "--retry-codes", "500,503", "-k", "f1", "-"}, new(bytes.Buffer))
+	opts, files, code, done := parseFlags([]string{"-c", "3", "-H", "Accept-Language: de, en;q=0.5", "-H", "x-a:", "--max-size", "2MiB", "--no-redirects", "--retry-codes", "500,503", "-k", "f1", "-"}, &stderr)
 	if done {
 		t.Fatalf("done with %d: %s", code, stderr.String())
 	}
@@ -62,7 +63,7 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--timeout", "0s"}, "--timeout must be a positive duration"},
 	} {
 		stderr.Reset()
-		_, _, _, code, done := parseFlags(cli.NewTool("cfetch", &stderr), tt.args, new(bytes.Buffer))
+		_, _, code, done := parseFlags(tt.args, &stderr)
 		if !done || code != cli.ExitUsage || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("%v: done %v code %d stderr %q, want %q", tt.args, done, code, stderr.String(), tt.want)
 		}
@@ -70,8 +71,9 @@ func TestParseFlags(t *testing.T) {
 }
 
 func TestHelpShowsScrapyNamesAndExamples(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
-	if code := Run(t.Context(), []string{"--help"}, strings.NewReader(""), &out, new(bytes.Buffer)); code != 0 {
+	if code := execute(t.Context(), []string{"--help"}, strings.NewReader(""), &out, new(bytes.Buffer)); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{"echo https://example.com/ | cfetch | jq -r .status", "CONCURRENT_REQUESTS", "DOWNLOAD_MAXSIZE", "RETRY_HTTP_CODES", "--max-size size", "--max-memory size", "130  interrupted"} {
@@ -82,6 +84,7 @@ func TestHelpShowsScrapyNamesAndExamples(t *testing.T) {
 }
 
 func TestParseSize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int64
@@ -124,6 +127,7 @@ func FuzzParseSize(f *testing.F) {
 }
 
 func TestParseHeader(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, name, value, err string }{
 		{"Accept: text/html", "Accept", "text/html", ""},
 		{"x-custom:  a: b ", "X-Custom", "a: b", ""},
@@ -163,6 +167,7 @@ func FuzzParseHeader(f *testing.F) {
 }
 
 func TestFlattenHeaders(t *testing.T) {
+	t.Parallel()
 	h := http.Header{"Set-Cookie": {"a=1", "b=2, x"}, "Vary": {"Accept", "Cookie"}, "Content-Type": {"text/html"}}
 	got := flattenHeaders(h)
 	if got["set-cookie"] != "a=1\nb=2, x" || got["vary"] != "Accept, Cookie" || got["content-type"] != "text/html" || len(got) != 3 {
@@ -176,6 +181,7 @@ func TestFlattenHeaders(t *testing.T) {
 // TestMaxMemoryDefault: a quarter of the machine's memory, at most 1 GiB;
 // 1 GiB where /proc/meminfo cannot say.
 func TestMaxMemoryDefault(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tt := range []struct {
 		meminfo string

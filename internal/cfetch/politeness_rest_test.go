@@ -86,6 +86,7 @@ func (s *arrivalServer) pages(n int) string {
 // would send the retry first (it is the oldest request) and nothing
 // before it; only lower bounds on times are asserted.
 func TestIsolated503DoesNotStallTheHost(t *testing.T) {
+	t.Parallel()
 	s := newArrivalServer(t, 10*time.Millisecond, func(path string, n int) (int, string) {
 		if path == "/p/5" && n == 1 {
 			return http.StatusServiceUnavailable, "1"
@@ -133,6 +134,7 @@ func TestIsolated503DoesNotStallTheHost(t *testing.T) {
 // row rests it, and each rest is twice the one before. Without rests, 100
 // pages with 2 retries each would be 300 requests in well under a second.
 func TestHostAnswering503RestsIt(t *testing.T) {
+	t.Parallel()
 	s := newArrivalServer(t, 0, func(string, int) (int, string) { return http.StatusServiceUnavailable, "" })
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan result, 1)
@@ -160,6 +162,7 @@ func TestHostAnswering503RestsIt(t *testing.T) {
 // Test429RestsTheHost: a 429 with Retry-After: 1 rests the whole host for
 // that second: no request reaches it before.
 func Test429RestsTheHost(t *testing.T) {
+	t.Parallel()
 	s := newArrivalServer(t, 0, func(path string, n int) (int, string) {
 		if path == "/p/2" && n == 1 {
 			return http.StatusTooManyRequests, "1"

@@ -37,6 +37,7 @@ func vhost(t *testing.T, s *httptest.Server) (port string, resolve []string) {
 // answered with "error":"robots" and never reaches the server; the others
 // are fetched; robots.txt itself is fetched once.
 func TestRobotsDeniedRequestIsARecord(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	s.setRobots("shop.test", robotsText("User-agent: *\nDisallow: /private/\n\nUser-agent: crawlutils\nDisallow: /status/\n"))
@@ -71,6 +72,7 @@ func TestRobotsDeniedRequestIsARecord(t *testing.T) {
 
 // TestNoRobots: --no-robots neither fetches nor obeys robots.txt.
 func TestNoRobots(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	s.setRobots("shop.test", robotsText("User-agent: *\nDisallow: /\n"))
@@ -87,6 +89,7 @@ func TestNoRobots(t *testing.T) {
 // TestRobotsFailureModes: RFC 9309's answers to a robots.txt that is not a
 // plain 200.
 func TestRobotsFailureModes(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	s.setRobots("html.test", func(w http.ResponseWriter, r *http.Request) {
@@ -139,6 +142,7 @@ func TestRobotsFailureModes(t *testing.T) {
 // starts are read from the records (fetched_at minus duration_ms, cfetch's
 // own clock), so a slow machine cannot make the test fail.
 func TestCrawlDelay(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	s.setRobots("slowly.test", robotsText("User-agent: *\nCrawl-delay: 0.3\n"))
@@ -172,6 +176,7 @@ func TestCrawlDelay(t *testing.T) {
 // hangs, the requests to nine other hosts, read after them, are all
 // answered.
 func TestOneSlowHostDoesNotStallTheOthers(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	port, resolve := vhost(t, s.Server)
@@ -187,7 +192,7 @@ func TestOneSlowHostDoesNotStallTheOthers(t *testing.T) {
 	stdout, out := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(context.Background(), append([]string{"-q", "--concurrency", "16"}, resolve...), strings.NewReader(in.String()), out, io.Discard)
+		done <- execute(context.Background(), append([]string{"-q", "--concurrency", "16"}, resolve...), strings.NewReader(in.String()), out, io.Discard)
 		out.Close()
 	}()
 	sc := bufio.NewScanner(stdout)
@@ -221,6 +226,7 @@ func TestOneSlowHostDoesNotStallTheOthers(t *testing.T) {
 // TestPerHostConcurrency: no host gets more than --per-host requests at
 // once, and the global limit holds across hosts.
 func TestPerHostConcurrency(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	port, resolve := vhost(t, s.Server)
@@ -269,6 +275,7 @@ func (r *lineReader) Read(p []byte) (int, error) {
 // TestReadAheadIsBounded: with every request stuck, cfetch stops reading
 // its input once --read-ahead records are held (back-pressure on stdin).
 func TestReadAheadIsBounded(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	r := &lineReader{}
@@ -297,6 +304,7 @@ func TestReadAheadIsBounded(t *testing.T) {
 // own backoff remains); one of a year is not waited for (the record says
 // so) and does not hang cfetch.
 func TestRetryAfter(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	r := runCfetch(t, s.URL+"/retry-after-past\n", "--retries", "2").one(t)
@@ -318,6 +326,7 @@ func TestRetryAfter(t *testing.T) {
 
 // TestMoreFaults: the rest of the list of hostile servers.
 func TestMoreFaults(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	t.Cleanup(s.Close)
 	tests := []struct {
@@ -346,6 +355,7 @@ func TestMoreFaults(t *testing.T) {
 
 // TestAutoThrottleDebug: --autothrottle-debug prints each adjustment.
 func TestAutoThrottleDebug(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	res := runCfetch(t, s.URL+"/ok\n"+s.URL+"/ok?2\n", "--autothrottle", "--autothrottle-start-delay", "10ms", "--autothrottle-debug")
@@ -358,11 +368,12 @@ func TestAutoThrottleDebug(t *testing.T) {
 // TestStatsCountRobotsAndRetries: the summary accounts for robots.txt and
 // retries after the statuses.
 func TestStatsCountRobotsAndRetries(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	var errb strings.Builder
 	var out strings.Builder
-	code := Run(t.Context(), []string{"--retry-backoff", "1ms"}, strings.NewReader(s.URL+"/flaky/s\n"), &out, &errb)
+	code := execute(t.Context(), []string{"--retry-backoff", "1ms"}, strings.NewReader(s.URL+"/flaky/s\n"), &out, &errb)
 	summary := errb.String()
 	for _, want := range []string{"; status: 200 1; ", "retries: 503 1", "robots: allow_all 1, fetches 1", "robots: allow_all 1, bytes 19, fetches 1"} {
 		if !strings.Contains(summary, want) && !strings.HasPrefix(want, "robots: allow_all 1, fetches") {
@@ -378,6 +389,7 @@ func TestStatsCountRobotsAndRetries(t *testing.T) {
 // yet started are dropped (counted as "interrupted"), also when the whole
 // input was read already; the one in flight is finished and written.
 func TestInterruptDropsQueuedRequests(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	ctx, cancel := context.WithCancelCause(context.Background())

@@ -26,6 +26,7 @@ const publicPage = "http://public.example/page"
 // may not lead into loopback, link-local or private addresses; one found
 // on a page of a crawl that started there may.
 func TestLinksIntoInternalAddressesAreRefused(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	t.Cleanup(s.Close)
 	port := s.URL[strings.LastIndexByte(s.URL, ':')+1:]
@@ -92,6 +93,7 @@ func TestLinksIntoInternalAddressesAreRefused(t *testing.T) {
 // addresses; --resolve lets the hosts it names reach the addresses it
 // gives.
 func TestAllowPrivate(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	t.Cleanup(s.Close)
 	port := s.URL[strings.LastIndexByte(s.URL, ':')+1:]
@@ -110,6 +112,7 @@ func TestAllowPrivate(t *testing.T) {
 // server, used as the proxy, plays the public site (the proxy's own
 // address is the user's choice and is not checked).
 func TestRedirectsIntoInternalAddressesAreRefused(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	t.Cleanup(s.Close)
 	target := s.URL + "/ok"
@@ -139,6 +142,7 @@ func TestRedirectsIntoInternalAddressesAreRefused(t *testing.T) {
 // public host cannot send cfetch into an internal address either; the
 // redirect is not followed (a robots.txt that cannot be had: allow all).
 func TestRobotsRedirectIntoInternalAddressIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	t.Cleanup(s.Close)
 	s.setRobots("public.example", func(w http.ResponseWriter, r *http.Request) {
@@ -159,6 +163,7 @@ func TestRobotsRedirectIntoInternalAddressIsNotFollowed(t *testing.T) {
 // public address first and an internal one later (DNS rebinding) is
 // refused too.
 func TestDialerRefusesInternalAddresses(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -222,6 +227,7 @@ func (s *faultServer) totalHits() int {
 }
 
 func TestInternalKind(t *testing.T) {
+	t.Parallel()
 	for addr, want := range map[string]string{
 		"127.0.0.1":              "loopback",
 		"127.255.0.9":            "loopback",
@@ -268,6 +274,7 @@ func TestInternalKind(t *testing.T) {
 // TestAddressPolicy: which hops may go to internal addresses, from the
 // records alone.
 func TestAddressPolicy(t *testing.T) {
+	t.Parallel()
 	o := DefaultOptions()
 	key, addrs, _ := parseResolve("shop.test:80:127.0.0.1")
 	pubKey, pubAddrs, _ := parseResolve("cdn.test:80:8.8.8.8")
@@ -342,6 +349,7 @@ func TestAddressPolicy(t *testing.T) {
 // TestDialerConnectsWhereThePolicySays: an exchange that may reach
 // internal addresses, and the connection to a proxy, are not checked.
 func TestDialerConnectsWhereThePolicySays(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -383,6 +391,7 @@ func TestDialerConnectsWhereThePolicySays(t *testing.T) {
 }
 
 func TestProxyAddr(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"http://proxy.test":         "proxy.test:80",
 		"https://proxy.test":        "proxy.test:443",

@@ -21,6 +21,7 @@ import (
 // behind them and never started, all come out as the request records they
 // were, lease and all, for cqueue push to hand out again.
 func TestInterruptReleasesLeasedRequests(t *testing.T) {
+	t.Parallel()
 	hit := make(chan string, 10)
 	holdB := make(chan struct{}) // /b answers once the run is interrupted
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -43,7 +44,7 @@ func TestInterruptReleasesLeasedRequests(t *testing.T) {
 	done := make(chan int, 1)
 	var stderr strings.Builder
 	go func() {
-		done <- Run(ctx, []string{"-q", "--per-host", "1", "--retry-after-max", "60s"}, stdin, out, &stderr)
+		done <- execute(ctx, []string{"-q", "--per-host", "1", "--retry-after-max", "60s"}, stdin, out, &stderr)
 		out.Close()
 	}()
 	lines := make(chan string, 10)

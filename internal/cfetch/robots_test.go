@@ -20,6 +20,7 @@ func mustURL(t *testing.T, s string) *url.URL {
 }
 
 func TestJudgeRobots(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	page := &body{data: []byte("User-agent: *\nDisallow: /p\n")}
 	tests := []struct {
@@ -68,6 +69,7 @@ func TestJudgeRobots(t *testing.T) {
 }
 
 func TestRobotsCache(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c := newRobotsCache(2)
 	good := &robotsEntry{state: robotsParsed, rules: robots.Parse([]byte("User-agent: *\nDisallow: /x\n"), "crawlutils"), expires: now.Add(robotsTTL)}
@@ -96,6 +98,7 @@ func TestRobotsCache(t *testing.T) {
 // TestDefaultRobotsAgent: the group cfetch obeys by default is named by
 // the product token of its default User-Agent.
 func TestDefaultRobotsAgent(t *testing.T) {
+	t.Parallel()
 	o := DefaultOptions()
 	if got := o.robotsAgent(); got != "crawlutils" {
 		t.Errorf("robots agent %q, want crawlutils", got)
@@ -108,6 +111,7 @@ func TestDefaultRobotsAgent(t *testing.T) {
 // "Allow: /*.css$" (7 octets) beat "Disallow: /private/" (9); and
 // /robots.txt, which is implicitly allowed, was refused under "Disallow: /".
 func TestRobotsLongestMatchAsWritten(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		txt, path string
@@ -136,6 +140,7 @@ func TestRobotsLongestMatchAsWritten(t *testing.T) {
 // requested; /robots.txt asked for as a page is fetched although the file
 // says "Disallow: /" for everything else.
 func TestRobotsWildcardAllowDoesNotOpenADisallowedDirectory(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	s.setRobots("shop.test", robotsText("User-agent: *\nDisallow: /private/\nAllow: /*.css$\n"))

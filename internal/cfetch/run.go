@@ -2,45 +2,42 @@ package cfetch
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 )
 
-// Run is the cfetch command: it parses args, fetches the requests read from
-// the named files or stdin, writes the responses to stdout (or -o FILE) and
-// returns the exit status.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	tool := cli.NewTool("cfetch", stderr)
+// run is the cfetch command, its flags parsed into c: it fetches the
+// requests read from the named files or stdin and writes the responses to
+// its output.
+func (c *command) run(ctx context.Context, env *cli.Env) error {
+	tool := env.Tool
 	defer routeStdLog(tool)()
-	opts, flags, files, code, done := parseFlags(tool, args, stdout)
-	if done {
-		return code
+	if err := c.apply(); err != nil {
+		return err
 	}
-	out, closeOut, err := flags.OpenOutput(stdout)
+	opts := &c.opts
+	opts.Getenv = env.Getenv
+	out, err := env.Output()
 	if err != nil {
-		tool.Fail(fmt.Errorf("open output: %w", err))
-		return cli.ExitFailure
+		return err
 	}
-	f, err := NewFetcher(&opts)
+	f, err := NewFetcher(opts)
 	if err != nil {
-		tool.Fail(err)
-		return cli.ExitFailure
+		return err
 	}
 	defer f.Close()
-	defer setMemoryLimit(&opts)()
-	p := newPipeline(tool, f, &opts, ndjson.NewWriter(out))
+	defer setMemoryLimit(opts)()
+	p := newPipeline(tool, f, opts, ndjson.NewWriter(out))
 	tool.RateOut = true // responses, not the requests read ahead
 	tool.Gauges = p.levels
 	tool.StartProgress(time.Second, p.progress)
-	p.run(ctx, ndjson.NewReader(files, stdin))
-	if err := closeOut(); err != nil {
-		tool.Fail(fmt.Errorf("close output: %w", err))
+	p.run(ctx, ndjson.NewReader(env.Args, env.Stdin))
+	if err := env.CloseOutput(); err != nil {
+		tool.Fail(err)
 	}
 	// Stats.Bytes means bytes downloaded for cfetch, not bytes read.
 	tool.Stats.Bytes.Store(f.WireBytes())
-	return tool.Finish(ctx)
+	return tool.Done(ctx)
 }

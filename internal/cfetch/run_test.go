@@ -19,6 +19,7 @@ import (
 // TestBadInputIsReportedAndTheStreamGoesOn: every bad line is named by its
 // line number, none stops the stream, and the exit status is 3.
 func TestBadInputIsReportedAndTheStreamGoesOn(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	pad := strings.Repeat("a", 10<<20)
@@ -95,6 +96,7 @@ func sortedCSV(s string) string {
 // TestPassThrough: records of other kinds come out byte for byte, and a
 // request's unknown fields and exact numbers come back in "request".
 func TestPassThrough(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	other := []string{
@@ -131,6 +133,7 @@ func TestPassThrough(t *testing.T) {
 // read, the request in flight is not cancelled, its record is written, and
 // the exit status is 130 — without waiting for the silent input.
 func TestInterruptFinishesInFlight(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	stdin, feed := io.Pipe()
@@ -140,7 +143,7 @@ func TestInterruptFinishesInFlight(t *testing.T) {
 	done := make(chan int, 1)
 	var stderr strings.Builder
 	go func() {
-		done <- Run(ctx, []string{"-q"}, stdin, out, &stderr)
+		done <- execute(ctx, []string{"-q"}, stdin, out, &stderr)
 		out.Close()
 	}()
 	lines := make(chan string, 10)
@@ -177,13 +180,14 @@ func TestInterruptFinishesInFlight(t *testing.T) {
 // request at a time and waits for the answer, so the answer must not sit in
 // a buffer.
 func TestOutputIsFlushedWhileInputStalls(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	stdin, feed := io.Pipe()
 	stdout, out := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(context.Background(), []string{"-q"}, stdin, out, io.Discard)
+		done <- execute(context.Background(), []string{"-q"}, stdin, out, io.Discard)
 		out.Close()
 	}()
 	lines := make(chan string)
@@ -209,6 +213,7 @@ func TestOutputIsFlushedWhileInputStalls(t *testing.T) {
 // TestConcurrency: exactly --concurrency requests are in flight at once,
 // never more.
 func TestConcurrency(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	const n = 4
@@ -231,6 +236,7 @@ func TestConcurrency(t *testing.T) {
 // TestStatsFile: the --stats document counts statuses, errors and the bytes
 // downloaded.
 func TestStatsFile(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	statsFile := filepath.Join(t.TempDir(), "stats.json")
@@ -256,6 +262,7 @@ func TestStatsFile(t *testing.T) {
 }
 
 func TestOutputFileAndFileArgs(t *testing.T) {
+	t.Parallel()
 	s := newFaultServer()
 	defer s.Close()
 	dir := t.TempDir()

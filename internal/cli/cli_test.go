@@ -12,10 +12,15 @@ import (
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 )
 
+// mapEnv is a Getenv reading vars.
+func mapEnv(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
 func TestFlagPrecedence(t *testing.T) {
+	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "config.yml")
 	os.WriteFile(cfg, []byte("ctest:\n  concurrency: 7\n  name: fromconfig\n  tag: [a, b]\n"), 0o644)
-	t.Setenv("CRAWLUTILS_CONFIG", cfg)
 	tests := []struct {
 		name    string
 		args    []string
@@ -30,10 +35,13 @@ func TestFlagPrecedence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"CRAWLUTILS_CONFIG": cfg}
 			for k, v := range tt.env {
-				t.Setenv(k, v)
+				env[k] = v
 			}
 			tool := NewTool("ctest", new(bytes.Buffer))
+			tool.Getenv = mapEnv(env)
 			f := tool.NewFlags(Help{})
 			c := f.Int("concurrency", 16, "")
 			n := f.String("name", "default", "")
@@ -49,6 +57,7 @@ func TestFlagPrecedence(t *testing.T) {
 }
 
 func TestParseUsageErrors(t *testing.T) {
+	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "config.yml")
 	os.WriteFile(cfg, []byte("ctest:\n  bogus: 1\n"), 0o644)
 	tests := []struct {
@@ -65,11 +74,10 @@ func TestParseUsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for k, v := range tt.env {
-				t.Setenv(k, v)
-			}
+			t.Parallel()
 			var stderr bytes.Buffer
 			tool := NewTool("ctest", &stderr)
+			tool.Getenv = mapEnv(tt.env)
 			f := tool.NewFlags(Help{})
 			f.Int("concurrency", 16, "")
 			_, code, done := f.Parse(tt.args, new(bytes.Buffer))
@@ -160,14 +168,19 @@ func TestFinishCodesAndStatsFile(t *testing.T) {
 }
 
 func TestOpenOutputDevNull(t *testing.T) {
-	f := NewTool("ctest", new(bytes.Buffer)).NewFlags(Help{})
-	f.Output = os.DevNull
-	w, closeOut, err := f.OpenOutput(new(bytes.Buffer))
+	t.Parallel()
+	env := NewEnv(nil, new(bytes.Buffer), new(bytes.Buffer))
+	env.Flags = NewTool("ctest", new(bytes.Buffer)).NewFlags(Help{})
+	env.Flags.Output = os.DevNull
+	w, err := env.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.Write([]byte("x\n"))
-	if err := closeOut(); err != nil {
+	if err := env.CloseOutput(); err != nil {
 		t.Fatalf("closing -o /dev/null: %v", err)
+	}
+	if err := env.CloseOutput(); err != nil {
+		t.Fatalf("closing twice: %v", err)
 	}
 }

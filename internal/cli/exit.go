@@ -33,10 +33,8 @@ const ExitCodesHelp = `Exit status:
 // ErrInterrupted is the cause of a context cancelled by a signal.
 var ErrInterrupted = errors.New("interrupted")
 
-// RunFunc is the signature of every command's Run.
-type RunFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
-
-// Main runs run with the process's arguments and stdio and returns its exit
+// Main runs cmd with the process's arguments, stdio and environment
+// (Execute) and returns its exit
 // status. The first SIGINT or SIGTERM cancels the context with ErrInterrupted
 // (the command stops taking new work, finishes what is in flight and
 // flushes); a second one runs the functions given to OnAbort and exits at
@@ -48,7 +46,15 @@ type RunFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, s
 // (`| head`) ends the process quietly; and a stdout whose reader goes
 // away while the command has nothing to write ends it too (outputGone). With CRAWLUTILS_CPUPROFILE=FILE
 // set, the run's CPU profile is written to FILE.
-func Main(run RunFunc) int {
+func Main(cmd *Command) int {
+	return withProcess(func(ctx context.Context) int {
+		return Execute(ctx, cmd, os.Args[1:], OSEnv())
+	})
+}
+
+// withProcess runs run with the process's signals, stdout watcher, GC
+// tuning and profile set up (see Main).
+func withProcess(run func(ctx context.Context) int) int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sig := make(chan os.Signal, 4)
@@ -78,7 +84,7 @@ func Main(run RunFunc) int {
 	tuneGC()
 	stop := startProfile()
 	defer stop()
-	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	return run(ctx)
 }
 
 // outputWatchEvery is how often Main checks that stdout still has a

@@ -88,36 +88,46 @@ func (f *Flags) addCommon() {
 // file's section for the command, then the defaults. When done is true the
 // command must return code at once (help, version or a usage error).
 func (f *Flags) Parse(args []string, stdout io.Writer) (rest []string, code int, done bool) {
+	rest, err := f.parse(args, stdout)
+	if err != nil {
+		return nil, report(f.tool, err), true
+	}
+	return rest, ExitOK, false
+}
+
+// parse is Parse returning errors: a usage error, or errStop after
+// --help or --version.
+func (f *Flags) parse(args []string, stdout io.Writer) (rest []string, err error) {
 	f.addCommon()
 	if err := f.FlagSet.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			f.printHelp(stdout)
-			return nil, ExitOK, true
+			return nil, errStop
 		}
-		return nil, f.tool.Usage("%v", err), true
+		return nil, Usagef("%v", err)
 	}
 	if f.showHelp {
 		f.printHelp(stdout)
-		return nil, ExitOK, true
+		return nil, errStop
 	}
 	if f.showVersion {
 		fmt.Fprintf(stdout, "%s %s (crawlutils)\n", f.tool.Name, Version)
-		return nil, ExitOK, true
+		return nil, errStop
 	}
 	if err := f.applyEnv(); err != nil {
-		return nil, f.tool.Usage("%v", err), true
+		return nil, Usagef("%v", err)
 	}
 	if err := f.applyConfig(); err != nil {
-		return nil, f.tool.Usage("%v", err), true
+		return nil, Usagef("%v", err)
 	}
 	if f.statsEvery < 0 {
-		return nil, f.tool.Usage("--stats-every %s: must not be negative", f.statsEvery), true
+		return nil, Usagef("--stats-every %s: must not be negative", f.statsEvery)
 	}
 	f.tool.Quiet = f.quiet
 	f.tool.StatsFile = f.statsFile
 	f.tool.StatsEvery = f.statsEvery
 	f.tool.StatsTo, f.tool.StatsCrawlID = f.statsTo, f.statsCrawl
-	return f.Args(), ExitOK, false
+	return f.Args(), nil
 }
 
 var notSettable = map[string]bool{"help": true, "version": true, "config": true}
@@ -171,7 +181,7 @@ func (f *Flags) applyEnv() error {
 			return
 		}
 		for _, name := range f.envNames(fl.Name) {
-			if v, ok := os.LookupEnv(name); ok {
+			if v := f.tool.getenv(name); v != "" {
 				if e := f.Set(fl.Name, v); e != nil {
 					err = fmt.Errorf("environment %s=%q: %v", name, v, e)
 				}
@@ -185,7 +195,7 @@ func (f *Flags) applyEnv() error {
 // fromEnv reports whether a variable sets flag.
 func (f *Flags) fromEnv(flag string) bool {
 	for _, name := range f.envNames(flag) {
-		if os.Getenv(name) != "" {
+		if f.tool.getenv(name) != "" {
 			return true
 		}
 	}
@@ -196,14 +206,27 @@ func (f *Flags) configPath() (path string, explicit bool) {
 	if f.config != "" {
 		return f.config, true
 	}
-	if p := os.Getenv("CRAWLUTILS_CONFIG"); p != "" {
+	if p := f.tool.getenv("CRAWLUTILS_CONFIG"); p != "" {
 		return p, true
 	}
-	dir, err := os.UserConfigDir()
-	if err != nil {
+	dir := userConfigDir(f.tool.getenv)
+	if dir == "" {
 		return "", false
 	}
 	return filepath.Join(dir, "crawlutils", "config.yml"), false
+}
+
+// userConfigDir is the directory of user config files, as getenv tells:
+// $XDG_CONFIG_HOME (when absolute), else $HOME/.config; "" when neither
+// is set, so that a command with no environment reads no config file.
+func userConfigDir(getenv func(string) string) string {
+	if d := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
+		return d
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config")
+	}
+	return ""
 }
 
 // applyConfig reads the command's section of the YAML config file:
@@ -304,27 +327,4 @@ func (f *Flags) printHelp(w io.Writer) {
 		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(h.Examples, "\n"))
 	}
 	fmt.Fprintf(w, "\n%s\n", ExitCodesHelp)
-}
-
-// OpenOutput returns the writer for -o FILE (created or truncated), or
-// stdout when no file was named, and a function that syncs (regular files)
-// and closes it.
-func (f *Flags) OpenOutput(stdout io.Writer) (io.Writer, func() error, error) {
-	if f.Output == "" || f.Output == "-" {
-		return stdout, func() error { return nil }, nil
-	}
-	file, err := os.Create(f.Output)
-	if err != nil {
-		return nil, nil, err
-	}
-	return file, func() error {
-		// fsync only what can be synced: not /dev/null, a FIFO or a tty.
-		if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
-			if err := file.Sync(); err != nil {
-				file.Close()
-				return err
-			}
-		}
-		return file.Close()
-	}, nil
 }

@@ -25,10 +25,9 @@ func TestStatsTo(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	t.Setenv("CRAWLUTILS_STATS_TO", path)
-	t.Setenv("CRAWLUTILS_STATS_CRAWLID", "shop")
 	var stderr bytes.Buffer
 	tool := NewTool("ctest", &stderr)
+	tool.Getenv = mapEnv(map[string]string{"CRAWLUTILS_STATS_TO": path, "CRAWLUTILS_STATS_CRAWLID": "shop"})
 	tool.Sub = "sub"
 	if _, code, done := tool.NewFlags(Help{}).Parse([]string{"-q", "--stats-every", "10ms"}, new(bytes.Buffer)); done {
 		t.Fatalf("Parse: %d", code)

@@ -21,14 +21,19 @@ import (
 // and exits 0 after saying "done". A second interrupt exits at once (130)
 // after the abort hook says "abort".
 func signalChild() {
-	os.Exit(Main(func(ctx context.Context, _ []string, stdin io.Reader, stdout, _ io.Writer) int {
-		OnAbort(func() { fmt.Fprintln(stdout, "abort") })
-		fmt.Fprintln(stdout, "ready")
-		<-ctx.Done()
-		fmt.Fprintln(stdout, "draining")
-		io.Copy(io.Discard, stdin)
-		fmt.Fprintln(stdout, "done")
-		return ExitOK
+	os.Exit(Main(&Command{
+		Name:    "child",
+		Rewrite: func([]string) []string { return nil }, // the test binary's flags
+		Run: func(ctx context.Context, env *Env) error {
+			stdout := env.Stdout
+			OnAbort(func() { fmt.Fprintln(stdout, "abort") })
+			fmt.Fprintln(stdout, "ready")
+			<-ctx.Done()
+			fmt.Fprintln(stdout, "draining")
+			io.Copy(io.Discard, env.Stdin)
+			fmt.Fprintln(stdout, "done")
+			return nil
+		},
 	}))
 }
 

@@ -56,6 +56,10 @@ type Tool struct {
 	// that ends without a newline is not answered (see answer).
 	LeasePath []string
 	Answer    func(ack []byte)
+	// Getenv reads the environment variables that set flags and name the
+	// config file (see Flags.Parse); nil reads none. Execute sets it from
+	// the command's Env.
+	Getenv func(string) string
 
 	mu       sync.Mutex
 	failed   bool
@@ -65,9 +69,24 @@ type Tool struct {
 	pub      *publisher
 }
 
-// NewTool returns a Tool writing messages to stderr.
+// NewTool returns a Tool writing messages to stderr, reading no
+// environment (Execute sets Getenv from the command's Env).
 func NewTool(name string, stderr io.Writer) *Tool {
 	return &Tool{Name: name, Stderr: stderr, Stats: NewStats()}
+}
+
+// getenv is t.Getenv, or no environment.
+func (t *Tool) getenv(k string) string {
+	if t.Getenv == nil {
+		return ""
+	}
+	return t.Getenv(k)
+}
+
+// Done is Finish as the error a command's Run returns: nil, or the exit
+// status of what was reported while the command ran (see Exit).
+func (t *Tool) Done(ctx context.Context) error {
+	return Exit(t.Finish(ctx))
 }
 
 // Printf writes one "name: message" line to stderr.
@@ -136,13 +155,6 @@ func (t *Tool) Relay(line string) {
 		t.progress.clearLocked()
 	}
 	fmt.Fprintf(t.Stderr, "%s\n", strings.TrimRight(line, "\n"))
-}
-
-// Usage reports a usage error and returns ExitUsage.
-func (t *Tool) Usage(format string, a ...any) int {
-	t.Printf(format, a...)
-	fmt.Fprintf(t.Stderr, "Try '%s --help' for more information.\n", t.Name)
-	return ExitUsage
 }
 
 // Records yields the records of the input, one per line. Lines that cannot

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -12,38 +11,51 @@ import (
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 )
 
-// admin runs a subcommand that opens the frontier, does one thing and
-// writes JSON records to stdout.
-func admin(ctx context.Context, tool *cli.Tool, args []string, stdout io.Writer, h cli.Help,
-	flags func(*cli.Flags), check func() string, do func(context.Context, frontier.Frontier, *ndjson.Writer) error) int {
+// admin returns a subcommand that opens the frontier, does one thing and
+// writes JSON records to its output: h its help, flags its own flags,
+// check its usage check (a message, or ""), do the thing at now.
+func admin(name string, h cli.Help, flags func(*cli.Flags), check func() string,
+	do func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer, now time.Time) error) *cli.Command {
 	var s store
-	f := tool.NewFlags(h)
-	s.addFlags(f)
-	if flags != nil {
-		flags(f)
+	return &cli.Command{
+		Name: name,
+		Help: h,
+		Flags: func(f *cli.Flags) {
+			s.addFlags(f)
+			if flags != nil {
+				flags(f)
+			}
+		},
+		Run: func(ctx context.Context, env *cli.Env) error {
+			tool := env.Tool
+			if err := noArgs(env); err != nil {
+				return err
+			}
+			stdout, err := env.Output()
+			if err != nil {
+				return err
+			}
+			if check != nil {
+				if msg := check(); msg != "" {
+					return cli.Usagef("%s", msg)
+				}
+			}
+			tool.Quiet = true // one answer, no summary
+			fr, err := s.open(ctx, env, false)
+			if err != nil {
+				return err
+			}
+			defer fr.Close()
+			w := ndjson.NewWriter(stdout)
+			if err := do(context.WithoutCancel(ctx), fr, w, env.Now()); err != nil {
+				tool.Fail(err)
+			}
+			if err := w.Flush(); err != nil {
+				tool.Fail(fmt.Errorf("write stdout: %w", err))
+			}
+			return tool.Done(ctx)
+		},
 	}
-	if _, code, done := parse(tool, f, args, stdout, false); done {
-		return code
-	}
-	if check != nil {
-		if msg := check(); msg != "" {
-			return tool.Usage("%s", msg)
-		}
-	}
-	tool.Quiet = true // one answer, no summary
-	fr, code := s.open(ctx, tool, false)
-	if fr == nil {
-		return code
-	}
-	defer fr.Close()
-	w := ndjson.NewWriter(stdout)
-	if err := do(context.WithoutCancel(ctx), fr, w); err != nil {
-		tool.Fail(err)
-	}
-	if err := w.Flush(); err != nil {
-		tool.Fail(fmt.Errorf("write stdout: %w", err))
-	}
-	return tool.Finish(ctx)
 }
 
 func writeJSON(w *ndjson.Writer, v any) error {
@@ -54,9 +66,9 @@ func writeJSON(w *ndjson.Writer, v any) error {
 	return w.WriteLine(b)
 }
 
-func runReclaim(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
+func reclaimCommand() *cli.Command {
 	var all bool
-	return admin(ctx, tool, args, stdout, cli.Help{
+	return admin("reclaim", cli.Help{
 		Usage:   "cqueue reclaim [--all] [flags]",
 		Summary: "return requests whose lease expired, or whose consumer died, to the queue",
 		Description: `Pop does this by itself; reclaim does it now and reports
@@ -71,8 +83,7 @@ another machine has not been detected yet.`,
 		Examples: `  cqueue reclaim --db crawl.db --all`,
 	}, func(f *cli.Flags) {
 		f.BoolVar(&all, "all", false, "reclaim every in-flight request, expired or not (no pipeline may be running)")
-	}, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
-		now := time.Now()
+	}, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer, now time.Time) error {
 		r, err := fr.Reclaim(ctx, now)
 		if err != nil {
 			return err
@@ -101,9 +112,9 @@ another machine has not been detected yet.`,
 	})
 }
 
-func runInfo(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
+func infoCommand() *cli.Command {
 	var filter frontier.InfoFilter
-	return admin(ctx, tool, args, stdout, cli.Help{
+	return admin("info", cli.Help{
 		Usage:   "cqueue info [--appid ID] [--crawlid ID] [flags]",
 		Summary: "what the frontier holds, per crawl and host (Scrapy Cluster's info action)",
 		Description: `Writes one record: {"kind":"info","queued":…,"in_flight":…,"dead":…,"crawls":[…]},
@@ -115,7 +126,7 @@ round_started_at.`,
 	}, func(f *cli.Flags) {
 		f.StringVar(&filter.AppID, "appid", "", "only the crawls of this appid")
 		f.StringVar(&filter.CrawlID, "crawlid", "", "only this crawl")
-	}, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
+	}, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer, now time.Time) error {
 		c, err := fr.Counts(ctx)
 		if err != nil {
 			return err
@@ -137,9 +148,9 @@ round_started_at.`,
 	})
 }
 
-func runStop(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
+func stopCommand() *cli.Command {
 	var crawlID string
-	return admin(ctx, tool, args, stdout, cli.Help{
+	return admin("stop", cli.Help{
 		Usage:   "cqueue stop --crawlid ID [flags]",
 		Summary: "purge a crawl's queued requests and refuse its later pushes",
 		Description: `Writes {"kind":"stop","crawlid":ID,"purged":N}. Requests of the crawl in
@@ -152,8 +163,8 @@ flight finish when acked; their follow-ups are refused (reason "stopped").`,
 			return "--crawlid is required"
 		}
 		return ""
-	}, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
-		n, err := fr.Stop(ctx, crawlID, time.Now())
+	}, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer, now time.Time) error {
+		n, err := fr.Stop(ctx, crawlID, now)
 		if err != nil {
 			return err
 		}
@@ -161,15 +172,15 @@ flight finish when acked; their follow-ups are refused (reason "stopped").`,
 	})
 }
 
-func runExpire(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
-	return admin(ctx, tool, args, stdout, cli.Help{
+func expireCommand() *cli.Command {
+	return admin("expire", cli.Help{
 		Usage:   "cqueue expire [flags]",
 		Summary: "purge crawls past their expires",
 		Description: `Purges the crawls whose expires has passed and writes one record per crawl
 expired since the last call: {"kind":"expired","crawlid":…,"appid":…,"expires":…,"purged":N}.`,
 		Examples: `  cqueue expire --db crawl.db | jq -r .crawlid`,
-	}, nil, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
-		es, err := fr.Expire(ctx, time.Now())
+	}, nil, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer, now time.Time) error {
+		es, err := fr.Expire(ctx, now)
 		if err != nil {
 			return err
 		}
@@ -182,15 +193,15 @@ expired since the last call: {"kind":"expired","crawlid":…,"appid":…,"expire
 	})
 }
 
-func runStats(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
-	return admin(ctx, tool, args, stdout, cli.Help{
+func statsCommand() *cli.Command {
+	return admin("stats", cli.Help{
 		Usage:   "cqueue stats [flags]",
 		Summary: "the frontier's lifetime counters",
 		Description: `Writes {"kind":"stats","queued":…,"in_flight":…,"dead":…,"counters":{…}}:
 pushed, popped, acked, ack_unknown, requeued, dead_lettered, dropped,
 purged_stopped, purged_expired and refused_<reason>.`,
 		Examples: `  cqueue stats --db crawl.db | jq .counters`,
-	}, nil, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
+	}, nil, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer, now time.Time) error {
 		c, err := fr.Counts(ctx)
 		if err != nil {
 			return err
@@ -207,8 +218,8 @@ purged_stopped, purged_expired and refused_<reason>.`,
 	})
 }
 
-func runDump(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
-	return admin(ctx, tool, args, stdout, cli.Help{
+func dumpCommand() *cli.Command {
+	return admin("dump", cli.Help{
 		Usage:   "cqueue dump [flags]",
 		Summary: "every request the frontier holds, as NDJSON",
 		Description: `Writes each queued, in-flight and dead request as a request record with a
@@ -216,7 +227,7 @@ func runDump(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, st
 or the reason (dead). 'cqueue push' reads a dump back (the lease is dropped).`,
 		Examples: `  cqueue dump --db crawl.db | jq -c 'select(.frontier.state == "dead")'
   cqueue dump --db old.db | cqueue push --db new.db`,
-	}, nil, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer) error {
+	}, nil, nil, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer, now time.Time) error {
 		return fr.Dump(ctx, func(d frontier.DumpEntry) error { return w.WriteLine(d.Record()) })
 	})
 }

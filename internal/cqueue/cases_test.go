@@ -13,7 +13,7 @@ import (
 // TestMain makes the test binary each command of the crawl loop, for the
 // cases of cqueue crawl, which runs them.
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]cli.RunFunc{"cqueue": Run, "cfetch": cfetch.Run, "cextract": cextract.Run, "cexport": cexport.Run})
+	scripttest.Main(m, map[string]func() *cli.Command{"cqueue": Command, "cfetch": cfetch.Command, "cextract": cextract.Command, "cexport": cexport.Command})
 }
 
 func TestCases(t *testing.T) {

@@ -16,13 +16,14 @@ import (
 func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	code = execute(context.Background(), args, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), code
 }
 
 // Push, pop, ack: a popped request carries a lease; its ack finishes it;
 // pop --follow then finds the crawl over and exits 0.
 func TestPushPopAck(t *testing.T) {
+	t.Parallel()
 	db := "--db=" + filepath.Join(t.TempDir(), "q.db")
 	_, errs, code := run(t, "https://a.example/1\nhttps://a.example/1\nhttps://b.example/\nnot a url\n{\"kind\":\"item\",\"data\":{}}\n", "push", db, "--crawlid", "c", "--appid", "app")
 	if code != 3 || !strings.Contains(errs, "<stdin>:4:") || !strings.Contains(errs, "duplicate 1") {
@@ -52,6 +53,7 @@ func TestPushPopAck(t *testing.T) {
 // A request that comes back to push with its lease was never fetched: it
 // is queued again at once, not counted as a retry.
 func TestUnfetchedRequestReturns(t *testing.T) {
+	t.Parallel()
 	db := "--db=" + filepath.Join(t.TempDir(), "q.db")
 	run(t, "https://a.example/\n", "push", db)
 	out, _, _ := run(t, "", "pop", db, "-q")
@@ -65,6 +67,7 @@ func TestUnfetchedRequestReturns(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, errs, code := run(t, "", "pop"); code != 2 || !strings.Contains(errs, "--db") {
 		t.Errorf("no db: %d %s", code, errs)
@@ -94,6 +97,7 @@ func writeFile(t *testing.T, name, s string) {
 // A crawl past its expires is purged, and pop --follow says so with an
 // "expired" record before it finds the crawl over.
 func TestPopFollowReportsExpired(t *testing.T) {
+	t.Parallel()
 	db := "--db=" + filepath.Join(t.TempDir(), "q.db")
 	exp := time.Now().Unix() + 2 // push refuses what expires within the second it runs in
 	in := fmt.Sprintf(`{"kind":"request","url":"https://a.example/","crawlid":"c","appid":"app","expires":%d}`+"\n", exp)
@@ -111,6 +115,7 @@ func TestPopFollowReportsExpired(t *testing.T) {
 // The requests a dead pop --follow held go back to the queue at the next
 // pop, without waiting out their leases: its process is gone.
 func TestPopAfterDeadConsumer(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "q.db")
 	if frontier.ThisMachine().Boot == "" {
 		t.Skip("no boot id here")

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 )
 
@@ -21,6 +20,8 @@ type crawl struct {
 	start  time.Time
 	stdin  io.Reader
 	stdout io.Writer
+	getenv func(string) string // the command's environment
+	now    func() time.Time    // the command's clock (rounds, the run lock)
 
 	fr    frontier.Frontier
 	tmp   string // the tools' stats files
@@ -37,17 +38,18 @@ type crawl struct {
 // nothing at all, and why.
 const metaLastFailure = "last_failure"
 
-func (c *crawl) run(ctx context.Context) int {
+// run runs the crawl and returns its outcome: an error with its exit
+// status (see cli.ExitError); the loop's account, when it ran, has been
+// reported by finish.
+func (c *crawl) run(ctx context.Context) error {
 	tool, o := c.tool, &c.o
 	var err error
 	_, throttle := o.pass["cthrottle"]
 	if c.tools, err = findTools(throttle); err != nil {
-		tool.Printf("%v", err)
-		return cli.ExitFailure
+		return err
 	}
 	if c.tmp, err = os.MkdirTemp("", "cqueue-crawl-"); err != nil {
-		tool.Printf("%v", err)
-		return cli.ExitFailure
+		return err
 	}
 	defer os.RemoveAll(c.tmp)
 
@@ -55,51 +57,50 @@ func (c *crawl) run(ctx context.Context) int {
 	// mistyped name must not leave a crawl behind.
 	rules, err := os.ReadFile(o.rules)
 	if err != nil {
-		tool.Printf("rules: %v", describeOpen(err))
-		return cli.ExitUsage
+		return cli.Errorf(cli.ExitUsage, "rules: %v", describeOpen(err))
 	}
 	c.id.rules, c.id.rulesSHA, c.id.out = o.rules, sha(rules), o.out
-	code := c.checkRules(ctx)
-	if code != cli.ExitOK {
-		return code
+	if err := c.checkRules(ctx); err != nil {
+		return err
 	}
-	if code := c.readSeeds(); code != cli.ExitOK {
-		return code
+	if err := c.readSeeds(); err != nil {
+		return err
 	}
 
-	c.fr, code = o.store.openDSN(ctx, tool, o.dsn)
-	if c.fr == nil {
-		return code
+	if c.fr, err = o.store.openDSN(ctx, o.dsn); err != nil {
+		return err
 	}
 	defer c.fr.Close()
 	bg := context.WithoutCancel(ctx)
-	release, code := c.lockRun(bg)
-	if release == nil {
-		return code
+	release, err := c.lockRun(bg)
+	if err != nil {
+		return err
 	}
 	defer release()
-	if code := c.checkFrontier(bg); code != cli.ExitOK {
-		return code
+	if err := c.checkFrontier(bg); err != nil {
+		return err
 	}
-	if code := c.startRound(bg); code != cli.ExitOK {
-		return code
+	if err := c.startRound(bg); err != nil {
+		return err
 	}
 	// The seeds are pushed whole even if interrupted meanwhile: a crawl
 	// half seeded would be refused on its rerun for other seeds.
-	if code := c.pushSeeds(bg); code != cli.ExitOK {
-		return code
+	if err := c.pushSeeds(bg); err != nil {
+		return err
 	}
-	code, done := c.beforeLoop(bg)
+	done, err := c.beforeLoop(bg)
 	if cli.Interrupted(ctx) {
-		tool.Printf("interrupted before the crawl loop began: run the same command again")
-		return cli.ExitInterrupted
+		if err != nil {
+			tool.Report(err)
+		}
+		return cli.Errorf(cli.ExitInterrupted, "interrupted before the crawl loop began: run the same command again")
 	}
-	if done {
-		return code
+	if done || err != nil {
+		return err
 	}
 	res := c.runLoop(ctx)
 	c.copyToolStats()
-	return c.finish(ctx, res)
+	return cli.Exit(c.finish(ctx, res))
 }
 
 // copyToolStats honours CFETCH_STATS, CEXTRACT_STATS and CEXPORT_STATS, as
@@ -107,7 +108,7 @@ func (c *crawl) run(ctx context.Context) int {
 // (cqueue crawl's own --stats, or $CQUEUE_CRAWL_STATS, has every tool's.)
 func (c *crawl) copyToolStats() {
 	for _, name := range []string{"cfetch", "cextract", "cexport"} {
-		dst := os.Getenv(cli.EnvName(name, "stats"))
+		dst := c.getenv(cli.EnvName(name, "stats"))
 		if dst == "" {
 			continue
 		}
@@ -123,12 +124,6 @@ func (c *crawl) copyToolStats() {
 
 // openDSN opens the frontier at dsn with s's settings, creating an SQLite
 // file (the crawl pushes its seeds first).
-func (s store) openDSN(ctx context.Context, tool *cli.Tool, dsn string) (frontier.Frontier, int) {
-	s.db, s.redis = "", ""
-	if dedupe.IsRedisURL(dsn) {
-		s.redis = dsn
-	} else {
-		s.db = dsn
-	}
-	return s.open(ctx, tool, true)
+func (s store) openDSN(ctx context.Context, dsn string) (frontier.Frontier, error) {
+	return s.openAt(ctx, dsn, true)
 }

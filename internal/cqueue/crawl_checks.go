@@ -2,6 +2,7 @@ package cqueue
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -11,31 +12,29 @@ import (
 
 // checkRules has cextract check the rules file; its report is shown only
 // when the rules have errors.
-func (c *crawl) checkRules(ctx context.Context) int {
+func (c *crawl) checkRules(ctx context.Context) error {
 	code, out := c.runOnce(ctx, "cextract", c.tools.cextract, "--check", c.o.rules)
 	if code == cli.ExitOK {
-		return code
+		return nil
 	}
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		c.tool.Relay(line)
 	}
-	c.tool.Printf("rules %s: not usable (see above): nothing was queued", c.o.rules)
-	if code == cli.ExitFailure {
-		return code
+	if code != cli.ExitFailure {
+		code = cli.ExitUsage
 	}
-	return cli.ExitUsage
+	return cli.Errorf(code, "rules %s: not usable (see above): nothing was queued", c.o.rules)
 }
 
 // checkFrontier refuses a crawl the frontier cannot run as asked: another
 // crawl's requests are waiting in it (the loop would fetch them too, into
 // OUT, with these rules), or this crawl was started with other rules or
 // seeds (unless --force).
-func (c *crawl) checkFrontier(ctx context.Context) int {
+func (c *crawl) checkFrontier(ctx context.Context) error {
 	tool, o := c.tool, &c.o
 	info, err := c.fr.Info(ctx, frontier.InfoFilter{})
 	if err != nil {
-		tool.Printf("%v", err)
-		return cli.ExitFailure
+		return err
 	}
 	refused := false
 	own := "--db"
@@ -51,12 +50,11 @@ func (c *crawl) checkFrontier(ctx context.Context) int {
 		refused = true
 	}
 	if refused {
-		return cli.ExitUsage
+		return cli.Exit(cli.ExitUsage) // reported above, one crawl a line
 	}
 	meta, err := c.fr.CrawlMeta(ctx, o.crawlID)
 	if err != nil {
-		tool.Printf("%v", err)
-		return cli.ExitFailure
+		return err
 	}
 	c.meta = meta
 	if conflicts := c.id.conflicts(o.crawlID, meta); len(conflicts) > 0 {
@@ -68,23 +66,23 @@ func (c *crawl) checkFrontier(ctx context.Context) int {
 			}
 		}
 		if !o.force {
-			return cli.ExitUsage
+			return cli.Exit(cli.ExitUsage) // reported above
 		}
 	}
 	if prev := meta["out"]; prev != "" && prev != o.out && !o.quiet {
 		tool.Printf("warning: crawl %q was started with OUT %s; this run exports to %s, so its items are split between the two", o.crawlID, outName(prev), outName(o.out))
 	}
-	return cli.ExitOK
+	return nil
 }
 
 // beforeLoop decides whether there is anything to crawl, and records the
-// crawl's identity once there is; done says the run is over with code.
-func (c *crawl) beforeLoop(ctx context.Context) (code int, done bool) {
+// crawl's identity once there is; done says the run is over, with err
+// (nil: exit 0).
+func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 	tool, o := c.tool, &c.o
 	info, err := c.fr.Info(ctx, frontier.InfoFilter{CrawlID: o.crawlID})
 	if err != nil {
-		tool.Printf("%v", err)
-		return cli.ExitFailure, true
+		return true, err
 	}
 	var pending int64
 	for _, ci := range info.Crawls {
@@ -96,13 +94,11 @@ func (c *crawl) beforeLoop(ctx context.Context) (code int, done bool) {
 	switch {
 	case pending > 0:
 	case s.valid() == 0:
-		tool.Printf("%s: no valid seed (%d line(s) read%s), and crawl %q has nothing queued: nothing to crawl",
+		return true, fmt.Errorf("%s: no valid seed (%d line(s) read%s), and crawl %q has nothing queued: nothing to crawl",
 			seedsName(o.seeds), s.read, s.rejectedNote(), o.crawlID)
-		return cli.ExitFailure, true
 	case s.queued == 0 && !seenBefore:
-		tool.Printf("%s: no seed could be queued (%s), and crawl %q has nothing queued: nothing to crawl",
+		return true, fmt.Errorf("%s: no seed could be queued (%s), and crawl %q has nothing queued: nothing to crawl",
 			seedsName(o.seeds), joinCounts(s.refused), o.crawlID)
-		return cli.ExitFailure, true
 	}
 	stored, err := c.fr.SetCrawlMeta(ctx, o.crawlID, c.id.meta(c.start), false)
 	if err == nil && len(c.id.conflicts(o.crawlID, stored)) > 0 {
@@ -112,44 +108,41 @@ func (c *crawl) beforeLoop(ctx context.Context) (code int, done bool) {
 			for _, msg := range c.id.conflicts(o.crawlID, stored) {
 				tool.Printf("%s", msg)
 			}
-			return cli.ExitUsage, true
+			return true, cli.Exit(cli.ExitUsage) // reported above
 		}
 		_, err = c.fr.SetCrawlMeta(ctx, o.crawlID, c.id.identityMeta(), true)
 	}
 	if err != nil {
-		tool.Printf("%v", err)
-		return cli.ExitFailure, true
+		return true, err
 	}
 	switch {
 	case pending > 0 || !seenBefore:
 	case c.meta[metaLastFailure] != "":
-		tool.Printf("crawl %q has nothing queued or in flight and its seeds were seen before, but its last run could fetch nothing (%s): %s",
+		return true, fmt.Errorf("crawl %q has nothing queued or in flight and its seeds were seen before, but its last run could fetch nothing (%s): %s",
 			o.crawlID, c.meta[metaLastFailure], c.startOver())
-		return cli.ExitFailure, true
 	case fresh > 0:
 		if !o.quiet {
 			tool.Printf("crawl %q round %d: every seed was fetched in a round begun less than %s ago (--refresh): nothing to crawl",
 				o.crawlID, c.round, o.store.refresh)
 		}
 		if s.rejected() > 0 {
-			return cli.ExitPartial, true
+			return true, cli.Exit(cli.ExitPartial) // the seeds rejected were reported
 		}
-		return cli.ExitOK, true
+		return true, nil
 	default:
 		// A round that ended without being marked complete (a crawl made
 		// before rounds, or a run killed as it ended): the next run
 		// begins a new round.
 		if err := c.endRound(ctx); err != nil {
-			tool.Printf("%v", err)
-			return cli.ExitFailure, true
+			return true, err
 		}
 		if !o.quiet {
 			tool.Printf("crawl %q is complete: every seed was crawled before, and nothing is queued or in flight; run the same command again to begin round %d", o.crawlID, c.round+1)
 		}
 		if s.rejected() > 0 {
-			return cli.ExitPartial, true
+			return true, cli.Exit(cli.ExitPartial) // the seeds rejected were reported
 		}
-		return cli.ExitOK, true
+		return true, nil
 	}
-	return cli.ExitOK, false
+	return false, nil
 }

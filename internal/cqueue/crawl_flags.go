@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -103,43 +102,53 @@ type crawlOptions struct {
 	store store
 }
 
-func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reader, stdout io.Writer) int {
-	if o, ok := stdout.(*output); ok {
-		stdout = o.w // the loop's own stdout; -o is refused below, never opened
-	}
-	start := time.Now()
-	var s store
-	o := crawlOptions{appID: "crawl", pass: map[string][]string{}}
-	raw := map[string]*[]string{}
-	f := tool.NewFlags(crawlHelp)
-	s.addFlags(f)
+// crawlCmd is a run of cqueue crawl: its flags.
+type crawlCmd struct {
+	s    store
+	o    crawlOptions
+	raw  map[string]*[]string // the pass-through flags, as given
+	args []string             // the arguments, as given
+}
+
+func crawlCommand() *cli.Command {
+	c := &crawlCmd{o: crawlOptions{appID: "crawl", pass: map[string][]string{}}, raw: map[string]*[]string{}}
+	return &cli.Command{Name: "crawl", Help: crawlHelp, Flags: c.define, Run: c.run,
+		Rewrite: func(args []string) []string { c.args = args; return args }}
+}
+
+func (c *crawlCmd) define(f *cli.Flags) {
+	o := &c.o
+	c.s.addFlags(f)
 	f.StringVar(&o.crawlID, "crawlid", "", "the crawl's name (default: OUT's name without its extension; with OUT -, the db's)")
 	f.StringVar(&o.appID, "appid", o.appID, "the appid of the seeds")
 	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
 	f.DurationVar(&o.publishEvery, "publish-every", toolstats.DefaultEvery, "publish the loop's tools' stats to the frontier every `DURATION`, for cqueue serve; 0: never")
 	for _, pt := range passThrough {
-		raw[pt.flag] = f.StringArray(pt.flag, nil, fmt.Sprintf("pass `ARGS` to %s (words split as by a shell, nothing expanded; repeatable)", pt.tool))
+		c.raw[pt.flag] = f.StringArray(pt.flag, nil, fmt.Sprintf("pass `ARGS` to %s (words split as by a shell, nothing expanded; repeatable)", pt.tool))
 	}
-	s.addQueueFlags(f)
-	rest, code, done := parse(tool, f, args, stdout, true)
-	if done {
-		return code
-	}
+	c.s.addQueueFlags(f)
+}
+
+// run runs the crawl (see crawl.run).
+func (c *crawlCmd) run(ctx context.Context, env *cli.Env) error {
+	start := env.Now()
+	tool, f, rest := env.Tool, env.Flags, env.Args
+	o, s, raw := &c.o, &c.s, c.raw
 	if f.Output != "" {
-		return tool.Usage("-o %s: the export is OUT, the third argument", f.Output)
+		return cli.Usagef("-o %s: the export is OUT, the third argument", f.Output)
 	}
-	if slices.ContainsFunc(args, func(a string) bool {
+	if slices.ContainsFunc(c.args, func(a string) bool {
 		name, _ := flagName(a)
 		return name == "stats-to" || name == "stats-crawlid"
 	}) {
-		return tool.Usage("--stats-to, --stats-crawlid: cqueue crawl publishes its tools' stats to its frontier itself, every --publish-every")
+		return cli.Usagef("--stats-to, --stats-crawlid: cqueue crawl publishes its tools' stats to its frontier itself, every --publish-every")
 	}
 	if o.publishEvery < 0 || o.publishEvery > 0 && o.publishEvery < 100*time.Millisecond {
-		return tool.Usage("--publish-every %s: want 0 (never) or at least 100ms", o.publishEvery)
+		return cli.Usagef("--publish-every %s: want 0 (never) or at least 100ms", o.publishEvery)
 	}
 	tool.StatsTo = "" // not from $CRAWLUTILS_STATS_TO either: see --publish-every
 	if len(rest) != 3 {
-		return tool.Usage("want SEEDS RULES OUT, got %d argument(s)", len(rest))
+		return cli.Usagef("want SEEDS RULES OUT, got %d argument(s)", len(rest))
 	}
 	o.seeds, o.rules, o.out = rest[0], rest[1], rest[2]
 	for _, pt := range passThrough {
@@ -151,7 +160,7 @@ func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reade
 				err = fmt.Errorf("--%s %q: %v", pt.flag, v, err)
 			}
 			if err != nil {
-				return tool.Usage("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			o.pass[pt.flag] = append(o.pass[pt.flag], words...)
 		}
@@ -159,30 +168,32 @@ func runCrawl(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reade
 			o.pass[pt.flag] = []string{} // --cthrottle '': cthrottle with its defaults
 		}
 	}
-	if msg := o.setStore(&s); msg != "" {
-		return tool.Usage("%s", msg)
+	if msg := o.setStore(s, env.Getenv); msg != "" {
+		return cli.Usagef("%s", msg)
 	}
 	if o.crawlID == "" {
 		if o.out == "-" && dedupe.IsRedisURL(o.dsn) {
-			return tool.Usage("OUT is - and the frontier is in Redis: give --crawlid")
+			return cli.Usagef("OUT is - and the frontier is in Redis: give --crawlid")
 		}
 		o.crawlID = defaultCrawlID(o.out, o.dsn)
 	}
 	if fl := f.Lookup("config"); fl != nil {
 		o.config = fl.Value.String()
 	}
-	o.statsFile, o.quiet, o.store = tool.StatsFile, tool.Quiet, s
+	o.statsFile, o.quiet, o.store = tool.StatsFile, tool.Quiet, *s
 	tool.StatsFile = "" // the account is written instead of the generic stats
-	return (&crawl{tool: tool, o: o, start: start, stdin: stdin, stdout: stdout}).run(ctx)
+	// The loop's own stdout: -o is refused above, never opened.
+	cr := &crawl{tool: tool, o: *o, start: start, stdin: env.Stdin, stdout: env.Stdout, getenv: env.Getenv, now: env.Now}
+	return cr.run(ctx)
 }
 
 // setStore resolves the frontier and the flags the loop's pop and push get
 // for it; it returns a usage message when the flags do not add up.
-func (o *crawlOptions) setStore(s *store) string {
+func (o *crawlOptions) setStore(s *store, getenv func(string) string) string {
 	if s.db != "" && s.redis != "" {
 		return "--db and --redis: give one"
 	}
-	dsn, err := s.dsn()
+	dsn, err := s.dsn(getenv)
 	if err != nil && !errors.Is(err, errNoFrontier) {
 		return err.Error()
 	}

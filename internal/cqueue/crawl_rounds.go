@@ -40,25 +40,23 @@ const (
 )
 
 // lockRun takes the crawl's run lock and keeps it renewed until the
-// returned release is called; with another run holding it, it says so and
-// returns ExitRunning.
-func (c *crawl) lockRun(ctx context.Context) (release func(), code int) {
+// returned release is called; with another run holding it, its error
+// says so, with the exit status ExitRunning.
+func (c *crawl) lockRun(ctx context.Context) (release func(), err error) {
 	holder := frontier.LockHolder()
-	cur, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, time.Now())
+	cur, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, c.now())
 	if err == nil && !ok && frontier.LockHolderGone(cur) {
-		cur, ok, err = c.fr.LockCrawl(ctx, c.o.crawlID, holder, cur, lockTTL, time.Now())
+		cur, ok, err = c.fr.LockCrawl(ctx, c.o.crawlID, holder, cur, lockTTL, c.now())
 	}
 	if err != nil {
-		c.tool.Printf("%v", err)
-		return nil, cli.ExitFailure
+		return nil, err
 	}
 	if !ok {
-		c.tool.Printf("crawl %q is already running (%s holds its lock in %s): this run exits; the lock expires %s after that run stops renewing it",
+		return nil, cli.Errorf(ExitRunning, "crawl %q is already running (%s holds its lock in %s): this run exits; the lock expires %s after that run stops renewing it",
 			c.o.crawlID, frontier.DescribeLockHolder(cur), redactDSN(c.o.dsn), lockTTL)
-		return nil, ExitRunning
 	}
 	stop := cli.Every(lockBeat, func() {
-		if _, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, time.Now()); err == nil && !ok {
+		if _, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, c.now()); err == nil && !ok {
 			c.tool.Printf("warning: crawl %q: another run took its lock (this one did not renew it in %s)", c.o.crawlID, lockTTL)
 		}
 	})
@@ -67,15 +65,15 @@ func (c *crawl) lockRun(ctx context.Context) (release func(), code int) {
 		if err := c.fr.UnlockCrawl(ctx, c.o.crawlID, holder); err != nil {
 			c.tool.Printf("%v", err)
 		}
-	}, cli.ExitOK
+	}, nil
 }
 
 // startRound resumes the crawl's round, or starts the next one when the
 // last is complete and nothing of the crawl is queued or in flight.
-func (c *crawl) startRound(ctx context.Context) int {
+func (c *crawl) startRound(ctx context.Context) error {
 	meta := c.meta
 	round, _ := strconv.Atoi(meta[metaRound])
-	now := time.Now().UTC()
+	now := c.now().UTC()
 	set := map[string]string{}
 	switch {
 	case round < 1:
@@ -90,8 +88,7 @@ func (c *crawl) startRound(ctx context.Context) int {
 	case meta[metaRoundState] == "complete":
 		info, err := c.fr.Info(ctx, frontier.InfoFilter{CrawlID: c.o.crawlID})
 		if err != nil {
-			c.tool.Printf("%v", err)
-			return cli.ExitFailure
+			return err
 		}
 		var pending int64
 		for _, ci := range info.Crawls {
@@ -108,8 +105,7 @@ func (c *crawl) startRound(ctx context.Context) int {
 	if len(set) > 0 {
 		m, err := c.fr.SetCrawlMeta(ctx, c.o.crawlID, set, true)
 		if err != nil {
-			c.tool.Printf("%v", err)
-			return cli.ExitFailure
+			return err
 		}
 		c.meta = m
 	}
@@ -117,7 +113,7 @@ func (c *crawl) startRound(ctx context.Context) int {
 	if c.newRound && !c.o.quiet {
 		c.tool.Printf("crawl %q: round %d begins (round %d was complete)", c.o.crawlID, round, round-1)
 	}
-	return cli.ExitOK
+	return nil
 }
 
 // endRound marks the round complete, so that the next run starts a new
@@ -125,7 +121,7 @@ func (c *crawl) startRound(ctx context.Context) int {
 func (c *crawl) endRound(ctx context.Context) error {
 	_, err := c.fr.SetCrawlMeta(ctx, c.o.crawlID, map[string]string{
 		metaRoundState: "complete",
-		fmt.Sprintf("round_%d_finished_at", c.round): time.Now().UTC().Format(time.RFC3339),
+		fmt.Sprintf("round_%d_finished_at", c.round): c.now().UTC().Format(time.RFC3339),
 	}, true)
 	return err
 }

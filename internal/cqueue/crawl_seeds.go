@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
@@ -56,7 +55,7 @@ func (s *seedResult) rejectedNote() string {
 // seeds for the crawl's identity: the sha256 of their lines, blank ones
 // aside, sorted, each once. So the same seeds in another order, or with a
 // blank line more or less, are the same seeds.
-func (c *crawl) readSeeds() int {
+func (c *crawl) readSeeds() error {
 	path := c.o.seeds
 	if path == "-" {
 		path = filepath.Join(c.tmp, "seeds")
@@ -68,15 +67,13 @@ func (c *crawl) readSeeds() int {
 			}
 		}
 		if err != nil {
-			c.tool.Printf("seeds: read stdin: %v", err)
-			return cli.ExitFailure
+			return fmt.Errorf("seeds: read stdin: %v", err)
 		}
 	}
 	c.seed.filePath = path
 	f, err := os.Open(path)
 	if err != nil {
-		c.tool.Printf("seeds: %v", describeOpen(err))
-		return cli.ExitUsage
+		return cli.Errorf(cli.ExitUsage, "seeds: %v", describeOpen(err))
 	}
 	defer f.Close()
 	var sums [][sha256.Size]byte
@@ -90,8 +87,7 @@ func (c *crawl) readSeeds() int {
 			break
 		}
 		if err != nil {
-			c.tool.Printf("seeds: %v", describeOpen(err))
-			return cli.ExitFailure
+			return fmt.Errorf("seeds: %v", describeOpen(err))
 		}
 	}
 	slices.SortFunc(sums, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
@@ -102,24 +98,23 @@ func (c *crawl) readSeeds() int {
 	}
 	c.seed.lines = len(sums)
 	c.id.seeds, c.id.seedsSHA, c.id.seedCount = c.o.seeds, fmt.Sprintf("%x", h.Sum(nil)), len(sums)
-	return cli.ExitOK
+	return nil
 }
 
 // pushSeeds queues the seeds in crawl --crawlid as cqueue push does,
 // reporting each bad line with its number and going on with the rest.
-func (c *crawl) pushSeeds(ctx context.Context) int {
+func (c *crawl) pushSeeds(ctx context.Context) error {
 	t := cli.NewTool("cqueue", c.tool.Stderr)
 	t.Quiet = true
 	d := &seedDefaults{crawlID: c.o.crawlID, appID: c.o.appID, round: c.round}
 	p := &pusher{tool: t, f: c.fr, defaults: d, mode: c.o.store.keyMode(),
-		out: ndjson.NewWriter(io.Discard), max: defaultBatch, now: time.Now, refresh: c.o.store.refresh,
+		out: ndjson.NewWriter(io.Discard), max: defaultBatch, now: c.now, refresh: c.o.store.refresh,
 		rounds: map[string]map[string]string{c.o.crawlID: c.meta}}
 	var r *ndjson.Reader
 	if c.o.seeds == "-" {
 		f, err := os.Open(c.seed.filePath)
 		if err != nil {
-			c.tool.Printf("seeds: %v", err)
-			return cli.ExitFailure
+			return fmt.Errorf("seeds: %v", err)
 		}
 		defer f.Close()
 		r = ndjson.NewReader(nil, f)
@@ -128,7 +123,7 @@ func (c *crawl) pushSeeds(ctx context.Context) int {
 	}
 	p.run(ctx, r)
 	if p.err != nil {
-		return cli.ExitFailure // reported by the pusher
+		return cli.Exit(cli.ExitFailure) // reported by the pusher
 	}
 	st := t.Stats.JSON(t.Name)
 	s := &c.seed
@@ -145,5 +140,5 @@ func (c *crawl) pushSeeds(ctx context.Context) int {
 	if s.passed > 0 {
 		c.tool.Printf("warning: %s: %d record(s) that are not requests, ignored", seedsName(c.o.seeds), s.passed)
 	}
-	return cli.ExitOK
+	return nil
 }

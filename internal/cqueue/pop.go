@@ -2,7 +2,6 @@ package cqueue
 
 import (
 	"context"
-	"io"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -22,13 +21,21 @@ type popOptions struct {
 	poll       time.Duration
 }
 
-func runPop(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
-	var s store
-	o := popOptions{lease: 5 * time.Minute, window: 256, batch: 128, poll: 50 * time.Millisecond}
-	f := tool.NewFlags(cli.Help{
-		Usage:   "cqueue pop [flags]",
-		Summary: "hand out queued requests, each leased until its ack comes back",
-		Description: `Writes queued requests to stdout as request records, highest priority first,
+// popCmd is a run of cqueue pop: its flags.
+type popCmd struct {
+	s store
+	o popOptions
+}
+
+func popCommand() *cli.Command {
+	c := &popCmd{o: popOptions{lease: 5 * time.Minute, window: 256, batch: 128, poll: 50 * time.Millisecond}}
+	return &cli.Command{Name: "pop", Help: popHelp, Flags: c.define, Run: c.run}
+}
+
+var popHelp = cli.Help{
+	Usage:   "cqueue pop [flags]",
+	Summary: "hand out queued requests, each leased until its ack comes back",
+	Description: `Writes queued requests to stdout as request records, highest priority first,
 FIFO within a priority, taking turns across hosts. Each carries a "lease": the
 request is in flight until an ack record with that lease reaches 'cqueue push'.
 Without --follow, pop writes what is queued (at most --max) and exits; a lease
@@ -59,51 +66,60 @@ With --follow it looks once a second whether a crawl it serves is paused
 ('cqueue serve' pauses one: the crawl's metadata "paused" is 1); while one is, it
 hands out nothing (of any crawl), beating and taking acks as usual, until it is
 resumed or the crawl is over.`,
-		Examples: `  cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml | cexport -o items.csv | cqueue push --db crawl.db
+	Examples: `  cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml | cexport -o items.csv | cqueue push --db crawl.db
   cqueue pop --db crawl.db --max 1000 > batch.jsonl      # a cron batch
   cqueue pop --db crawl.db --follow --window 256 --lease 10m`,
-	})
-	s.addFlags(f)
-	f.IntVarP(&o.max, "max", "n", 0, "hand out at most `N` requests, then exit (0: no limit)")
-	f.BoolVarP(&o.follow, "follow", "f", false, "keep feeding until nothing is queued or in flight, then exit 0")
-	f.DurationVar(&o.lease, "lease", o.lease, "how long a handed-out request may stay unacked before it is handed out again")
-	f.IntVar(&o.window, "window", o.window, "with --follow, hand out no more while this pop holds `N` requests in flight (bounds refetches after a crash)")
-	f.IntVar(&o.hostWindow, "host-window", 0, "with --follow, hand out no more of a host while this pop holds `N` of its requests in flight (default: 3/4 of --window; --window or more: no cap)")
-	f.IntVar(&o.batch, "batch", o.batch, "pop at most `N` requests per transaction")
-	f.DurationVar(&o.poll, "poll", o.poll, "with --follow, the longest wait between looks at the frontier when nothing can be handed out")
-	if _, code, done := parse(tool, f, args, stdout, false); done {
-		return code
+}
+
+func (c *popCmd) define(f *cli.Flags) {
+	c.s.addFlags(f)
+	f.IntVarP(&c.o.max, "max", "n", 0, "hand out at most `N` requests, then exit (0: no limit)")
+	f.BoolVarP(&c.o.follow, "follow", "f", false, "keep feeding until nothing is queued or in flight, then exit 0")
+	f.DurationVar(&c.o.lease, "lease", c.o.lease, "how long a handed-out request may stay unacked before it is handed out again")
+	f.IntVar(&c.o.window, "window", c.o.window, "with --follow, hand out no more while this pop holds `N` requests in flight (bounds refetches after a crash)")
+	f.IntVar(&c.o.hostWindow, "host-window", 0, "with --follow, hand out no more of a host while this pop holds `N` of its requests in flight (default: 3/4 of --window; --window or more: no cap)")
+	f.IntVar(&c.o.batch, "batch", c.o.batch, "pop at most `N` requests per transaction")
+	f.DurationVar(&c.o.poll, "poll", c.o.poll, "with --follow, the longest wait between looks at the frontier when nothing can be handed out")
+}
+
+func (c *popCmd) run(ctx context.Context, env *cli.Env) error {
+	tool, o := env.Tool, c.o
+	if err := noArgs(env); err != nil {
+		return err
+	}
+	// pop watches its output itself (a reader that hung up) and closes it
+	// on an interrupt: it needs the file itself (Output returns it).
+	stdout, err := env.Output()
+	if err != nil {
+		return err
 	}
 	switch {
 	case o.max < 0:
-		return tool.Usage("--max %d: must not be negative", o.max)
+		return cli.Usagef("--max %d: must not be negative", o.max)
 	case o.lease <= 0:
-		return tool.Usage("--lease %s: must be positive", o.lease)
+		return cli.Usagef("--lease %s: must be positive", o.lease)
 	case o.window < 1:
-		return tool.Usage("--window %d: must be at least 1", o.window)
+		return cli.Usagef("--window %d: must be at least 1", o.window)
 	case o.hostWindow < 0:
-		return tool.Usage("--host-window %d: must not be negative", o.hostWindow)
+		return cli.Usagef("--host-window %d: must not be negative", o.hostWindow)
 	case o.batch < 1:
-		return tool.Usage("--batch %d: must be at least 1", o.batch)
+		return cli.Usagef("--batch %d: must be at least 1", o.batch)
 	case o.poll <= 0:
-		return tool.Usage("--poll %s: must be positive", o.poll)
+		return cli.Usagef("--poll %s: must be positive", o.poll)
 	}
-	fr, code := s.open(ctx, tool, false)
-	if fr == nil {
-		return code
+	fr, err := c.s.open(ctx, env, false)
+	if err != nil {
+		return err
 	}
 	defer fr.Close()
-	// pop watches its output itself (a reader that hung up) and closes it
-	// on an interrupt: it needs the file, not the -o wrapper.
-	stdout = unwrap(stdout)
-	p := &popper{fr: fr, o: o, out: stdout, w: ndjson.NewWriter(stdout), tool: tool, now: time.Now}
+	p := &popper{fr: fr, o: o, out: stdout, w: ndjson.NewWriter(stdout), tool: tool, now: env.Now}
 	tool.RateOut = true // pop reads nothing: its pace is what it hands out
 	tool.Gauges = p.levels
 	tool.StartProgress(time.Second, nil)
 	if err := p.run(ctx); err != nil {
 		tool.Fail(err)
 	}
-	return tool.Finish(ctx)
+	return tool.Done(ctx)
 }
 
 // hostCap is the host window pop asks the frontier for: --host-window, by

@@ -47,6 +47,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // is in flight still come in; a crawl stopped while paused still ends the
 // pop.
 func TestPopPauses(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "q.db")
 	seeds := "https://a.example/1\nhttps://a.example/2\nhttps://a.example/3\nhttps://b.example/1\nhttps://b.example/2\nhttps://b.example/3\n"
 	if _, errs, code := run(t, seeds, "push", "-q", "--db", path, "--crawlid", "c"); code != 0 {
@@ -83,7 +84,7 @@ func TestPopPauses(t *testing.T) {
 	setPaused("1")
 	exited := make(chan int, 1)
 	go func() {
-		exited <- Run(ctx, []string{"pop", "--db", path, "--follow", "-q", "--window", "2"}, strings.NewReader(""), &out, &errb)
+		exited <- execute(ctx, []string{"pop", "--db", path, "--follow", "-q", "--window", "2"}, strings.NewReader(""), &out, &errb)
 	}()
 	// Its first batch is given back: nothing handed out, nothing in flight.
 	waitFor(t, "the first batch given back", func() bool {
@@ -128,7 +129,7 @@ func TestPopPauses(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() {
-		exited <- Run(ctx, []string{"pop", "--db", path, "--follow", "-q"}, strings.NewReader(""), &out, &errb)
+		exited <- execute(ctx, []string{"pop", "--db", path, "--follow", "-q"}, strings.NewReader(""), &out, &errb)
 	}()
 	time.Sleep(500 * time.Millisecond)
 	if _, err := fr.Stop(ctx, "d", time.Now()); err != nil {

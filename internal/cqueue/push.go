@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"strconv"
@@ -90,16 +89,24 @@ func (d *seedDefaults) fill(req *record.Request) {
 	}
 }
 
-func runPush(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reader, stdout io.Writer) int {
-	var s store
-	var d seedDefaults
-	var rejects string
-	var crawlMode bool
-	batch := defaultBatch
-	f := tool.NewFlags(cli.Help{
-		Usage:   "cqueue push [flags] [FILE...]",
-		Summary: "queue requests and settle acks",
-		Description: `Reads request records (or bare URL lines) and ack records on stdin or from FILEs.
+// pushCmd is a run of cqueue push: its flags.
+type pushCmd struct {
+	s         store
+	d         seedDefaults
+	rejects   string
+	crawlMode bool
+	batch     int
+}
+
+func pushCommand() *cli.Command {
+	c := &pushCmd{batch: defaultBatch}
+	return &cli.Command{Name: "push", Help: pushHelp, Flags: c.define, Run: c.run}
+}
+
+var pushHelp = cli.Help{
+	Usage:   "cqueue push [flags] [FILE...]",
+	Summary: "queue requests and settle acks",
+	Description: `Reads request records (or bare URL lines) and ack records on stdin or from FILEs.
 Each request is checked against the crawl-request schema and its crawl policy
 (maxdepth, allowed_domains, allow_regex, deny_regex, deny_extensions, expires),
 then against its crawl's duplicate filter (unless dont_filter), and queued. An ack
@@ -111,22 +118,29 @@ A request that still carries a "lease" came back unfetched (a pipeline stopped
 before fetching it): it is returned to the queue at once, not counted as a retry.
 Records of other kinds pass through to stdout. Refused requests are counted by
 reason in the summary and, with --rejects FILE, written there with a "reason".`,
-		Examples: `  cqueue push --db crawl.db --crawlid shop --appid demo < seeds.txt
+	Examples: `  cqueue push --db crawl.db --crawlid shop --appid demo < seeds.txt
   cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml | cexport -o items.csv | cqueue push --db crawl.db
   jq -c 'select(.kind == "request")' dump.jsonl | cqueue push --db other.db`,
-	})
-	s.addFlags(f)
-	s.addQueueFlags(f)
-	d.addFlags(f)
-	f.BoolVar(&crawlMode, "crawl-mode", false, "require appid and crawlid (Scrapy Cluster's crawl-request schema)")
-	f.StringVar(&rejects, "rejects", "", "write refused requests to `FILE` as records with a \"reason\"")
-	f.IntVar(&batch, "batch", batch, "apply at most `N` records per transaction")
-	files, code, done := parse(tool, f, args, stdout, true)
-	if done {
-		return code
+}
+
+func (c *pushCmd) define(f *cli.Flags) {
+	c.s.addFlags(f)
+	c.s.addQueueFlags(f)
+	c.d.addFlags(f)
+	f.BoolVar(&c.crawlMode, "crawl-mode", false, "require appid and crawlid (Scrapy Cluster's crawl-request schema)")
+	f.StringVar(&c.rejects, "rejects", "", "write refused requests to `FILE` as records with a \"reason\"")
+	f.IntVar(&c.batch, "batch", c.batch, "apply at most `N` records per transaction")
+}
+
+func (c *pushCmd) run(ctx context.Context, env *cli.Env) error {
+	tool, files, stdin := env.Tool, env.Args, env.Stdin
+	s, d, batch := &c.s, &c.d, c.batch
+	stdout, err := env.Output()
+	if err != nil {
+		return err
 	}
 	if batch < 1 {
-		return tool.Usage("--batch %d: must be at least 1", batch)
+		return cli.Usagef("--batch %d: must be at least 1", batch)
 	}
 	// URLs given as arguments are seeds, as with cfetch's input: cqueue
 	// push --db crawl.db https://shop.example/
@@ -138,27 +152,27 @@ reason in the summary and, with --rejects FILE, written there with a "reason".`,
 	}
 	if len(urls) > 0 {
 		if len(urls) != len(files) {
-			return tool.Usage("give seed URLs or files as arguments, not both (got %q and %q)", urls[0], firstFile(files))
+			return cli.Usagef("give seed URLs or files as arguments, not both (got %q and %q)", urls[0], firstFile(files))
 		}
 		files, stdin = nil, strings.NewReader(strings.Join(urls, "\n")+"\n")
 	}
 	if d.base != "" {
 		if u, err := url.Parse(d.base); err != nil || !u.IsAbs() {
-			return tool.Usage("--base %q: not an absolute URL", d.base)
+			return cli.Usagef("--base %q: not an absolute URL", d.base)
 		}
 	}
-	fr, code := s.open(ctx, tool, true)
-	if fr == nil {
-		return code
+	fr, err := s.open(ctx, env, true)
+	if err != nil {
+		return err
 	}
 	defer fr.Close()
-	p := &pusher{tool: tool, f: fr, policy: frontier.Policy{CrawlMode: crawlMode}, defaults: &d,
-		mode: s.keyMode(), out: ndjson.NewWriter(stdout), max: batch, now: time.Now, refresh: s.refresh}
-	if rejects != "" {
-		rf, err := os.Create(rejects)
+	p := &pusher{tool: tool, f: fr, policy: frontier.Policy{CrawlMode: c.crawlMode}, defaults: d,
+		mode: s.keyMode(), out: ndjson.NewWriter(stdout), max: batch, now: env.Now, refresh: s.refresh}
+	if c.rejects != "" {
+		rf, err := os.Create(c.rejects)
 		if err != nil {
 			tool.Fail(err)
-			return tool.Finish(ctx)
+			return tool.Done(ctx)
 		}
 		defer rf.Close()
 		p.rejects = ndjson.NewWriter(rf)
@@ -174,11 +188,10 @@ reason in the summary and, with --rejects FILE, written there with a "reason".`,
 	}
 	// Upstream got the same signal: read what it still sends, so the acks
 	// of the work it finishes are settled.
-	stdinOnly := len(files) == 0 || len(files) == 1 && files[0] == "-"
-	tool.DrainOnInterrupt = stdinOnly && cli.IsPipe(stdin)
+	tool.DrainOnInterrupt = env.DrainsOnInterrupt(files)
 	tool.StartProgress(time.Second, nil)
 	p.run(ctx, ndjson.NewReader(files, stdin))
-	return tool.Finish(ctx)
+	return tool.Done(ctx)
 }
 
 // pusher batches requests and acks into Frontier.Apply.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -16,47 +15,17 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
-// Run is the cqueue command: a subcommand and its flags in args. It
-// returns the exit status.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	tool := cli.NewTool("cqueue", stderr)
-	if len(args) == 0 {
-		return tool.Usage("missing subcommand (%s)", strings.Join(subcommandNames, ", "))
-	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, topHelp)
-		return cli.ExitOK
-	case "--version":
-		fmt.Fprintf(stdout, "cqueue %s (crawlutils)\n", cli.Version)
-		return cli.ExitOK
-	}
-	sub, ok := subcommands[args[0]]
-	if !ok {
-		return tool.Usage("unknown subcommand %q (%s)", args[0], strings.Join(subcommandNames, ", "))
-	}
-	tool.Sub = args[0]
-	out := &output{w: stdout}
-	code := sub(ctx, tool, args[1:], stdin, out)
-	if err := out.finish(); err != nil {
-		tool.Printf("-o: %v", err)
-		if code == cli.ExitOK || code == cli.ExitPartial {
-			code = cli.ExitFailure
-		}
-	}
-	return code
-}
-
-type subcommand func(ctx context.Context, tool *cli.Tool, args []string, stdin io.Reader, stdout io.Writer) int
-
-var subcommandNames = []string{"crawl", "push", "pop", "reclaim", "info", "stop", "expire", "stats", "dump", "serve"}
-
-var subcommands map[string]subcommand
-
-func init() {
-	subcommands = map[string]subcommand{
-		"crawl": runCrawl, "push": runPush, "pop": runPop, "reclaim": runReclaim, "info": runInfo,
-		"stop": runStop, "expire": runExpire, "stats": runStats, "dump": runDump, "serve": runServe,
+// Command returns the cqueue command and its subcommands, for cli.Main or
+// cli.Execute. Each subcommand takes its settings from its own environment
+// variables and config section (CQUEUE_PUSH_BATCH, cqueue: {push: …}).
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:     "cqueue",
+		HelpText: topHelp,
+		Subcommands: []*cli.Command{
+			crawlCommand(), pushCommand(), popCommand(), reclaimCommand(), infoCommand(),
+			stopCommand(), expireCommand(), statsCommand(), dumpCommand(), serveCommand(),
+		},
 	}
 }
 
@@ -131,73 +100,52 @@ func (s *store) keyMode() frontier.KeyMode {
 	return frontier.KeyFast
 }
 
-// dsn picks the frontier: --redis, --db, then the environment.
-func (s *store) dsn() (string, error) {
-	switch {
-	case s.redis != "" && s.db != "":
-		return "", fmt.Errorf("--db and --redis: give one")
-	case s.redis != "":
-		return s.redis, dedupe.CheckRedisURL("--redis", s.redis)
-	case s.db != "":
-		return s.db, nil
+// dsn picks the frontier: --redis, --db, then the environment getenv
+// reads (see cli.StoreDSN).
+func (s *store) dsn(getenv func(string) string) (string, error) {
+	dsn, err := cli.StoreDSN(s.db, s.redis, getenv)
+	if err == nil && dsn == "" {
+		err = errNoFrontier
 	}
-	if v := os.Getenv("CRAWLUTILS_REDIS"); v != "" {
-		return v, dedupe.CheckRedisURL("$CRAWLUTILS_REDIS", v)
-	}
-	if v := os.Getenv("CRAWLUTILS_DB"); v != "" {
-		return v, nil
-	}
-	return "", errNoFrontier
+	return dsn, err
 }
 
 // errNoFrontier is dsn's error when no flag or variable names a frontier.
 var errNoFrontier = errors.New("no frontier: give --db FILE or --redis URL (or set CRAWLUTILS_DB)")
 
-// open parses the flags' frontier; on failure it reports and returns the
-// exit status. Only push creates an SQLite file (create): the other
-// subcommands refuse one that does not exist, so a mistyped --db is an
-// error, not an empty frontier (and a loop on it does not "finish" at once).
-func (s *store) open(ctx context.Context, tool *cli.Tool, create bool) (frontier.Frontier, int) {
-	dsn, err := s.dsn()
+// open opens the frontier the flags (or env's variables) name. Only push
+// creates an SQLite file (create): the other subcommands refuse one that
+// does not exist, so a mistyped --db is an error, not an empty frontier
+// (and a loop on it does not "finish" at once).
+func (s *store) open(ctx context.Context, env *cli.Env, create bool) (frontier.Frontier, error) {
+	dsn, err := s.dsn(env.Getenv)
 	if err != nil {
-		return nil, tool.Usage("%v", err)
+		return nil, cli.Usagef("%v", err)
 	}
+	return s.openAt(ctx, dsn, create)
+}
+
+// openAt opens the frontier at dsn with s's settings (see open).
+func (s *store) openAt(ctx context.Context, dsn string, create bool) (frontier.Frontier, error) {
 	if !create && !dedupe.IsRedisURL(dsn) {
 		if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
-			tool.Printf("no frontier at %s (push creates one)", dsn)
-			return nil, cli.ExitFailure
+			return nil, fmt.Errorf("no frontier at %s (push creates one)", dsn)
 		}
 	}
 	if d := s.opts.DepthPriority; d < record.MinPriority || d > record.MaxPriority {
 		// Beyond it, priority - depth*N leaves the range a Redis score
 		// orders exactly.
-		return nil, tool.Usage("--depth-priority must be between %d and %d (got %d)", record.MinPriority, record.MaxPriority, d)
+		return nil, cli.Usagef("--depth-priority must be between %d and %d (got %d)", record.MinPriority, record.MaxPriority, d)
 	}
 	o := s.opts
 	o.BusyTimeout = s.busyTimeout
-	f, err := frontier.Open(context.WithoutCancel(ctx), dsn, o)
-	if err != nil {
-		tool.Printf("%v", err)
-		return nil, cli.ExitFailure
-	}
-	return f, cli.ExitOK
+	return frontier.Open(context.WithoutCancel(ctx), dsn, o)
 }
 
-// parse parses a subcommand's flags, then checks there are no arguments
-// unless allowed.
-func parse(tool *cli.Tool, f *cli.Flags, args []string, stdout io.Writer, argsOK bool) (rest []string, code int, done bool) {
-	rest, code, done = f.Parse(args, stdout)
-	if done {
-		return nil, code, true
+// noArgs refuses arguments to a subcommand that takes none.
+func noArgs(env *cli.Env) error {
+	if len(env.Args) > 0 {
+		return cli.Usagef("unexpected argument %q", env.Args[0])
 	}
-	if !argsOK && len(rest) > 0 {
-		return nil, tool.Usage("unexpected argument %q", rest[0]), true
-	}
-	if out, ok := stdout.(*output); ok {
-		if err := out.open(f); err != nil {
-			tool.Printf("%v", err)
-			return nil, cli.ExitFailure, true
-		}
-	}
-	return rest, cli.ExitOK, false
+	return nil
 }

@@ -3,7 +3,6 @@ package cqueue
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"time"
 
@@ -13,15 +12,22 @@ import (
 	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
-// runServe is cqueue serve: the crawl monitor (internal/monitor) over the
-// frontier the flags name.
-func runServe(ctx context.Context, tool *cli.Tool, args []string, _ io.Reader, stdout io.Writer) int {
-	var s store
-	o := monitor.Options{Listen: "127.0.0.1:8077"}
-	f := tool.NewFlags(cli.Help{
-		Usage:   "cqueue serve [--listen HOST:PORT] [--allow-control --token T] [flags]",
-		Summary: "watch, and control, the frontier's crawls over HTTP: a JSON API and a page",
-		Description: `Serves a JSON API under /api/v1/ and an HTML page at / that shows every crawl
+// serveCmd is a run of cqueue serve, the crawl monitor (internal/monitor)
+// over the frontier the flags name: its flags.
+type serveCmd struct {
+	s store
+	o monitor.Options
+}
+
+func serveCommand() *cli.Command {
+	c := &serveCmd{o: monitor.Options{Listen: "127.0.0.1:8077"}}
+	return &cli.Command{Name: "serve", Help: serveHelp, Flags: c.define, Run: c.run}
+}
+
+var serveHelp = cli.Help{
+	Usage:   "cqueue serve [--listen HOST:PORT] [--allow-control --token T] [flags]",
+	Summary: "watch, and control, the frontier's crawls over HTTP: a JSON API and a page",
+	Description: `Serves a JSON API under /api/v1/ and an HTML page at / that shows every crawl
 of the frontier: queued, in flight and dead requests, per host, pages/s,
 items/s, errors/s, HTTP errors/s and dead/s over time, the workers (pop
 --follow consumers) and their heartbeats, the dead letters with their reasons,
@@ -37,7 +43,7 @@ may stop a crawl, pause or resume it, and expire crawls, as cqueue stop and
 cqueue expire do. It listens on 127.0.0.1 by default; any other address needs
 --token, which every API request must then carry. Runs until interrupted (130).
 See docs/monitor.md.`,
-		Examples: `  # read-only, then open http://127.0.0.1:8077/
+	Examples: `  # read-only, then open http://127.0.0.1:8077/
   cqueue serve --db crawl.db
 
   # with the actions: a token, from the environment rather than the command line (ps shows it)
@@ -48,43 +54,51 @@ See docs/monitor.md.`,
   # every request needs the token
   export CQUEUE_SERVE_TOKEN=$(openssl rand -hex 16)
   cqueue serve --redis redis://10.0.0.5:6379/0 --listen 0.0.0.0:8077`,
-	})
-	s.addFlags(f)
-	f.StringVar(&o.Listen, "listen", o.Listen, "serve on `HOST:PORT` (a non-loopback host needs --token)")
-	f.StringVar(&o.Token, "token", "", "the bearer `TOKEN` actions (and, off loopback, every API request) must carry (or $CQUEUE_SERVE_TOKEN)")
-	f.BoolVar(&o.AllowControl, "allow-control", false, "allow the actions: stop, pause, resume, expire (needs --token)")
-	f.DurationVar(&o.Interval, "sample", time.Second, "sample the frontier every `DURATION`")
-	f.DurationVar(&o.History, "history", time.Hour, "keep every sample for `DURATION` (then one point a minute for 24h)")
-	if _, code, done := parse(tool, f, args, stdout, false); done {
-		return code
+}
+
+func (c *serveCmd) define(f *cli.Flags) {
+	c.s.addFlags(f)
+	f.StringVar(&c.o.Listen, "listen", c.o.Listen, "serve on `HOST:PORT` (a non-loopback host needs --token)")
+	f.StringVar(&c.o.Token, "token", "", "the bearer `TOKEN` actions (and, off loopback, every API request) must carry (or $CQUEUE_SERVE_TOKEN)")
+	f.BoolVar(&c.o.AllowControl, "allow-control", false, "allow the actions: stop, pause, resume, expire (needs --token)")
+	f.DurationVar(&c.o.Interval, "sample", time.Second, "sample the frontier every `DURATION`")
+	f.DurationVar(&c.o.History, "history", time.Hour, "keep every sample for `DURATION` (then one point a minute for 24h)")
+}
+
+func (c *serveCmd) run(ctx context.Context, env *cli.Env) error {
+	tool, s, o := env.Tool, &c.s, c.o
+	if err := noArgs(env); err != nil {
+		return err
+	}
+	if _, err := env.Output(); err != nil {
+		return err
 	}
 	switch {
 	case o.Interval < 10*time.Millisecond:
-		return tool.Usage("--sample %s: must be at least 10ms", o.Interval)
+		return cli.Usagef("--sample %s: must be at least 10ms", o.Interval)
 	case o.History < o.Interval:
-		return tool.Usage("--history %s: must be at least --sample (%s)", o.History, o.Interval)
+		return cli.Usagef("--history %s: must be at least --sample (%s)", o.History, o.Interval)
 	case o.History/o.Interval > 1_000_000:
-		return tool.Usage("--history %s: at most a million samples (%s at --sample %s)", o.History, o.Interval*1_000_000, o.Interval)
+		return cli.Usagef("--history %s: at most a million samples (%s at --sample %s)", o.History, o.Interval*1_000_000, o.Interval)
 	}
 	if err := monitor.CheckOptions(o.Listen, o.Token, o.AllowControl); err != nil {
-		return tool.Usage("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	quiet := tool.Quiet
 	tool.Quiet = true // no records in or out: no summary
-	fr, code := s.open(ctx, tool, false)
-	if fr == nil {
-		return code
+	fr, err := s.open(ctx, env, false)
+	if err != nil {
+		return err
 	}
 	defer fr.Close()
-	dsn, _ := s.dsn()
+	dsn, _ := s.dsn(env.Getenv)
 	o.Frontier, o.Store = fr, "sqlite"
 	if dedupe.IsRedisURL(dsn) {
 		o.Store = "redis"
 	}
 	tools, err := toolstats.Open(ctx, dsn, toolstats.Options{BusyTimeout: s.busyTimeout, Prefix: s.opts.Prefix})
 	if err != nil {
-		tool.Printf("the tools' stats: %v", err)
-		return cli.ExitFailure
+		return fmt.Errorf("the tools' stats: %v", err)
 	}
 	defer tools.Close()
 	o.Tools = tools
@@ -92,12 +106,12 @@ See docs/monitor.md.`,
 	o.Warn = func(msg string) { tool.Printf("%s", msg) }
 	srv, err := monitor.New(o)
 	if err != nil {
-		return tool.Usage("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		tool.Fail(fmt.Errorf("listen: %w", err))
-		return tool.Finish(ctx)
+		return tool.Done(ctx)
 	}
 	if !quiet {
 		mode := "read-only"
@@ -109,5 +123,5 @@ See docs/monitor.md.`,
 	if err := srv.Serve(ctx, ln); err != nil {
 		tool.Fail(err)
 	}
-	return tool.Finish(ctx)
+	return tool.Done(ctx)
 }

@@ -17,17 +17,17 @@ import (
 // address it reports, the token from CQUEUE_SERVE_TOKEN guards an action,
 // and an interrupt ends it (130).
 func TestServe(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "q.db")
 	if _, errs, code := run(t, "https://a.example/1\nhttps://a.example/2\n", "push", "-q", "--db", path, "--crawlid", "shop"); code != 0 {
 		t.Fatalf("push: %s", errs)
 	}
-	t.Setenv("CQUEUE_SERVE_TOKEN", "tok-123")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	var out, errb lockedBuffer
 	exited := make(chan int, 1)
 	go func() {
-		exited <- Run(ctx, []string{"serve", "--db", path, "--listen", "127.0.0.1:0", "--allow-control", "--sample", "50ms"},
+		exited <- executeEnv(ctx, map[string]string{"CQUEUE_SERVE_TOKEN": "tok-123"}, []string{"serve", "--db", path, "--listen", "127.0.0.1:0", "--allow-control", "--sample", "50ms"},
 			strings.NewReader(""), &out, &errb)
 	}()
 	addr := regexp.MustCompile(`serving the crawl monitor on (http://127\.0\.0\.1:\d+/) \(control allowed with the token\)`)

@@ -8,7 +8,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]cli.RunFunc{"cthrottle": Run})
+	scripttest.Main(m, map[string]func() *cli.Command{"cthrottle": Command})
 }
 
 func TestCases(t *testing.T) {

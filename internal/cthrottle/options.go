@@ -2,13 +2,10 @@ package cthrottle
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/throttle"
 )
 
@@ -39,8 +36,8 @@ type Options struct {
 	RobotsMaxDelay time.Duration
 	Debug          bool
 
-	flags *cli.Flags
-	rate  throttle.Rate
+	getenv func(string) string // the command's environment, for dsn
+	rate   throttle.Rate
 }
 
 var help = cli.Help{
@@ -92,10 +89,13 @@ close its input instead.`,
   cthrottle --local --rate 4/s --robots --debug urls.txt > throttled.jsonl`,
 }
 
-func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (*Options, []string, int, bool) {
+// Command returns the cthrottle command, for cli.Main or cli.Execute.
+func Command() *cli.Command {
 	o := &Options{}
-	f := tool.NewFlags(help)
-	o.flags = f
+	return &cli.Command{Name: "cthrottle", Help: help, Flags: o.define, Run: o.run}
+}
+
+func (o *Options) define(f *cli.Flags) {
 	f.StringVar(&o.Rate, "rate", "1/s", "starts per key: `COUNT/PERIOD` such as 3/s, 90/m, 1/2s (Scrapy DOWNLOAD_DELAY is its inverse)")
 	f.IntVar(&o.Burst, "burst", 1, "starts a key may make at once after a pause (1: always 1/RATE apart)")
 	f.StringVar(&o.Key, "key", "", "throttle by the value of the jq `EXPR` (e.g. .appid, .attrs.account) instead of the request's host")
@@ -114,14 +114,6 @@ func parseFlags(tool *cli.Tool, args []string, stdout io.Writer) (*Options, []st
 	f.StringVar(&o.RobotsAgent, "robots-agent", "crawlutils", "`TOKEN` matched against robots.txt User-agent lines (Scrapy ROBOTSTXT_USER_AGENT)")
 	f.DurationVar(&o.RobotsMaxDelay, "robots-max-delay", 60*time.Second, "largest robots.txt delay obeyed, as cfetch's --autothrottle-max-delay (Scrapy AUTOTHROTTLE_MAX_DELAY)")
 	f.BoolVar(&o.Debug, "debug", false, "print every decision to stderr: the record, its key, its slot (the store's clock) and its wait")
-	files, code, done := f.Parse(args, stdout)
-	if done {
-		return nil, nil, code, true
-	}
-	if err := o.Validate(); err != nil {
-		return nil, nil, tool.Usage("%v", err), true
-	}
-	return o, files, cli.ExitOK, false
 }
 
 // Validate checks the options; its errors name the flag.
@@ -168,16 +160,13 @@ func (o *Options) dsn() (string, error) {
 		return "", fmt.Errorf("--local, --db and --redis: give one")
 	case o.Local:
 		return "", nil
-	case o.Redis != "":
-		return o.Redis, dedupe.CheckRedisURL("--redis", o.Redis)
-	case o.DB != "":
-		return o.DB, nil
 	}
-	if v := os.Getenv("CRAWLUTILS_REDIS"); v != "" {
-		return v, dedupe.CheckRedisURL("$CRAWLUTILS_REDIS", v)
+	getenv := o.getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
 	}
-	if v := os.Getenv("CRAWLUTILS_DB"); v != "" {
-		return v, nil
+	if dsn, err := cli.StoreDSN(o.DB, o.Redis, getenv); err != nil || dsn != "" {
+		return dsn, err
 	}
 	return "", fmt.Errorf("no schedule to share: give --db FILE, --redis URL or --local (or set CRAWLUTILS_DB)")
 }

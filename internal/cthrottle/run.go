@@ -3,7 +3,6 @@ package cthrottle
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -13,27 +12,27 @@ import (
 	"github.com/crawlutils/crawlutils/internal/throttle"
 )
 
-// Run is the cthrottle command.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	tool := cli.NewTool("cthrottle", stderr)
-	o, files, code, done := parseFlags(tool, args, stdout)
-	if done {
-		return code
+// run is the cthrottle command, its flags parsed into o.
+func (o *Options) run(ctx context.Context, env *cli.Env) error {
+	tool, files := env.Tool, env.Args
+	o.getenv = env.Getenv
+	if err := o.Validate(); err != nil {
+		return cli.Usagef("%v", err)
 	}
 	keys, err := newKeyer(o.Key)
 	if err != nil {
-		return tool.Usage("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	table := throttle.NewTable(o.rate)
 	if o.RatesFile != "" {
 		if table, err = readRates(o.RatesFile, o.rate, o.Key == ""); err != nil {
-			return tool.Usage("%v", err)
+			return cli.Usagef("%v", err)
 		}
 	}
 	store, err := openStore(ctx, o)
 	if err != nil {
 		tool.Fail(err)
-		return tool.Finish(ctx)
+		return tool.Done(ctx)
 	}
 	defer store.Close()
 	var rejects *ndjson.Writer
@@ -41,30 +40,30 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		f, err := os.Create(o.Rejects)
 		if err != nil {
 			tool.Fail(fmt.Errorf("--rejects: %v", err))
-			return tool.Finish(ctx)
+			return tool.Done(ctx)
 		}
 		defer f.Close()
 		rejects = ndjson.NewWriter(f)
 	}
-	out, closeOut, err := o.flags.OpenOutput(stdout)
+	out, err := env.Output()
 	if err != nil {
 		tool.Fail(err)
-		return tool.Finish(ctx)
+		return tool.Done(ctx)
 	}
-	tool.DrainOnInterrupt = len(files) == 0 && cli.IsPipe(stdin)
+	tool.DrainOnInterrupt = env.DrainsOnInterrupt(files)
 	p := newPipeline(o, tool, keys, table, store, ndjson.NewWriter(out), rejects)
 	tool.Gauges = p.gauges
 	tool.StartProgress(time.Second, func() string { return fmt.Sprintf("%d held", len(p.sem)) })
-	p.run(ctx, ndjson.NewReader(files, stdin))
+	p.run(ctx, ndjson.NewReader(files, env.Stdin))
 	if rejects != nil {
 		if err := rejects.Flush(); err != nil {
 			tool.Fail(fmt.Errorf("write rejects: %v", err))
 		}
 	}
-	if err := closeOut(); err != nil && !p.writeFailed {
+	if err := env.CloseOutput(); err != nil && !p.writeFailed {
 		tool.Fail(err)
 	}
-	return tool.Finish(ctx)
+	return tool.Done(ctx)
 }
 
 // readRates reads --rates FILE.

@@ -51,7 +51,7 @@ func start(t *testing.T, args ...string) *running {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &running{in: inW, lines: make(chan string, 1000), stderr: &syncBuffer{}, code: make(chan int, 1), cancel: cancel}
 	go func() {
-		code := Run(ctx, args, inR, outW, r.stderr)
+		code := execute(ctx, args, inR, outW, r.stderr)
 		outW.Close()
 		r.code <- code
 	}()
@@ -107,6 +107,7 @@ func urlOf(line string) string {
 // pass; each host's requests keep their order. The interrupt then writes
 // the held request at once, and the exit status is 130.
 func TestNoHeadOfLineBlocking(t *testing.T) {
+	t.Parallel()
 	rates := filepath.Join(t.TempDir(), "rates.txt")
 	os.WriteFile(rates, []byte("slow.test 1/h\n"), 0o644)
 	r := start(t, "--local", "--rate", "50/s", "--rates", rates, "--on-overflow", "wait", "-q")
@@ -155,6 +156,7 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 // next is read and waits for room, and the one after it is not read at
 // all: its writer blocks (back-pressure), until the run ends.
 func TestBufferStopsReading(t *testing.T) {
+	t.Parallel()
 	r := start(t, "--local", "--rate", "1/h", "--on-overflow", "wait", "--buffer", "2", "-q")
 	// The first passes at once; the second and third are held.
 	r.write(t, "http://a.test/1", "http://a.test/2", "http://a.test/3", "http://a.test/4")
@@ -178,9 +180,10 @@ func TestBufferStopsReading(t *testing.T) {
 // TestEndOfInputWritesHeldRecordsAtTheirSlots: at the end of input, held
 // records are written at their slots, not before; the exit status is 0.
 func TestEndOfInputWritesHeldRecordsAtTheirSlots(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	startAt := time.Now()
-	code := Run(context.Background(), []string{"--local", "--rate", "10/s", "--burst", "2", "-q"},
+	code := execute(context.Background(), []string{"--local", "--rate", "10/s", "--burst", "2", "-q"},
 		strings.NewReader("http://a.test/1\nhttp://a.test/2\nhttp://a.test/3\nhttp://a.test/4\n"), &out, &errb)
 	el := time.Since(startAt)
 	if code != 0 || strings.Count(out.String(), "\n") != 4 {
@@ -197,6 +200,7 @@ func TestEndOfInputWritesHeldRecordsAtTheirSlots(t *testing.T) {
 // clock), robots.txt is fetched once per host, and a host without one
 // goes at the rate.
 func TestRobotsCrawlDelayWins(t *testing.T) {
+	t.Parallel()
 	slow, slowHits := robotsServer(t, 200, "User-agent: *\nCrawl-delay: 0.3\n")
 	fast, fastHits := robotsServer(t, 404, "")
 	var in strings.Builder
@@ -204,7 +208,7 @@ func TestRobotsCrawlDelayWins(t *testing.T) {
 		fmt.Fprintf(&in, "%s/page%d\n%s/page%d\n", slow.URL, i, fast.URL, i)
 	}
 	var out, errb bytes.Buffer
-	code := Run(context.Background(), []string{"--local", "--rate", "100/s", "--robots", "--debug", "-q"}, strings.NewReader(in.String()), &out, &errb)
+	code := execute(context.Background(), []string{"--local", "--rate", "100/s", "--robots", "--debug", "-q"}, strings.NewReader(in.String()), &out, &errb)
 	if code != 0 || strings.Count(out.String(), "\n") != 6 {
 		t.Fatalf("exit %d, out %q, stderr %q", code, out.String(), errb.String())
 	}
@@ -255,6 +259,7 @@ func debugSlots(t *testing.T, stderr string) map[string][]time.Time {
 // a lease is held however long, since a rejected one would never be
 // acked and its crawl would never end; one without a lease is rejected.
 func TestLeasedRequestsWaitInsteadOfRejected(t *testing.T) {
+	t.Parallel()
 	rejects := filepath.Join(t.TempDir(), "rejects.jsonl")
 	r := start(t, "--local", "--rate", "1/h", "--max-wait", "0", "--rejects", rejects, "-q")
 	r.write(t, "http://a.test/1", `{"kind":"request","url":"http://a.test/2","lease":"L2"}`, "http://a.test/3", "http://b.test/1")

@@ -3,9 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/csv"
-	"io"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"testing"
 
@@ -22,13 +20,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]cli.RunFunc{
-		"cfetch":    cfetch.Run,
-		"cextract":  cextract.Run,
-		"cexport":   cexport.Run,
-		"cdedupe":   cdedupe.Run,
-		"cqueue":    cqueue.Run,
-		"cthrottle": cthrottle.Run,
+	scripttest.Main(m, map[string]func() *cli.Command{
+		"cdedupe":   cdedupe.Command,
+		"cexport":   cexport.Command,
+		"cextract":  cextract.Command,
+		"cfetch":    cfetch.Command,
+		"cthrottle": cthrottle.Command,
+		"cqueue":    cqueue.Command,
 		"truth":     truth,
 	})
 }
@@ -38,17 +36,16 @@ var pipelineSite = demosite.Options{Products: 60}
 
 // truth prints, as CSV, the products a correct crawl of $SITE extracts:
 // url,title,price,upc,availability,category,rating,description.
-func truth(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) int {
-	w := csv.NewWriter(stdout)
-	w.Write([]string{"url", "title", "price", "upc", "availability", "category", "rating", "description"})
-	for _, p := range demosite.New(pipelineSite).Truth() {
-		w.Write([]string{p.AbsURL(os.Getenv("SITE")), p.Title, p.Price, p.UPC, strconv.Itoa(p.Availability), p.Category, strconv.Itoa(p.Rating), p.Description})
-	}
-	w.Flush()
-	if w.Error() != nil {
-		return 1
-	}
-	return 0
+func truth() *cli.Command {
+	return &cli.Command{Name: "truth", Run: func(_ context.Context, env *cli.Env) error {
+		w := csv.NewWriter(env.Stdout)
+		w.Write([]string{"url", "title", "price", "upc", "availability", "category", "rating", "description"})
+		for _, p := range demosite.New(pipelineSite).Truth() {
+			w.Write([]string{p.AbsURL(env.Getenv("SITE")), p.Title, p.Price, p.UPC, strconv.Itoa(p.Availability), p.Category, strconv.Itoa(p.Rating), p.Description})
+		}
+		w.Flush()
+		return w.Error()
+	}}
 }
 
 // TestPipelines runs testdata/pipeline/*.txtar, each with its own demo site

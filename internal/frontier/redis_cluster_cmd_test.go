@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/crawlutils/crawlutils/internal/cdedupe"
+	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
 	"github.com/crawlutils/crawlutils/internal/dedupe"
@@ -20,9 +20,14 @@ import (
 )
 
 // runTool runs a command in process, as its main would.
-func runTool(run func(context.Context, []string, io.Reader, io.Writer, io.Writer) int, stdin string, args ...string) (code int, stdout, stderr string) {
+func runTool(cmd func() *cli.Command, stdin string, args ...string) (code int, stdout, stderr string) {
+	return runToolEnv(cmd, nil, stdin, args...)
+}
+
+// runToolEnv is runTool with the environment vars (and no other).
+func runToolEnv(cmd func() *cli.Command, vars map[string]string, stdin string, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	code = cli.Execute(context.Background(), cmd(), args, cli.NewEnv(strings.NewReader(stdin), &out, &errb).WithEnv(vars))
 	return code, out.String(), errb.String()
 }
 
@@ -38,7 +43,7 @@ func TestRedisClusterSlotNotServed(t *testing.T) {
 	}
 	cl := redistest.NewCluster(t, redistest.ClusterOptions{})
 	url := cl.URL
-	if code, _, stderr := runTool(cqueue.Run, "http://a.test/1\nhttp://a.test/2\nhttp://b.test/3\n", "push", "-q", "--redis", url); code != 0 {
+	if code, _, stderr := runTool(cqueue.Command, "http://a.test/1\nhttp://a.test/2\nhttp://b.test/3\n", "push", "-q", "--redis", url); code != 0 {
 		t.Fatalf("push: exit %d\n%s", code, stderr)
 	}
 
@@ -66,15 +71,15 @@ func TestRedisClusterSlotNotServed(t *testing.T) {
 	}
 	for _, c := range []struct {
 		tool  string
-		run   func(context.Context, []string, io.Reader, io.Writer, io.Writer) int
+		run   toolRun
 		stdin string
 		args  []string
 	}{
-		{"cqueue", cqueue.Run, "http://c.test/4\n", []string{"push", "--redis", url}},
-		{"cqueue", cqueue.Run, "", []string{"pop", "--redis", url, "--max", "1"}},
-		{"cqueue", cqueue.Run, "", []string{"info", "--redis", url}},
-		{"cdedupe", cdedupe.Run, "http://c.test/4\n", []string{"--redis", url}},
-		{"cthrottle", cthrottle.Run, "http://c.test/4\n", []string{"--redis", url, "--rate", "1/s"}},
+		{"cqueue", cqueue.Command, "http://c.test/4\n", []string{"push", "--redis", url}},
+		{"cqueue", cqueue.Command, "", []string{"pop", "--redis", url, "--max", "1"}},
+		{"cqueue", cqueue.Command, "", []string{"info", "--redis", url}},
+		{"cdedupe", cdedupe.Command, "http://c.test/4\n", []string{"--redis", url}},
+		{"cthrottle", cthrottle.Command, "http://c.test/4\n", []string{"--redis", url, "--rate", "1/s"}},
 	} {
 		// The message first (cdedupe and cthrottle follow it with their
 		// summary of nothing done).
@@ -89,7 +94,7 @@ func TestRedisClusterSlotNotServed(t *testing.T) {
 		t.Fatalf("CLUSTER ADDSLOTS %d: %v", slot, err)
 	}
 	waitState(t, cl.Addrs, "cluster_state:ok")
-	code, stdout, stderr := runTool(cqueue.Run, "", "pop", "-q", "--redis", url, "--max", "10")
+	code, stdout, stderr := runTool(cqueue.Command, "", "pop", "-q", "--redis", url, "--max", "10")
 	if code != 0 || strings.Count(stdout, "\n") != 3 {
 		t.Fatalf("pop after the slot came back: exit %d, %d requests\n%s%s", code, strings.Count(stdout, "\n"), stdout, stderr)
 	}

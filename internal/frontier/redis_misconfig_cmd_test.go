@@ -1,9 +1,7 @@
 package frontier_test
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/crawlutils/crawlutils/internal/cdedupe"
+	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
 	"github.com/crawlutils/crawlutils/internal/dedupe"
@@ -23,7 +22,7 @@ import (
 // naming the tool and the server, the exit status of the README's table,
 // and nothing stored lost.
 
-type toolRun = func(context.Context, []string, io.Reader, io.Writer, io.Writer) int
+type toolRun = func() *cli.Command
 
 // storeTools are cqueue, cdedupe and cthrottle, each run once with the
 // Redis URL url (appended to args) and one URL on stdin.
@@ -39,11 +38,11 @@ func storeTools(url string) []struct {
 		stdin string
 		args  []string
 	}{
-		{"cqueue", cqueue.Run, "http://c.test/4\n", []string{"push", "--redis", url}},
-		{"cqueue", cqueue.Run, "", []string{"pop", "--max", "1", "--redis", url}},
-		{"cqueue", cqueue.Run, "", []string{"info", "--redis", url}},
-		{"cdedupe", cdedupe.Run, "http://c.test/4\n", []string{"--redis", url}},
-		{"cthrottle", cthrottle.Run, "http://c.test/4\n", []string{"--rate", "1/s", "--redis", url}},
+		{"cqueue", cqueue.Command, "http://c.test/4\n", []string{"push", "--redis", url}},
+		{"cqueue", cqueue.Command, "", []string{"pop", "--max", "1", "--redis", url}},
+		{"cqueue", cqueue.Command, "", []string{"info", "--redis", url}},
+		{"cdedupe", cdedupe.Command, "http://c.test/4\n", []string{"--redis", url}},
+		{"cthrottle", cthrottle.Command, "http://c.test/4\n", []string{"--rate", "1/s", "--redis", url}},
 	}
 }
 
@@ -64,16 +63,14 @@ func TestRedisURLNotRedis(t *testing.T) {
 		}
 	}
 	// The crawl command too: it must not fall back to OUT.db.
-	code, _, stderr := runTool(cqueue.Run, "", "crawl", "seeds.txt", "rules.yml", "out.csv", "--redis", "http://127.0.0.1:1/")
+	code, _, stderr := runTool(cqueue.Command, "", "crawl", "seeds.txt", "rules.yml", "out.csv", "--redis", "http://127.0.0.1:1/")
 	if code != 2 || !strings.Contains(stderr, "--redis must be a Redis URL") {
 		t.Errorf("cqueue crawl --redis http://…: exit %d, stderr %q", code, stderr)
 	}
-	t.Setenv("CRAWLUTILS_REDIS", "http://127.0.0.1:1/")
-	code, _, stderr = runTool(cqueue.Run, "", "info")
+	code, _, stderr = runToolEnv(cqueue.Command, map[string]string{"CRAWLUTILS_REDIS": "http://127.0.0.1:1/"}, "", "info")
 	if code != 2 || !strings.HasPrefix(stderr, `cqueue: $CRAWLUTILS_REDIS must be a Redis URL: `) {
 		t.Errorf("$CRAWLUTILS_REDIS=http://…: exit %d, stderr %q", code, stderr)
 	}
-	t.Setenv("CRAWLUTILS_REDIS", "")
 	if entries, _ := os.ReadDir("."); len(entries) != 0 {
 		t.Errorf("files created in the working directory: %v", entries)
 	}
@@ -123,7 +120,7 @@ func TestRedisOutOfMemory(t *testing.T) {
 	for i := range 100 {
 		urls.WriteString("http://a.test/" + string(rune('a'+i%26)) + "/" + strings.Repeat("x", i) + "\n")
 	}
-	if code, _, stderr := runTool(cqueue.Run, urls.String(), "push", "-q", "--redis", url); code != 0 {
+	if code, _, stderr := runTool(cqueue.Command, urls.String(), "push", "-q", "--redis", url); code != 0 {
 		t.Fatalf("push: exit %d\n%s", code, stderr)
 	}
 	// Fill it, then set maxmemory below what it holds.
@@ -142,10 +139,10 @@ func TestRedisOutOfMemory(t *testing.T) {
 		args  []string
 		want  string
 	}{
-		{"cqueue", cqueue.Run, "http://b.test/1\nhttp://b.test/2\n", []string{"push", "--redis", url},
+		{"cqueue", cqueue.Command, "http://b.test/1\nhttp://b.test/2\n", []string{"push", "--redis", url},
 			`(?s)^cqueue: frontier: push: redis: ` + oom + `.*\ncqueue: not stored: the 2 requests and acks read from <stdin>:1 to <stdin>:2`},
-		{"cdedupe", cdedupe.Run, "http://b.test/1\n", []string{"--redis", url}, `^cdedupe: .*` + oom},
-		{"cthrottle", cthrottle.Run, "http://b.test/1\n", []string{"--rate", "1/s", "--redis", url}, `^cthrottle: .*` + oom},
+		{"cdedupe", cdedupe.Command, "http://b.test/1\n", []string{"--redis", url}, `^cdedupe: .*` + oom},
+		{"cthrottle", cthrottle.Command, "http://b.test/1\n", []string{"--rate", "1/s", "--redis", url}, `^cthrottle: .*` + oom},
 	} {
 		code, stdout, stderr := runTool(c.run, c.stdin, c.args...)
 		if code != 1 || stdout != "" || !regexp.MustCompile(c.want).MatchString(stderr) {
@@ -155,7 +152,7 @@ func TestRedisOutOfMemory(t *testing.T) {
 	// A pop may run while it is full: Redis refuses a script only at its
 	// first write, and only a write that can take memory (a pop's first
 	// takes a request off its queue). Either way it is whole or nothing.
-	code, stdout, stderr := runTool(cqueue.Run, "", "pop", "--max", "10", "--redis", url)
+	code, stdout, stderr := runTool(cqueue.Command, "", "pop", "--max", "10", "--redis", url)
 	popped := strings.Count(stdout, "\n")
 	if code == 0 && popped == 10 {
 		t.Logf("pop while full: 10 requests leased")
@@ -163,7 +160,7 @@ func TestRedisOutOfMemory(t *testing.T) {
 		t.Errorf("pop while full: exit %d, %d requests, stderr %q", code, popped, stderr)
 	}
 	// Reading works while it is full.
-	if code, stdout, stderr := runTool(cqueue.Run, "", "info", "--redis", url); code != 0 || !strings.Contains(stdout, fmt.Sprintf(`"queued":%d,"in_flight":%d,`, 100-popped, popped)) {
+	if code, stdout, stderr := runTool(cqueue.Command, "", "info", "--redis", url); code != 0 || !strings.Contains(stdout, fmt.Sprintf(`"queued":%d,"in_flight":%d,`, 100-popped, popped)) {
 		t.Errorf("info while full: exit %d, %s%s", code, stdout, stderr)
 	}
 
@@ -175,13 +172,13 @@ func TestRedisOutOfMemory(t *testing.T) {
 	if _, err := redistest.Do(addr, "CONFIG", "SET", "maxmemory", "0"); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runTool(cqueue.Run, "http://b.test/1\nhttp://b.test/2\n", "push", "-q", "--redis", url); code != 0 {
+	if code, _, stderr := runTool(cqueue.Command, "http://b.test/1\nhttp://b.test/2\n", "push", "-q", "--redis", url); code != 0 {
 		t.Fatalf("push after: exit %d\n%s", code, stderr)
 	}
-	if code, _, stderr := runTool(cqueue.Run, "", "reclaim", "-q", "--all", "--redis", url); code != 0 {
+	if code, _, stderr := runTool(cqueue.Command, "", "reclaim", "-q", "--all", "--redis", url); code != 0 {
 		t.Fatalf("reclaim --all: exit %d\n%s", code, stderr)
 	}
-	code, stdout, stderr = runTool(cqueue.Run, "", "pop", "-q", "--max", "1000", "--redis", url)
+	code, stdout, stderr = runTool(cqueue.Command, "", "pop", "-q", "--max", "1000", "--redis", url)
 	if n := strings.Count(stdout, "\n"); code != 0 || n != 102 {
 		t.Errorf("pop after: exit %d, %d requests, want 102\n%s", code, n, stderr)
 	}
@@ -196,7 +193,7 @@ func TestRedisEvictionWarned(t *testing.T) {
 	defer func(w func(string, ...any)) { dedupe.Warnf = w }(dedupe.Warnf)
 	dedupe.Warnf = func(format string, a ...any) { warned = append(warned, fmt.Sprintf(format, a...)) }
 	for range 2 {
-		if code, _, stderr := runTool(cqueue.Run, "http://a.test/1\n", "push", "-q", "--redis", srv.URL()); code != 0 {
+		if code, _, stderr := runTool(cqueue.Command, "http://a.test/1\n", "push", "-q", "--redis", srv.URL()); code != 0 {
 			t.Fatalf("push: exit %d\n%s", code, stderr)
 		}
 	}

@@ -39,11 +39,12 @@ import (
 var update = flag.Bool("update", false, "rewrite expected output in script tests")
 
 // Main is the TestMain of a package with script tests: it makes the test
-// binary answer to each command's name. It does not return.
-func Main(m *testing.M, cmds map[string]cli.RunFunc) {
+// binary answer to each command's name (cmds builds each command, as its
+// package's Command does). It does not return.
+func Main(m *testing.M, cmds map[string]func() *cli.Command) {
 	mains := make(map[string]func(), len(cmds)+1)
-	for name, run := range cmds {
-		mains[name] = func() { os.Exit(cli.Main(run)) }
+	for name, cmd := range cmds {
+		mains[name] = func() { os.Exit(cli.Main(cmd())) }
 	}
 	mains["fsizelimit"] = func() { os.Exit(fsizeLimitMain()) }
 	testscript.Main(m, mains)
