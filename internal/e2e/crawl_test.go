@@ -213,8 +213,12 @@ func TestCqueueCrawl(t *testing.T) {
 	})
 
 	t.Run("sigkill_of_the_group_then_rerun_completes", func(t *testing.T) {
+		// The kills land mid-crawl: at 60 ms a page the crawl takes over
+		// a second, the kills come within 0.6 s of each start. (At 20 ms
+		// a quick run was over before its kill, and the next run began
+		// round 2, fetching everything again.)
 		slowSite := loopSite
-		slowSite.Latency = 20 * time.Millisecond // the kills land mid-crawl
+		slowSite.Latency = 60 * time.Millisecond
 		l := newCrawlSite(t, bin, slowSite)
 		l.writeFile("seeds.txt", l.url+"/\n")
 		const kills, window = 3, 32
