@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 )
 
@@ -17,6 +18,16 @@ func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, cod
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = execute(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// runAt is run with the command's clock (cli.Env.Now) stopped at now.
+func runAt(t *testing.T, now time.Time, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := cli.NewEnv(strings.NewReader(stdin), &out, &errb)
+	env.Now = func() time.Time { return now }
+	code = cli.Execute(context.Background(), Command(), args, env)
 	return out.String(), errb.String(), code
 }
 
@@ -99,13 +110,14 @@ func writeFile(t *testing.T, name, s string) {
 func TestPopFollowReportsExpired(t *testing.T) {
 	t.Parallel()
 	db := "--db=" + filepath.Join(t.TempDir(), "q.db")
-	exp := time.Now().Unix() + 2 // push refuses what expires within the second it runs in
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	exp := now.Unix() + 2 // push refuses what expires within the second it runs in
 	in := fmt.Sprintf(`{"kind":"request","url":"https://a.example/","crawlid":"c","appid":"app","expires":%d}`+"\n", exp)
-	if _, errs, code := run(t, in, "push", db); code != 0 {
+	if _, errs, code := runAt(t, now, in, "push", db); code != 0 {
 		t.Fatalf("push: %d %s", code, errs)
 	}
-	time.Sleep(time.Until(time.Unix(exp+1, 0)))
-	out, errs, code := run(t, "", "pop", db, "--follow", "-q")
+	// Three seconds later, on the commands' clock.
+	out, errs, code := runAt(t, now.Add(3*time.Second), "", "pop", db, "--follow", "-q")
 	want := fmt.Sprintf(`{"kind":"expired","crawlid":"c","appid":"app","expires":%d,"purged":1}`+"\n", exp)
 	if code != 0 || out != want {
 		t.Fatalf("pop --follow: exit %d, stdout %q, want %q; stderr %s", code, out, want, errs)
