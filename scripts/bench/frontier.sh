@@ -40,7 +40,11 @@
 #      them popped and acked (what a crawled URL leaves: its fingerprint);
 #      then the same URLs through cdedupe (a namespace of its own): bytes per
 #      fingerprint. SIZE_N=10000000 for the 10 million figures (about 30
-#      minutes on 2 busy cores, and 5 GB of memory).
+#      minutes on 2 busy cores, and 5 GB of memory);
+#   8. Redis round trips per crawled page: cqueue crawl of the demo site on
+#      one redis-server, with redis-cli MONITOR counting the commands the
+#      tools send (each a round trip, or part of a pipeline) and those the
+#      scripts run, per page cfetch fetched.
 #
 #   scripts/bench/frontier.sh              everything
 #   RUNS=5 scripts/bench/frontier.sh       more runs per case
@@ -51,7 +55,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-3}
-CASES=${CASES:-"1 2 3 4 5 6 7"}
+CASES=${CASES:-"1 2 3 4 5 6 7 8"}
 CONC=16
 ITEMS=2919
 MICRO_TIMEOUT=${MICRO_TIMEOUT:-120}
@@ -271,4 +275,39 @@ if has_case 7; then
 	row "  used_memory, per fingerprint" "$(per $((m3 - m2)) "$SIZE_N") bytes (MEMORY USAGE: $(per "$(usage 'crawlutils:seen:sizing')" "$SIZE_N"))"
 	row "used_memory_rss at the end" "$(rc info memory | sed -n 's/^used_memory_rss_human:\(.*\)$/\1/p') (used_memory $(rc info memory | sed -n 's/^used_memory_human:\(.*\)$/\1/p'))"
 	rm -f "$r/urls.txt"
+fi
+
+if has_case 8; then
+	echo
+	echo "8. Redis round trips per crawled page: cqueue crawl of the demo site with --redis (one redis-server, a unix socket); redis-cli MONITOR counts the commands the tools send, not those a script runs; median of $RUNS runs"
+	r=$work/rt
+	mkdir -p "$r"
+	redis-server --port 0 --unixsocket "$r/redis.sock" --unixsocketperm 700 --save '' --appendonly no \
+		--dir "$r" --logfile "$r/redis.log" --daemonize no &
+	pids+=($!)
+	for _ in $(seq 100); do [ "$(redis-cli -s "$r/redis.sock" ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
+	[ -n "${SITE:-}" ] || start_site
+	echo "$SITE/" >"$r/seeds.txt"
+	for i in $(seq "$RUNS"); do
+		redis-cli -s "$r/redis.sock" flushall >/dev/null
+		redis-cli -s "$r/redis.sock" monitor >"$r/monitor.txt" &
+		mon=$!
+		sleep 0.2
+		CFETCH_CONCURRENCY=$CONC CFETCH_PER_HOST=$CONC CFETCH_STATS="$r/fetch.json" \
+			cqueue crawl -q "$r/seeds.txt" testdata/rules/demo.yml "$r/items.csv" --redis "unix://$r/redis.sock" --crawlid "rt$i" --appid demo
+		sleep 0.2
+		kill "$mon" 2>/dev/null || true
+		wait "$mon" 2>/dev/null || true
+		pages=$(jq .in "$r/fetch.json")
+		# A command a script runs is logged as "[0 lua]", one a client
+		# sends as "[0 unix:…]".
+		sent=$(grep -v '^OK' "$r/monitor.txt" | grep -vc ' lua\] ' || true)
+		scripts=$(grep -v ' lua\] ' "$r/monitor.txt" | grep -ci '\] "eval' || true)
+		inner=$(grep -c ' lua\] ' "$r/monitor.txt" || true)
+		echo "$pages $sent $scripts $inner" >"$r/res.$i"
+		rm -f "$r/items.csv"
+	done
+	sort -n -k2 "$r"/res.* | awk -v n="$RUNS" 'NR == int((n + 1) / 2) {
+		printf "  %-46s %.2f (%d commands for %d pages, %d of them scripts)\n", "commands sent per page", $2 / $1, $2, $1, $3
+		printf "  %-46s %.1f\n", "commands run by the scripts, per page", $4 / $1 }'
 fi
