@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -109,127 +107,12 @@ func (f *robotsFetcher) fetch(ctx context.Context, origin string) robotsAnswer {
 	return a
 }
 
-// robotsGroup is one group of a robots.txt: its user agents and the
-// delays its lines ask for.
-type robotsGroup struct {
-	agents []string
-	delay  time.Duration
-}
-
 // robotsDelay returns the time between two requests that the robots.txt
-// body asks of agent (a lowercase product token): the larger of the
-// Crawl-delay (seconds) and the Request-rate (n/period: period/n) of the
-// groups naming agent, or of the "*" groups when none does. Groups are
-// read as RFC 9309 reads them (consecutive User-agent lines share a group,
-// groups for one agent are merged); lines that cannot be read are
-// skipped. 0 when nothing is asked.
+// body asks of agent (a product token): the larger of its Crawl-delay
+// and its Request-rate (n/period: period/n), read by package robots as
+// cfetch reads the file (the groups naming agent, else the "*" groups; an
+// absurd value, over robots.MaxDelay, skipped). 0 when nothing is asked.
 func robotsDelay(body []byte, agent string) time.Duration {
-	var groups []*robotsGroup
-	var cur *robotsGroup
-	inAgents := false
-	robots.EachLine(body, func(key, val string) {
-		switch key {
-		case "user-agent", "useragent":
-			if !inAgents {
-				cur = &robotsGroup{}
-				groups = append(groups, cur)
-			}
-			inAgents = true
-			cur.agents = append(cur.agents, productToken(val))
-			return
-		case "crawl-delay", "crawldelay":
-			if cur != nil {
-				if d, ok := parseSeconds(firstField(val)); ok {
-					cur.delay = max(cur.delay, d)
-				}
-			}
-		case "request-rate", "requestrate":
-			if cur != nil {
-				if d, ok := parseRequestRate(firstField(val)); ok {
-					cur.delay = max(cur.delay, d)
-				}
-			}
-		}
-		inAgents = false
-	})
-	var mine, star time.Duration
-	found := false
-	for _, g := range groups {
-		for _, a := range g.agents {
-			switch a {
-			case agent:
-				mine, found = max(mine, g.delay), true
-			case "*":
-				star = max(star, g.delay)
-			}
-		}
-	}
-	if found {
-		return mine
-	}
-	return star
-}
-
-// productToken is the part of a User-agent value robots.txt matches:
-// "Googlebot/2.1 (+http://…)" → "googlebot".
-func productToken(v string) string {
-	v = strings.ToLower(strings.TrimSpace(v))
-	if i := strings.IndexAny(v, "/ \t"); i >= 0 {
-		v = v[:i]
-	}
-	return v
-}
-
-func firstField(s string) string {
-	if f := strings.Fields(s); len(f) > 0 {
-		return f[0]
-	}
-	return ""
-}
-
-// maxRobotsDelay bounds the numbers read from a robots.txt (a day), so no
-// absurd value overflows; --robots-max-delay caps them further.
-const maxRobotsDelay = 24 * time.Hour
-
-// parseSeconds reads a Crawl-delay: seconds, maybe fractional.
-func parseSeconds(s string) (time.Duration, bool) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || math.IsNaN(f) {
-		return 0, false
-	}
-	if f > maxRobotsDelay.Seconds() {
-		return maxRobotsDelay, true
-	}
-	return time.Duration(f * float64(time.Second)), true
-}
-
-// parseRequestRate reads a Request-rate: "1/5" (one per 5 seconds),
-// "1/5s", "3/1m", "100/1h".
-func parseRequestRate(s string) (time.Duration, bool) {
-	n, p, ok := strings.Cut(s, "/")
-	if !ok {
-		return 0, false
-	}
-	count, err := strconv.ParseFloat(n, 64)
-	if err != nil || count <= 0 || math.IsNaN(count) || math.IsInf(count, 0) {
-		return 0, false
-	}
-	unit := time.Second
-	switch {
-	case strings.HasSuffix(p, "s"):
-		p = strings.TrimSuffix(p, "s")
-	case strings.HasSuffix(p, "m"):
-		p, unit = strings.TrimSuffix(p, "m"), time.Minute
-	case strings.HasSuffix(p, "h"):
-		p, unit = strings.TrimSuffix(p, "h"), time.Hour
-	}
-	period, err := strconv.ParseFloat(p, 64)
-	if err != nil || period < 0 || math.IsNaN(period) {
-		return 0, false
-	}
-	d := period * float64(unit) / count
-	if d > float64(maxRobotsDelay) {
-		return maxRobotsDelay, true
-	}
-	return time.Duration(d), true
+	r := robots.Parse(body, agent)
+	return max(r.CrawlDelay(), r.RequestInterval())
 }

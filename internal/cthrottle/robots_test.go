@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/robots"
 )
 
 func TestRobotsDelay(t *testing.T) {
@@ -29,7 +31,8 @@ func TestRobotsDelay(t *testing.T) {
 		{"comments, CRLF, BOM, spaces", "\xef\xbb\xbfUser-agent: * # all\r\nCrawl-delay : 1.5 # slow\r\n", 1500 * time.Millisecond},
 		{"bad values are skipped", "User-agent: *\nCrawl-delay: soon\nCrawl-delay: -3\nRequest-rate: 0/5\nRequest-rate: x\n", 0},
 		{"a delay before any group is ignored", "Crawl-delay: 9\nUser-agent: *\nDisallow:\n", 0},
-		{"absurd values are bounded", "User-agent: *\nCrawl-delay: 1e300\n", maxRobotsDelay},
+		{"absurd values are skipped", "User-agent: *\nCrawl-delay: 1e300\nRequest-rate: 1/1e300h\n", 0},
+		{"the largest sensible one", "User-agent: *\nCrawl-delay: 1e6\n", robots.MaxDelay},
 		{"HTML, not robots.txt", "<html><body>Not found</body></html>", 0},
 	} {
 		if got := robotsDelay([]byte(tt.body), "crawlutils"); got != tt.want {
@@ -43,7 +46,7 @@ func FuzzRobotsDelay(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if d := robotsDelay([]byte(s), "crawlutils"); d < 0 || d > maxRobotsDelay {
+		if d := robotsDelay([]byte(s), "crawlutils"); d < 0 || d > robots.MaxDelay {
 			t.Fatalf("delay %v", d)
 		}
 	})

@@ -117,3 +117,68 @@ func benchPopWorkers(b *testing.B, url string, workers int) {
 	}
 	b.ReportMetric(popped/elapsed, "pops/s")
 }
+
+// BenchmarkRedisPushWorkers: W workers (1, 4, 16), each with its own
+// connection pool, push one crawl's requests (FRONTIER_BENCH_N, over
+// 1,000 hosts, every one new) in batches of 1,000, on one redis-server and
+// on a Redis Cluster of three masters: pushes per second over the pushes'
+// wall time, every push checked against the duplicate filter.
+//
+//	FRONTIER_BENCH_N=100000 go test ./internal/frontier -run '^$' -bench 'BenchmarkRedisPushWorkers' -benchtime 3x
+func BenchmarkRedisPushWorkers(b *testing.B) {
+	for _, where := range []string{"redis", "cluster"} {
+		for _, w := range []int{1, 4, 16} {
+			b.Run(fmt.Sprintf("%s/workers=%d", where, w), func(b *testing.B) {
+				url := redistest.SharedCluster(b)
+				if where == "redis" {
+					url = redisTemplateServer(b)
+				}
+				benchPushWorkers(b, url, w)
+			})
+		}
+	}
+}
+
+func benchPushWorkers(b *testing.B, url string, workers int) {
+	batches := benchN() / benchBatch
+	var pushed, elapsed float64
+	for b.Loop() {
+		b.StopTimer()
+		prefix := fmt.Sprintf("pw%d:", prefixN.Add(1))
+		var fs []*Redis
+		for range workers {
+			f, err := OpenRedis(ctx, url, Options{Prefix: prefix})
+			if err != nil {
+				b.Fatal(err)
+			}
+			fs = append(fs, f)
+		}
+		b.StartTimer()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i := range workers {
+			wg.Go(func() {
+				for k := i; k < batches; k += workers {
+					if _, err := fs[i].Push(ctx, benchEntries(b, k), t0); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		elapsed += time.Since(start).Seconds()
+		b.StopTimer()
+		pushed += float64(batches * benchBatch)
+		c, err := fs[0].Counts(ctx)
+		if err != nil || c.Queued != int64(batches*benchBatch) {
+			b.Fatalf("queued %+v, %v; want %d", c, err, batches*benchBatch)
+		}
+		fs[0].client.FlushAll(ctx)
+		for _, f := range fs {
+			f.Close()
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(pushed/elapsed, "pushes/s")
+}

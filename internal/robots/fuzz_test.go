@@ -36,6 +36,9 @@ func FuzzAllowed(f *testing.F) {
 	robotsTxt := &url.URL{Scheme: "http", Host: "a.test", Path: "/robots.txt"}
 	f.Fuzz(func(t *testing.T, body, path string) {
 		r := Parse([]byte(body), "crawlutils")
+		if r.RequestInterval() < 0 || r.RequestInterval() > MaxDelay {
+			t.Fatalf("request interval %s", r.RequestInterval())
+		}
 		if r.CrawlDelay() < 0 {
 			t.Fatalf("negative crawl delay %s", r.CrawlDelay())
 		}

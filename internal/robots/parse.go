@@ -13,9 +13,10 @@ import (
 // file's Sitemap lines. A nil or zero Rules allows everything. A Rules is
 // not changed after Parse, so it is safe for concurrent use.
 type Rules struct {
-	rules      []rule // most specific first: longest, Allow before Disallow
-	crawlDelay time.Duration
-	sitemaps   []string
+	rules        []rule // most specific first: longest, Allow before Disallow
+	crawlDelay   time.Duration
+	requestEvery time.Duration // the Request-rate, as the time between two requests
+	sitemaps     []string
 }
 
 // rule is one Allow or Disallow line of the group.
@@ -24,9 +25,9 @@ type rule struct {
 	allow   bool
 }
 
-// maxCrawlDelay bounds the Crawl-delay read, in seconds (11.6 days); a
-// larger value is not a delay anyone means, and is skipped.
-const maxCrawlDelay = 1e6
+// MaxDelay bounds the Crawl-delay and the Request-rate read (1,000,000 s,
+// 11.6 days); a larger delay is not one anyone means, and is skipped.
+const MaxDelay = 1e6 * time.Second
 
 // Parse reads a robots.txt body for the crawler whose product token is
 // agent (letters, digits, '_' and '-', in any case: "crawlutils"). It
@@ -49,6 +50,18 @@ func (r *Rules) CrawlDelay() time.Duration {
 		return 0
 	}
 	return r.crawlDelay
+}
+
+// RequestInterval is the time between two requests the crawler's
+// Request-rate asks for (n/period: period/n; "1/5", "3/1m", "100/1h",
+// with an optional time window after it that is not read), 0 when the
+// file sets none. It is read as Crawl-delay is (see CrawlDelay), and is no
+// part of RFC 9309 either.
+func (r *Rules) RequestInterval() time.Duration {
+	if r == nil {
+		return 0
+	}
+	return r.requestEvery
 }
 
 // Sitemaps returns the URLs of the file's Sitemap lines, in order, whatever
@@ -74,12 +87,13 @@ type parser struct {
 	inAgents bool   // no rule since cur's first User-agent: another one joins cur
 	sitemaps []string
 
-	// The Crawl-delays: the run of User-agent lines the next one applies
-	// to (runMine, runStar), whether one came since that run (delayed), and
-	// the largest for our token and for "*".
+	// The Crawl-delays and Request-rates: the run of User-agent lines the
+	// next one applies to (runMine, runStar), whether one came since that
+	// run (delayed), and the largest of each for our token and for "*".
 	runMine, runStar     bool
 	delayed              bool
 	mineDelay, starDelay time.Duration
+	mineEvery, starEvery time.Duration
 }
 
 func (p *parser) line(key, val string) {
@@ -123,6 +137,19 @@ func (p *parser) line(key, val string) {
 			}
 			p.delayed = true
 		}
+	case "request-rate", "requestrate":
+		if p.cur == nil {
+			return
+		}
+		if d, ok := parseRequestRate(val); ok {
+			if p.runMine {
+				p.mineEvery = max(p.mineEvery, d)
+			}
+			if p.runStar {
+				p.starEvery = max(p.starEvery, d)
+			}
+			p.delayed = true
+		}
 	case "sitemap":
 		if v := firstField(val); v != "" && printable(v) {
 			p.sitemaps = append(p.sitemaps, v)
@@ -133,10 +160,10 @@ func (p *parser) line(key, val string) {
 // result merges the groups of our agent, or else the "*" groups, and
 // orders their rules so that the first that matches decides.
 func (p *parser) result() *Rules {
-	r := &Rules{sitemaps: p.sitemaps, crawlDelay: p.starDelay}
+	r := &Rules{sitemaps: p.sitemaps, crawlDelay: p.starDelay, requestEvery: p.starEvery}
 	mine := slices.ContainsFunc(p.groups, func(g *group) bool { return g.mine })
 	if mine {
-		r.crawlDelay = p.mineDelay
+		r.crawlDelay, r.requestEvery = p.mineDelay, p.mineEvery
 	}
 	for _, g := range p.groups {
 		if mine && g.mine || !mine && g.star {
@@ -182,10 +209,42 @@ func rulePattern(v string) string {
 // parseCrawlDelay reads a Crawl-delay value: seconds, maybe fractional.
 func parseCrawlDelay(v string) (time.Duration, bool) {
 	d, err := strconv.ParseFloat(firstField(v), 64)
-	if err != nil || !(d >= 0 && d <= maxCrawlDelay) { // NaN fails both
+	if err != nil || !(d >= 0 && d <= MaxDelay.Seconds()) { // NaN fails both
 		return 0, false
 	}
 	return time.Duration(d * float64(time.Second)), true
+}
+
+// parseRequestRate reads a Request-rate value, n/period, as the time
+// between two requests: "1/5" (seconds), "1/5s", "3/1m", "100/1h"; what
+// follows the first field (a time window, "0600-0845") is not read.
+func parseRequestRate(v string) (time.Duration, bool) {
+	n, period, ok := strings.Cut(firstField(v), "/")
+	if !ok {
+		return 0, false
+	}
+	count, err := strconv.ParseFloat(n, 64)
+	if err != nil || !(count > 0 && count <= MaxDelay.Seconds()) { // NaN, Inf fail
+		return 0, false
+	}
+	unit := time.Second
+	switch {
+	case strings.HasSuffix(period, "s"):
+		period = strings.TrimSuffix(period, "s")
+	case strings.HasSuffix(period, "m"):
+		period, unit = strings.TrimSuffix(period, "m"), time.Minute
+	case strings.HasSuffix(period, "h"):
+		period, unit = strings.TrimSuffix(period, "h"), time.Hour
+	}
+	p, err := strconv.ParseFloat(period, 64)
+	if err != nil || !(p >= 0) {
+		return 0, false
+	}
+	d := p * float64(unit) / count
+	if !(d <= float64(MaxDelay)) {
+		return 0, false
+	}
+	return time.Duration(d), true
 }
 
 // firstField is v up to its first white space.

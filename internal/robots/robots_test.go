@@ -157,6 +157,28 @@ func TestCrawlDelayAndSitemaps(t *testing.T) {
 	}
 }
 
+func TestRequestInterval(t *testing.T) {
+	for txt, want := range map[string]time.Duration{
+		"User-agent: *\nRequest-rate: 1/5\n":                                                              5 * time.Second,
+		"User-agent: *\nRequest-rate: 3/1m\n":                                                             20 * time.Second,
+		"User-agent: *\nRequestrate: 100/1h\n":                                                            36 * time.Second,
+		"User-agent: *\nRequest-rate: 1/10s 0600-0845\n":                                                  10 * time.Second, // the window is not read
+		"User-agent: *\nRequest-rate: 1/5\nRequest-rate: 1/2\n":                                           5 * time.Second,  // the largest
+		"User-agent: *\nRequest-rate: 0/5\nRequest-rate: x\nRequest-rate: 1/-3\nRequest-rate: 1/1e300h\n": 0,
+		"Request-rate: 1/9\nUser-agent: *\n":                                                              0,               // before any group
+		"User-agent: *\nRequest-rate: 1/9\n\nUser-agent: crawlutils\nRequest-rate: 1/2\n":                 2 * time.Second, // ours, not *'s
+		"User-agent: crawlutils\nCrawl-delay: 1\n\nUser-agent: crawlutils\nRequest-rate: 1/5\n":           5 * time.Second, // our groups merge
+	} {
+		if got := Parse([]byte(txt), "crawlutils").RequestInterval(); got != want {
+			t.Errorf("%q: request interval %s, want %s", txt, got, want)
+		}
+	}
+	var r *Rules
+	if r.RequestInterval() != 0 {
+		t.Error("a nil *Rules asks for a request interval")
+	}
+}
+
 func TestNilRules(t *testing.T) {
 	var r *Rules
 	if !r.Allowed(mustURL(t, "http://a.test/x")) || r.CrawlDelay() != 0 || r.Sitemaps() != nil {

@@ -27,11 +27,13 @@
 #      100,000 pops with leases; info; the file's size per queued URL. One
 #      run each, default flags. QUEUE_N=10000000 for the 10 million figures
 #      (about 10 minutes and 3 GB of disk);
-#   6. the Redis frontier with 1, 4 and 16 workers popping one crawl with
-#      leases, 128 at a time, each a consumer with its own connections, on
-#      one redis-server and on a Redis Cluster of three masters
-#      (BenchmarkRedisPopWorkers, REDIS_N = 100,000 requests, RUNS
-#      runs): pops with lease per second, the median and each run's;
+#   6. the Redis frontier with 1, 4 and 16 workers sharing one crawl, each
+#      with its own connections, on one redis-server and on a Redis Cluster
+#      of three masters: pushing it (BenchmarkRedisPushWorkers, batches of
+#      1,000) and popping it with leases, 128 at a time, each worker a
+#      consumer (BenchmarkRedisPopWorkers); REDIS_N = 100,000 requests,
+#      RUNS runs: pushes and pops with lease per second, the median and
+#      each run's;
 #   7. Redis memory (sizing): one redis-server (no persistence, a unix
 #      socket), SIZE_N (1,000,000) URLs over 1,000 hosts (the URLs of case 5)
 #      pushed with cqueue push: INFO memory's used_memory per queued URL,
@@ -219,15 +221,15 @@ fi
 
 if has_case 6; then
 	echo
-	echo "6. Redis frontier, workers popping one crawl with leases (128 a call), pops/s (median of $RUNS runs, each run's in brackets)"
-	FRONTIER_BENCH_N=${REDIS_N:-100000} go test ./internal/frontier -run '^$' -bench '^BenchmarkRedisPopWorkers$' -benchtime 1x -count "$RUNS" -timeout 30m 2>&1 |
-		awk '/pops\/s/ { name = $1; sub(/^BenchmarkRedisPopWorkers\//, "", name); sub(/-[0-9]+$/, "", name)
-			for (i = 1; i <= NF; i++) if ($(i+1) == "pops/s") { if (!(name in n)) order[++k] = name; v[name, ++n[name]] = $i } }
+	echo "6. Redis frontier, workers sharing one crawl: pushes/s (batches of 1,000) and pops with lease/s (128 a call); median of $RUNS runs, each run's in brackets"
+	FRONTIER_BENCH_N=${REDIS_N:-100000} go test ./internal/frontier -run '^$' -bench '^BenchmarkRedis(Push|Pop)Workers$' -benchtime 1x -count "$RUNS" -timeout 30m 2>&1 |
+		awk '/(pops|pushes)\/s/ { name = $1; sub(/^BenchmarkRedis/, "", name); sub(/Workers\//, " ", name); sub(/-[0-9]+$/, "", name)
+			for (i = 1; i <= NF; i++) if ($(i+1) ~ /^(pops|pushes)\/s$/) { unit[name] = $(i+1); if (!(name in n)) order[++k] = name; v[name, ++n[name]] = $i } }
 		END { for (j = 1; j <= k; j++) { name = order[j]; m = n[name]; runs = ""
 			for (a = 1; a <= m; a++) { s[a] = v[name, a]; runs = runs sprintf("%s%.0f", a > 1 ? " " : "", s[a]) }
 			for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (s[b] < s[a]) { t = s[a]; s[a] = s[b]; s[b] = t }
 			med = m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
-			printf "  %-22s %8.0f pops/s  [%s]\n", name, med, runs } }'
+			printf "  %-26s %8.0f %-8s [%s]\n", name, med, unit[name], runs } }'
 fi
 
 if has_case 7; then
