@@ -35,6 +35,7 @@ func testFailover(t *testing.T, wait bool) {
 	if testing.Short() {
 		t.Skip("timed pipelines are skipped with -short")
 	}
+	t.Parallel() // its own cluster, site and loop; mostly waiting for the failover
 	bin := binDir(t)
 	cluster := redistest.NewCluster(t, redistest.ClusterOptions{Replicas: 1})
 	conn, err := dedupe.DialRedis(context.Background(), cluster.URL)

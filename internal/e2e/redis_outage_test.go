@@ -31,6 +31,7 @@ func TestLoopRidesOutARedisOutage(t *testing.T) {
 	site.Latency = 40 * time.Millisecond // the outage lands mid-crawl
 	for _, mode := range []string{"paused", "killed_and_restarted", "killed_and_restarted_everysec"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // each its own server, site and loop; mostly waiting
 			fsync := "always"
 			if strings.HasSuffix(mode, "_everysec") {
 				fsync = "everysec"
