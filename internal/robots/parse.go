@@ -124,29 +124,20 @@ func (p *parser) line(key, val string) {
 		if pat := rulePattern(val); pat != "" {
 			p.cur.rules = append(p.cur.rules, rule{pattern: pat, allow: key == "allow"})
 		}
-	case "crawl-delay", "crawldelay":
+	case "crawl-delay", "crawldelay", "request-rate", "requestrate":
 		if p.cur == nil {
 			return
 		}
-		if d, ok := parseCrawlDelay(val); ok {
+		parse, mine, star := parseCrawlDelay, &p.mineDelay, &p.starDelay
+		if key[0] == 'r' {
+			parse, mine, star = parseRequestRate, &p.mineEvery, &p.starEvery
+		}
+		if d, ok := parse(val); ok {
 			if p.runMine {
-				p.mineDelay = max(p.mineDelay, d)
+				*mine = max(*mine, d)
 			}
 			if p.runStar {
-				p.starDelay = max(p.starDelay, d)
-			}
-			p.delayed = true
-		}
-	case "request-rate", "requestrate":
-		if p.cur == nil {
-			return
-		}
-		if d, ok := parseRequestRate(val); ok {
-			if p.runMine {
-				p.mineEvery = max(p.mineEvery, d)
-			}
-			if p.runStar {
-				p.starEvery = max(p.starEvery, d)
+				*star = max(*star, d)
 			}
 			p.delayed = true
 		}

@@ -85,6 +85,16 @@ qtimed() {
 	row "$label" "$(awk -v n="$n" -v w="$wall" -v c="$cpu" -v r="$rss" 'BEGIN { printf "%.2f s", w; if (n) printf ": %.0f/s", n / w; printf ", %.2f CPU s, %.1f MB peak RSS", c, r / 1024 }')"
 }
 
+# redis_up DIR: starts a redis-server listening on DIR/redis.sock only (no
+# persistence, its files in DIR), stopped at the end, and waits for it.
+redis_up() {
+	mkdir -p "$1"
+	redis-server --port 0 --unixsocket "$1/redis.sock" --unixsocketperm 700 --save '' --appendonly no \
+		--dir "$1" --logfile "$1/redis.log" --daemonize no &
+	pids+=($!)
+	for _ in $(seq 100); do [ "$(redis-cli -s "$1/redis.sock" ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
+}
+
 install_missing
 [ -x /usr/bin/time ] || { say "GNU time (/usr/bin/time) is needed"; exit 1; }
 mkdir -p "$BIN"
@@ -236,12 +246,8 @@ if has_case 7; then
 	echo
 	echo "7. Redis memory at $SIZE_N queued URLs (1,000 hosts; one redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), no persistence; one run)"
 	r=$work/redis
-	mkdir -p "$r"
-	redis-server --port 0 --unixsocket "$r/redis.sock" --unixsocketperm 700 --save '' --appendonly no \
-		--dir "$r" --logfile "$r/redis.log" --daemonize no &
-	pids+=($!)
+	redis_up "$r"
 	rc() { redis-cli -s "$r/redis.sock" "$@" | tr -d '\r'; }
-	for _ in $(seq 100); do [ "$(rc ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
 	R="unix://$r/redis.sock"
 	used() { rc info memory | sed -n 's/^used_memory:\([0-9]*\)$/\1/p'; }
 	# usage PATTERN: MEMORY USAGE (every element counted) summed over the
@@ -283,11 +289,7 @@ if has_case 8; then
 	echo
 	echo "8. Redis round trips per crawled page: cqueue crawl of the demo site with --redis (one redis-server, a unix socket); redis-cli MONITOR counts the commands the tools send, not those a script runs; median of $RUNS runs"
 	r=$work/rt
-	mkdir -p "$r"
-	redis-server --port 0 --unixsocket "$r/redis.sock" --unixsocketperm 700 --save '' --appendonly no \
-		--dir "$r" --logfile "$r/redis.log" --daemonize no &
-	pids+=($!)
-	for _ in $(seq 100); do [ "$(redis-cli -s "$r/redis.sock" ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
+	redis_up "$r"
 	[ -n "${SITE:-}" ] || start_site
 	echo "$SITE/" >"$r/seeds.txt"
 	for i in $(seq "$RUNS"); do
