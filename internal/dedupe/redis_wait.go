@@ -44,6 +44,9 @@ type replication struct {
 func takeWait(u *url.URL) (replication, error) {
 	q := u.Query()
 	rep := replication{timeout: DefaultWaitTimeout}
+	if !q.Has(waitOption) && !q.Has(waitTimeoutOption) {
+		return rep, nil // the query is left as it was written
+	}
 	if q.Has(waitOption) {
 		n, err := strconv.Atoi(q.Get(waitOption))
 		if err != nil || n < 0 {
