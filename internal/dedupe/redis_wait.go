@@ -105,7 +105,3 @@ func (c *RedisConn) Script(ctx context.Context, s *redis.Script, keys []string, 
 	}
 	return cmd
 }
-
-// WaitReplicas is the URL's wait=N: how many replicas every write must
-// reach before a call returns (0: none waited for).
-func (c *RedisConn) WaitReplicas() int { return c.rep.replicas }
