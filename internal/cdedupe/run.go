@@ -24,7 +24,7 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 		return cli.Usagef("%v", err)
 	}
 	dsn, _ := o.dsn()
-	store, err := dedupe.Open(context.WithoutCancel(ctx), dsn, dedupe.Options{TTL: o.TTL, BusyTimeout: o.BusyTimeout})
+	store, err := dedupe.Open(context.WithoutCancel(ctx), dsn, dedupe.Options{TTL: o.TTL, BusyTimeout: o.BusyTimeout, Getenv: o.getenv})
 	if err != nil {
 		tool.Fail(err)
 		return tool.Done(ctx)

@@ -73,7 +73,7 @@ func newHoldWriter(o *Options, warn func(string), count func(group, key string))
 	return &holdWriter{
 		flag: flag, dsn: dsn,
 		open: func(ctx context.Context, dsn string) (throttle.Store, error) {
-			return throttle.Open(ctx, dsn, throttle.Options{})
+			return throttle.Open(ctx, dsn, throttle.Options{Getenv: o.Getenv})
 		},
 		now: time.Now, warn: warn, count: count,
 		pending: map[string]time.Time{},

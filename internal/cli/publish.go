@@ -118,7 +118,7 @@ func (t *Tool) publish(p *publisher, exited bool, code int) error {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	if p.store == nil {
-		s, err := toolstats.Open(ctx, t.StatsTo, toolstats.Options{BusyTimeout: timeout})
+		s, err := toolstats.Open(ctx, t.StatsTo, toolstats.Options{BusyTimeout: timeout, Getenv: t.getenv})
 		if err != nil {
 			return err
 		}

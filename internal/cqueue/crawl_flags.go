@@ -197,6 +197,7 @@ func (o *crawlOptions) setStore(s *store, getenv func(string) string) string {
 	if err != nil && !errors.Is(err, errNoFrontier) {
 		return err.Error()
 	}
+	s.opts.Getenv = getenv
 	if err != nil {
 		if o.out == "-" {
 			return "OUT is -: give --db FILE or --redis URL (the frontier is OUT.db otherwise)"

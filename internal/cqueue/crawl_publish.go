@@ -45,7 +45,7 @@ func (c *crawl) publishEvery(stages []*stage) (stop func()) {
 		defer cancel()
 		err := func() error {
 			if store == nil {
-				s, err := toolstats.Open(ctx, c.o.dsn, toolstats.Options{BusyTimeout: timeout, Prefix: c.o.store.opts.Prefix})
+				s, err := toolstats.Open(ctx, c.o.dsn, toolstats.Options{BusyTimeout: timeout, Prefix: c.o.store.opts.Prefix, Getenv: c.getenv})
 				if err != nil {
 					return err
 				}

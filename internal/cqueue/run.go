@@ -122,6 +122,7 @@ func (s *store) open(ctx context.Context, env *cli.Env, create bool) (frontier.F
 	if err != nil {
 		return nil, cli.Usagef("%v", err)
 	}
+	s.opts.Getenv = env.Getenv
 	return s.openAt(ctx, dsn, create)
 }
 

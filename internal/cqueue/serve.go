@@ -96,7 +96,7 @@ func (c *serveCmd) run(ctx context.Context, env *cli.Env) error {
 	if dedupe.IsRedisURL(dsn) {
 		o.Store = "redis"
 	}
-	tools, err := toolstats.Open(ctx, dsn, toolstats.Options{BusyTimeout: s.busyTimeout, Prefix: s.opts.Prefix})
+	tools, err := toolstats.Open(ctx, dsn, toolstats.Options{BusyTimeout: s.busyTimeout, Prefix: s.opts.Prefix, Getenv: env.Getenv})
 	if err != nil {
 		return fmt.Errorf("the tools' stats: %v", err)
 	}

@@ -82,7 +82,7 @@ func openStore(ctx context.Context, o *Options) (throttle.Store, error) {
 	if dsn == "" {
 		return throttle.NewLocal(), nil
 	}
-	s, err := throttle.Open(context.WithoutCancel(ctx), dsn, throttle.Options{BusyTimeout: o.BusyTimeout})
+	s, err := throttle.Open(context.WithoutCancel(ctx), dsn, throttle.Options{BusyTimeout: o.BusyTimeout, Getenv: o.getenv})
 	if err != nil {
 		return nil, trimPrefix(err)
 	}

@@ -65,7 +65,7 @@ func RedisSeenKey(prefix, ns string) string {
 // redis+cluster://host:port,host:port for a cluster) and checks it
 // answers.
 func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
-	c, err := DialRedis(ctx, url)
+	c, err := DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("dedupe: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -58,7 +59,17 @@ type RedisConn struct {
 // other nodes' slots) and one named by redis+cluster:// is one. Errors
 // name the server (never the password).
 func DialRedis(ctx context.Context, rawURL string) (*RedisConn, error) {
-	retry, err := retryFor()
+	return DialRedisEnv(ctx, rawURL, nil)
+}
+
+// DialRedisEnv is DialRedis reading the environment (RedisRetryEnv)
+// through getenv: a command's own (cli.Env.Getenv), so that nothing but
+// what it was given reaches it; nil reads the process's.
+func DialRedisEnv(ctx context.Context, rawURL string, getenv func(string) string) (*RedisConn, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	retry, err := retryFor(getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -37,9 +37,10 @@ var Warnf = func(format string, a ...any) {
 	fmt.Fprintf(os.Stderr, "%s: warning: %s\n", filepath.Base(os.Args[0]), fmt.Sprintf(format, a...))
 }
 
-// retryFor returns how long to retry: RedisRetryEnv, else DefaultRedisRetry.
-func retryFor() (time.Duration, error) {
-	v := os.Getenv(RedisRetryEnv)
+// retryFor returns how long to retry: RedisRetryEnv as getenv reads it,
+// else DefaultRedisRetry.
+func retryFor(getenv func(string) string) (time.Duration, error) {
+	v := getenv(RedisRetryEnv)
 	if v == "" {
 		return DefaultRedisRetry, nil
 	}

@@ -154,3 +154,35 @@ func TestRetryable(t *testing.T) {
 		}
 	}
 }
+
+// How long a call is retried comes from the environment DialRedisEnv is
+// given (a command's own), not the process's.
+func TestRetryFromGivenEnvironment(t *testing.T) {
+	url := redistest.Start(t)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		env     map[string]string
+		want    time.Duration
+		wantErr bool
+	}{
+		{nil, DefaultRedisRetry, false},
+		{map[string]string{RedisRetryEnv: "0"}, 0, false},
+		{map[string]string{RedisRetryEnv: "5m"}, 5 * time.Minute, false},
+		{map[string]string{RedisRetryEnv: "soon"}, 0, true},
+	} {
+		c, err := DialRedisEnv(ctx, url, func(k string) string { return tt.env[k] })
+		if tt.wantErr {
+			if err == nil || !strings.Contains(err.Error(), RedisRetryEnv) {
+				t.Errorf("%v: error %v, want one naming %s", tt.env, err, RedisRetryEnv)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.retry != tt.want {
+			t.Errorf("%v: retry %v, want %v", tt.env, c.retry, tt.want)
+		}
+		c.Close()
+	}
+}

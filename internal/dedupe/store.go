@@ -37,6 +37,9 @@ type Options struct {
 	// TTL is the idle time after which a namespace expires as a whole;
 	// 0 means never.
 	TTL time.Duration
+	// Getenv (Redis) reads the environment (RedisRetryEnv); nil reads
+	// the process's.
+	Getenv func(string) string
 	// BusyTimeout (SQLite) is how long to wait for another process's
 	// write lock; 0 means DefaultBusyTimeout.
 	BusyTimeout time.Duration

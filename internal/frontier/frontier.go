@@ -165,6 +165,9 @@ type Options struct {
 	// gone is declared dead at once (Pop looks at processes at most once a
 	// second).
 	ConsumerTimeout time.Duration
+	// Getenv (Redis) reads the environment (dedupe.RedisRetryEnv); nil
+	// reads the process's.
+	Getenv func(string) string
 	// Prefix (Redis) is prepended to every key; "" means the Redis
 	// URL's prefix= option, else dedupe.DefaultPrefix ("crawlutils:").
 	// On a Redis Cluster it is put in braces, a hash tag (see

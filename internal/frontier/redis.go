@@ -47,7 +47,7 @@ type Redis struct {
 // (else the URL's prefix=, else dedupe.DefaultPrefix). On a cluster it
 // checks that the frontier's slot is served.
 func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
-	c, err := dedupe.DialRedis(ctx, url)
+	c, err := dedupe.DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open: %w", err)
 	}

@@ -145,7 +145,7 @@ func RedisHoldKey(prefix, key string) string {
 // redis+cluster://host:port,host:port… for a cluster: see
 // dedupe.DialRedis) and checks it answers.
 func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
-	c, err := dedupe.DialRedis(ctx, url)
+	c, err := dedupe.DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("throttle: %w", err)
 	}

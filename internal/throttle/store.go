@@ -96,6 +96,9 @@ type Options struct {
 	// BusyTimeout (SQLite) is how long a reservation waits for another
 	// process's write lock; 0 means dedupe.DefaultBusyTimeout.
 	BusyTimeout time.Duration
+	// Getenv (Redis) reads the environment (dedupe.RedisRetryEnv); nil
+	// reads the process's.
+	Getenv func(string) string
 	// Prefix (Redis) is prepended to every key; "" means the Redis URL's
 	// prefix= option, else dedupe.DefaultPrefix. On a Redis Cluster it is
 	// put in braces, a hash tag (see dedupe.RedisConn.KeyPrefix).

@@ -26,7 +26,7 @@ type redisStore struct {
 }
 
 func openRedis(ctx context.Context, url string, o Options) (*redisStore, error) {
-	c, err := dedupe.DialRedis(ctx, url)
+	c, err := dedupe.DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -101,6 +101,9 @@ type Options struct {
 	// BusyTimeout (SQLite) is how long a Put waits for another process's
 	// write lock; 0 means dedupe.DefaultBusyTimeout.
 	BusyTimeout time.Duration
+	// Getenv (Redis) reads the environment (dedupe.RedisRetryEnv); nil
+	// reads the process's.
+	Getenv func(string) string
 	// Prefix (Redis) is the frontier's key prefix option (see
 	// frontier.Options.Prefix): "" means the URL's prefix=, else the
 	// default.
