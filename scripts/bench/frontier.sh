@@ -233,13 +233,11 @@ if has_case 6; then
 	echo
 	echo "6. Redis frontier, workers sharing one crawl: pushes/s (batches of 1,000) and pops with lease/s (128 a call); median of $RUNS runs, each run's in brackets"
 	FRONTIER_BENCH_N=${REDIS_N:-100000} go test ./internal/frontier -run '^$' -bench '^BenchmarkRedis(Push|Pop)Workers$' -benchtime 1x -count "$RUNS" -timeout 30m 2>&1 |
-		awk '/(pops|pushes)\/s/ { name = $1; sub(/^BenchmarkRedis/, "", name); sub(/Workers\//, " ", name); sub(/-[0-9]+$/, "", name)
-			for (i = 1; i <= NF; i++) if ($(i+1) ~ /^(pops|pushes)\/s$/) { unit[name] = $(i+1); if (!(name in n)) order[++k] = name; v[name, ++n[name]] = $i } }
-		END { for (j = 1; j <= k; j++) { name = order[j]; m = n[name]; runs = ""
-			for (a = 1; a <= m; a++) { s[a] = v[name, a]; runs = runs sprintf("%s%.0f", a > 1 ? " " : "", s[a]) }
-			for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (s[b] < s[a]) { t = s[a]; s[a] = s[b]; s[b] = t }
-			med = m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
-			printf "  %-26s %8.0f %-8s [%s]\n", name, med, unit[name], runs } }'
+		awk '{ for (i = 2; i < NF; i++) if ($(i+1) ~ /^(pops|pushes)\/s$/) { name = $1; sub(/^BenchmarkRedis/, "", name); sub(/Workers\//, " ", name); sub(/-[0-9]+$/, "", name); print name "\t" $(i+1) "\t" $i } }' >"$work/redis-rates.tsv"
+	cut -f1,2 "$work/redis-rates.tsv" | awk '!seen[$0]++' | while IFS=$'\t' read -r name unit; do
+		runs=$(awk -F'\t' -v n="$name" '$1 == n { printf "%s%.0f", sep, $3; sep = " " }' "$work/redis-rates.tsv")
+		printf '  %-26s %8.0f %-8s [%s]\n' "$name" "$(tr ' ' '\n' <<<"$runs" | median)" "$unit" "$runs"
+	done
 fi
 
 if has_case 7; then
