@@ -24,16 +24,19 @@ func BenchmarkRedisPopWorkers(b *testing.B) {
 	for _, where := range []string{"redis", "cluster"} {
 		for _, w := range []int{1, 4, 16} {
 			b.Run(fmt.Sprintf("%s/workers=%d", where, w), func(b *testing.B) {
-				var url string
-				if where == "redis" {
-					url = redisTemplateServer(b)
-				} else {
-					url = redistest.SharedCluster(b)
-				}
-				benchPopWorkers(b, url, w)
+				benchPopWorkers(b, benchURL(b, where), w)
 			})
 		}
 	}
+}
+
+// benchURL is the benchmarks' redis-server ("redis") or the shared
+// cluster ("cluster"), started on first use.
+func benchURL(b *testing.B, where string) string {
+	if where == "redis" {
+		return redisTemplateServer(b)
+	}
+	return redistest.SharedCluster(b)
 }
 
 var (
@@ -129,11 +132,7 @@ func BenchmarkRedisPushWorkers(b *testing.B) {
 	for _, where := range []string{"redis", "cluster"} {
 		for _, w := range []int{1, 4, 16} {
 			b.Run(fmt.Sprintf("%s/workers=%d", where, w), func(b *testing.B) {
-				url := redistest.SharedCluster(b)
-				if where == "redis" {
-					url = redisTemplateServer(b)
-				}
-				benchPushWorkers(b, url, w)
+				benchPushWorkers(b, benchURL(b, where), w)
 			})
 		}
 	}
