@@ -128,10 +128,19 @@ func TestPopPauses(t *testing.T) {
 	if _, err := fr.SetCrawlMeta(ctx, "d", map[string]string{frontier.MetaPaused: "1"}, true); err != nil {
 		t.Fatal(err)
 	}
+	released := func() int64 {
+		s, err := fr.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s[frontier.StatReleased]
+	}
+	before := released()
 	go func() {
 		exited <- execute(ctx, []string{"pop", "--db", path, "--follow", "-q"}, strings.NewReader(""), &out, &errb)
 	}()
-	time.Sleep(500 * time.Millisecond)
+	// The pop is paused once it has given its first batch back.
+	waitFor(t, "the paused crawl's batch given back", func() bool { return released() > before })
 	if _, err := fr.Stop(ctx, "d", time.Now()); err != nil {
 		t.Fatal(err)
 	}
