@@ -26,6 +26,7 @@ func TestParseClusterURL(t *testing.T) {
 		url    string
 		addrs  []string
 		prefix string
+		shards int
 		user   string
 		pass   string
 		tls    bool
@@ -41,8 +42,16 @@ func TestParseClusterURL(t *testing.T) {
 		{url: "redis+cluster://h1:7000,,h2:7001", err: "an empty address"},
 		{url: "redis+cluster://h1:7000?prefix=", err: "prefix= is empty"},
 		{url: "redis+cluster://h1:7000?colour=blue", err: "unexpected option: colour"},
+		{url: "redis+cluster://h1:7000?shards=12&prefix=a:", addrs: []string{"h1:7000"}, prefix: "a:", shards: 12},
+		{url: "redis+cluster://h1:7000?shards=0", err: `shards="0": want how many slots`},
+		{url: "redis+cluster://h1:7000?shards=257", err: `shards="257"`},
+		{url: "redis+cluster://h1:7000?shards=x", err: `shards="x"`},
 	} {
-		opt, prefix, _, err := parseClusterURL(c.url)
+		opt, uo, err := parseClusterURL(c.url)
+		prefix := uo.prefix
+		if c.shards == 0 {
+			c.shards = 1
+		}
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: error %v, want %q", c.url, err, c.err)
@@ -53,8 +62,8 @@ func TestParseClusterURL(t *testing.T) {
 			t.Errorf("%s: %v", c.url, err)
 			continue
 		}
-		if !slices.Equal(opt.Addrs, c.addrs) || prefix != c.prefix || opt.Username != c.user || opt.Password != c.pass || (opt.TLSConfig != nil) != c.tls {
-			t.Errorf("%s: addrs %v prefix %q user %q pass %q tls %v", c.url, opt.Addrs, prefix, opt.Username, opt.Password, opt.TLSConfig != nil)
+		if !slices.Equal(opt.Addrs, c.addrs) || prefix != c.prefix || uo.shards != c.shards || opt.Username != c.user || opt.Password != c.pass || (opt.TLSConfig != nil) != c.tls {
+			t.Errorf("%s: addrs %v prefix %q shards %d user %q pass %q tls %v", c.url, opt.Addrs, prefix, uo.shards, opt.Username, opt.Password, opt.TLSConfig != nil)
 		}
 	}
 }

@@ -44,6 +44,9 @@ type RedisConn struct {
 	Cluster bool
 	// Prefix is the URL's prefix= option, "" when it has none.
 	Prefix string
+	// Shards is the URL's shards= option, 1 when it has none (see
+	// CheckShards).
+	Shards int
 	// Where names the server for messages, without a password:
 	// "Redis at HOST:PORT (db N)" or "Redis Cluster at HOST:PORT,…".
 	Where string
@@ -91,11 +94,7 @@ func dialRedis(ctx context.Context, rawURL string) (*RedisConn, error) {
 		return nil, badURL(rawURL, err)
 	}
 	query := u.RawQuery
-	prefix, err := takePrefix(u)
-	if err != nil {
-		return nil, badURL(rawURL, err)
-	}
-	rep, err := takeWait(u)
+	uo, err := takeOptions(u)
 	if err != nil {
 		return nil, badURL(rawURL, err)
 	}
@@ -120,11 +119,11 @@ func dialRedis(ctx context.Context, rawURL string) (*RedisConn, error) {
 		return nil, fmt.Errorf("%s is a node of a Redis Cluster: name the cluster as %s://%s (any of its nodes, comma-separated)",
 			strings.TrimSuffix(where, fmt.Sprintf(" (db %d)", opt.DB)), schemeCluster, opt.Addr)
 	}
-	return &RedisConn{Client: c, Prefix: prefix, Where: where, rep: rep}, nil
+	return &RedisConn{Client: c, Prefix: uo.prefix, Shards: uo.shards, Where: where, rep: uo.rep}, nil
 }
 
 func dialCluster(ctx context.Context, rawURL string) (*RedisConn, error) {
-	opt, prefix, rep, err := parseClusterURL(rawURL)
+	opt, uo, err := parseClusterURL(rawURL)
 	if err != nil {
 		return nil, badURL(rawURL, err)
 	}
@@ -138,13 +137,13 @@ func dialCluster(ctx context.Context, rawURL string) (*RedisConn, error) {
 		}
 		return nil, reachErr(where, err)
 	}
-	return &RedisConn{Client: c, Cluster: true, Prefix: prefix, Where: where, rep: rep}, nil
+	return &RedisConn{Client: c, Cluster: true, Prefix: uo.prefix, Shards: uo.shards, Where: where, rep: uo.rep}, nil
 }
 
 // parseClusterURL reads a redis+cluster:// URL into go-redis's options
 // (through redis.ParseClusterURL, which takes the first seed as its host
-// and the others as addr= options) and the prefix= option.
-func parseClusterURL(raw string) (opt *redis.ClusterOptions, prefix string, rep replication, err error) {
+// and the others as addr= options) and our own options (takeOptions).
+func parseClusterURL(raw string) (opt *redis.ClusterOptions, uo urlOptions, err error) {
 	scheme, rest, _ := strings.Cut(raw, "://")
 	authority, tail := rest, ""
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
@@ -156,27 +155,24 @@ func parseClusterURL(raw string) (opt *redis.ClusterOptions, prefix string, rep 
 	}
 	path, query, _ := strings.Cut(tail, "?")
 	if strings.Contains(query, "#") || strings.Contains(path, "#") {
-		return nil, "", rep, errors.New("a fragment (#…) has no meaning here")
+		return nil, uo, errors.New("a fragment (#…) has no meaning here")
 	}
 	if path != "" && path != "/" && path != "/0" {
-		return nil, "", rep, fmt.Errorf("a Redis Cluster has db 0 only, not %s (keep crawls apart with prefix=NAME: instead)", strings.TrimPrefix(path, "/"))
+		return nil, uo, fmt.Errorf("a Redis Cluster has db 0 only, not %s (keep crawls apart with prefix=NAME: instead)", strings.TrimPrefix(path, "/"))
 	}
 	u := &url.URL{RawQuery: query}
-	if prefix, err = takePrefix(u); err != nil {
-		return nil, "", rep, err
-	}
-	if rep, err = takeWait(u); err != nil {
-		return nil, "", rep, err
+	if uo, err = takeOptions(u); err != nil {
+		return nil, uo, err
 	}
 	q := u.Query()
 	if db := q.Get("db"); q.Has("db") && db != "0" {
-		return nil, "", rep, fmt.Errorf("a Redis Cluster has db 0 only, not %s (keep crawls apart with prefix=NAME: instead)", db)
+		return nil, uo, fmt.Errorf("a Redis Cluster has db 0 only, not %s (keep crawls apart with prefix=NAME: instead)", db)
 	}
 	q.Del("db")
 	var seeds []string
 	for _, h := range strings.Split(hosts, ",") {
 		if h == "" {
-			return nil, "", rep, errors.New("an empty address in the list of seeds")
+			return nil, uo, errors.New("an empty address in the list of seeds")
 		}
 		if _, _, err := net.SplitHostPort(h); err != nil {
 			h = net.JoinHostPort(strings.Trim(h, "[]"), "6379")
@@ -192,9 +188,28 @@ func parseClusterURL(raw string) (opt *redis.ClusterOptions, prefix string, rep 
 	}
 	opt, err = redis.ParseClusterURL(goScheme + "://" + userinfo + seeds[0] + "/?" + q.Encode())
 	if err != nil {
-		return nil, "", rep, err
+		return nil, uo, err
 	}
-	return opt, prefix, rep, nil
+	return opt, uo, nil
+}
+
+// urlOptions are the options of a Redis URL that are ours, not go-redis's.
+type urlOptions struct {
+	prefix string      // prefix=
+	rep    replication // wait=, wait_timeout=
+	shards int         // shards=
+}
+
+// takeOptions removes our options from u's query and returns them.
+func takeOptions(u *url.URL) (uo urlOptions, err error) {
+	if uo.prefix, err = takePrefix(u); err != nil {
+		return uo, err
+	}
+	if uo.rep, err = takeWait(u); err != nil {
+		return uo, err
+	}
+	uo.shards, err = takeShards(u)
+	return uo, err
 }
 
 // takePrefix removes the prefix= option from u's query and returns it.

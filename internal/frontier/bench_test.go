@@ -243,7 +243,7 @@ func redisTemplate(b *testing.B) string {
 	redisOnce.Do(func() {
 		// One server for all the benchmarks of the process; it stops with it.
 		redisURL = redistest.Start(&processTB{b})
-		f, err := OpenRedis(ctx, redisURL, Options{Prefix: "tmpl:"})
+		f, err := openRedis(ctx, redisURL, Options{Prefix: "tmpl:"})
 		if err != nil {
 			redisFill.err = err
 			return
@@ -296,7 +296,7 @@ func BenchmarkRedisFill(b *testing.B) {
 func openBenchRedis(b *testing.B) *Redis {
 	url := redisTemplate(b)
 	prefix := fmt.Sprintf("b%d:", prefixN.Add(1))
-	f, err := OpenRedis(ctx, url, Options{Prefix: prefix})
+	f, err := openRedis(ctx, url, Options{Prefix: prefix})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func benchPopWorkers(b *testing.B, url string, workers int) {
 	for b.Loop() {
 		b.StopTimer()
 		prefix := fmt.Sprintf("w%d:", prefixN.Add(1))
-		fill, err := OpenRedis(ctx, url, Options{Prefix: prefix})
+		fill, err := openRedis(ctx, url, Options{Prefix: prefix})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func benchPopWorkers(b *testing.B, url string, workers int) {
 		var fs []*Redis
 		var cs []Consumer
 		for i := range workers {
-			f, err := OpenRedis(ctx, url, Options{Prefix: prefix})
+			f, err := openRedis(ctx, url, Options{Prefix: prefix})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -146,7 +146,7 @@ func benchPushWorkers(b *testing.B, url string, workers int) {
 		prefix := fmt.Sprintf("pw%d:", prefixN.Add(1))
 		var fs []*Redis
 		for range workers {
-			f, err := OpenRedis(ctx, url, Options{Prefix: prefix})
+			f, err := openRedis(ctx, url, Options{Prefix: prefix})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -44,6 +44,9 @@ func backends(t *testing.T) map[string]func(t *testing.T, o Options) Frontier {
 		"cluster": func(t *testing.T, o Options) Frontier {
 			return openTestRedis(t, redistest.SharedCluster(t), o)
 		},
+		"sharded": func(t *testing.T, o Options) Frontier {
+			return openTestSharded(t, redistest.SharedCluster(t), 3, o)
+		},
 		"replayed": func(t *testing.T, o Options) Frontier {
 			once.Do(func() { url = redistest.Start(t) })
 			f := openTestRedis(t, url, o)
@@ -58,12 +61,14 @@ func backends(t *testing.T) map[string]func(t *testing.T, o Options) Frontier {
 // replayed is the Redis frontier running each pop and push twice, as
 // when a retry follows a lost answer: the second run must answer and
 // change exactly what the first did.
-var backendNames = []string{"sqlite", "redis", "cluster", "replayed"}
+// sharded is the Redis frontier split over three slots of the cluster
+// (shards=3), one a master.
+var backendNames = []string{"sqlite", "redis", "cluster", "sharded", "replayed"}
 
 // openTestRedis opens a frontier at url under a new key prefix.
 func openTestRedis(t *testing.T, url string, o Options) *Redis {
 	o.Prefix = fmt.Sprintf("test%d:", prefixN.Add(1))
-	f, err := OpenRedis(context.Background(), url, o)
+	f, err := openRedis(context.Background(), url, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +76,42 @@ func openTestRedis(t *testing.T, url string, o Options) *Redis {
 	return f
 }
 
+// openTestSharded opens a frontier at url split into k shards (the URL's
+// shards=k), under a new key prefix.
+func openTestSharded(t *testing.T, url string, k int, o Options) *Sharded {
+	o.Prefix = fmt.Sprintf("test%d:", prefixN.Add(1))
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	f, err := OpenRedis(context.Background(), fmt.Sprintf("%s%sshards=%d", url, sep, k), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	s, ok := f.(*Sharded)
+	if !ok {
+		t.Fatalf("shards=%d opened a %T", k, f)
+	}
+	return s
+}
+
 // each runs fn against a fresh frontier of each backend.
 func each(t *testing.T, o Options, fn func(t *testing.T, f Frontier)) {
 	for _, name := range backendNames {
+		open := backends(t)[name]
+		t.Run(name, func(t *testing.T) { fn(t, open(t, o)) })
+	}
+}
+
+// eachOrdered is each over the backends that order requests across hosts
+// (priority, then the round-robin of hosts): all but the sharded one,
+// which orders them within a shard (see TestShardedTurns).
+func eachOrdered(t *testing.T, o Options, fn func(t *testing.T, f Frontier)) {
+	for _, name := range backendNames {
+		if name == "sharded" {
+			continue
+		}
 		open := backends(t)[name]
 		t.Run(name, func(t *testing.T) { fn(t, open(t, o)) })
 	}
@@ -223,7 +261,7 @@ func TestDepthPriority(t *testing.T) {
 // TestFairAcrossHosts: a host with many queued requests takes turns with
 // hosts that have few; a host arriving later joins the rotation.
 func TestFairAcrossHosts(t *testing.T) {
-	each(t, Options{}, func(t *testing.T, f Frontier) {
+	eachOrdered(t, Options{}, func(t *testing.T, f Frontier) {
 		var big []Entry
 		for i := range 1000 {
 			big = append(big, req(t, fmt.Sprintf("http://big.test/%d", i)))
@@ -256,7 +294,7 @@ func TestFairAcrossHosts(t *testing.T) {
 // TestFairnessOnePopAtATime: the rotation holds across Pop calls, not just
 // within one batch.
 func TestFairnessOnePopAtATime(t *testing.T) {
-	each(t, Options{}, func(t *testing.T, f Frontier) {
+	eachOrdered(t, Options{}, func(t *testing.T, f Frontier) {
 		for _, h := range []string{"a", "b", "c"} {
 			for i := range 3 {
 				push(t, f, t0, req(t, fmt.Sprintf("http://%s.test/%d", h, i)))

@@ -94,7 +94,7 @@ func TestHostWindow(t *testing.T) {
 // TestHostWindowKeepsTheTurns: a host passed over at its window keeps its
 // place in the rotation and is served first once it has room.
 func TestHostWindowKeepsTheTurns(t *testing.T) {
-	each(t, Options{}, func(t *testing.T, f Frontier) {
+	eachOrdered(t, Options{}, func(t *testing.T, f Frontier) {
 		for _, h := range []string{"a", "b", "c"} {
 			for i := range 4 {
 				push(t, f, t0, req(t, fmt.Sprintf("http://%s.test/%d", h, i)))

@@ -288,6 +288,10 @@ type PopOptions struct {
 	// serves the least busy download slot first for the same reason).
 	// 0: no cap.
 	HostWindow int
+
+	// full (a shard of a Sharded frontier): the consumer's Window is
+	// taken in the other shards, so hand out nothing here.
+	full bool
 }
 
 // PopResult is what Pop did.

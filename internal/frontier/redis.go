@@ -32,6 +32,9 @@ type Redis struct {
 	prefix string   // P: every key name starts with it (hash-tagged on a cluster)
 	keys   []string // KEYS of every script: one key of the frontier's slot
 	url    string
+	// leaseTag (a shard of a Sharded frontier: "3:") starts every lease
+	// it hands out, so that an ack finds its shard; "" otherwise.
+	leaseTag string
 
 	procs processCheck // the looks for gone processes (see goneConsumers)
 
@@ -45,22 +48,55 @@ type Redis struct {
 // redis+cluster://host:port,host:port… for a cluster: see
 // dedupe.DialRedis), where the frontier's keys start with Options.Prefix
 // (else the URL's prefix=, else dedupe.DefaultPrefix). On a cluster it
-// checks that the frontier's slot is served.
-func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
+// checks that the frontier's slots are served. With the URL's shards=K
+// (K > 1) it is a Sharded frontier over K slots; otherwise a *Redis.
+func OpenRedis(ctx context.Context, url string, o Options) (Frontier, error) {
 	c, err := dedupe.DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open: %w", err)
 	}
-	p, err := c.KeyPrefix(o.Prefix)
-	if err == nil {
-		err = c.CheckUsable(ctx, p)
-	}
+	f, err := openOn(ctx, c, url, o)
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("frontier: open: %w", err)
 	}
-	return &Redis{conn: c, client: c.Client, opts: o, prefix: p, keys: []string{p + "f:counts"}, url: url}, nil
+	return f, nil
 }
+
+func openOn(ctx context.Context, c *dedupe.RedisConn, url string, o Options) (Frontier, error) {
+	p, err := c.KeyPrefix(o.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.CheckUsable(ctx, p); err != nil {
+		return nil, err
+	}
+	prefixes, err := c.CheckShards(ctx, p, p+"f:seq")
+	if err != nil {
+		return nil, err
+	}
+	if len(prefixes) == 1 {
+		return newRedis(c, p, o, url), nil
+	}
+	s := &Sharded{conn: c, control: newRedis(c, p, o, url), held: map[string][]int{}}
+	for i, sp := range prefixes {
+		if err := c.CheckUsable(ctx, sp); err != nil {
+			return nil, fmt.Errorf("shard %d: %w", i, err)
+		}
+		r := newRedis(c, sp, o, url)
+		r.leaseTag = strconv.Itoa(i) + ":"
+		s.shards = append(s.shards, r)
+	}
+	return s, nil
+}
+
+// newRedis is the frontier under prefix p on c.
+func newRedis(c *dedupe.RedisConn, p string, o Options, url string) *Redis {
+	return &Redis{conn: c, client: c.Client, opts: o, prefix: p, keys: []string{p + "f:counts"}, url: url}
+}
+
+// lease is the lease of entry id's hand-out nonce, with the shard's tag.
+func (r *Redis) lease(id int64, nonce uint64) string { return r.leaseTag + formatLease(id, nonce) }
 
 // Close implements Frontier.
 func (r *Redis) Close() error { return r.conn.Close() }
@@ -197,6 +233,9 @@ func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult
 	if c.ID != "" {
 		info = consumerJSON(c)
 		window, hostWindow = max(o.Window, 0), max(o.HostWindow, 0)
+		if o.full {
+			window = -1 // the script hands out nothing
+		}
 	}
 	gone, err := r.goneConsumers(ctx, c.ID, now, false)
 	if err != nil {
@@ -234,7 +273,7 @@ func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult
 		if err != nil {
 			return PopResult{}, r.fail("pop", fmt.Errorf("bad nonce %v", f[1]))
 		}
-		l := formatLease(id, nonce)
+		l := r.lease(id, nonce)
 		raw, err := handout([]byte(asString(f[2])), l, int(asInt(f[3])))
 		if err != nil {
 			return PopResult{}, r.fail("pop", fmt.Errorf("request %d: %v", id, err))
@@ -429,7 +468,7 @@ func (r *Redis) dumpPage(ctx context.Context, ids []string, raws map[string]stri
 		case iv[i] != 0:
 			n, _ := strconv.ParseInt(id, 10, 64)
 			nonce, _ := strconv.ParseUint(asString(lv[i]), 16, 64)
-			d.State, d.Lease, d.Deadline = InFlight, formatLease(n, nonce), time.UnixMilli(int64(iv[i]))
+			d.State, d.Lease, d.Deadline = InFlight, r.lease(n, nonce), time.UnixMilli(int64(iv[i]))
 		case dv[i] != 0:
 			d.State, d.Reason = Dead, asString(rv[i])
 			if d.Reason == "" {

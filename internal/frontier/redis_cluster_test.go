@@ -161,7 +161,7 @@ func TestRedisClusterKeysInOneSlot(t *testing.T) {
 
 // openTestRedisPrefix opens a frontier at url with o as it is.
 func openTestRedisPrefix(t *testing.T, url string, o Options) *Redis {
-	f, err := OpenRedis(ctx, url, o)
+	f, err := openRedis(ctx, url, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,10 +16,15 @@ import (
 // Join implements Frontier.
 func (r *Redis) Join(ctx context.Context, c Consumer, now time.Time) (Consumer, error) {
 	c.ID = newConsumerID()
-	if err := r.run(ctx, joinScript, r.prefix, now.UnixMilli(), c.ID, consumerJSON(c)).Err(); err != nil {
-		return Consumer{}, r.fail("join", err)
+	if err := r.joinAs(ctx, c, now); err != nil {
+		return Consumer{}, err
 	}
 	return c, nil
+}
+
+// joinAs registers consumer c under its ID.
+func (r *Redis) joinAs(ctx context.Context, c Consumer, now time.Time) error {
+	return r.fail("join", r.run(ctx, joinScript, r.prefix, now.UnixMilli(), c.ID, consumerJSON(c)).Err())
 }
 
 // Beat implements Frontier.

@@ -7,7 +7,8 @@ import "github.com/redis/go-redis/v9"
 // to max, or fewer to keep the consumer within its window.
 // ARGV: P, now ms, now s, lease deadline ms, max, max expiries, max
 // abandons, beat cutoff ms (a consumer whose last beat is before it is
-// dead), consumer id ("" none), consumer JSON, window (0 none), host
+// dead), consumer id ("" none), consumer JSON, window (0 none, -1
+// full: hand out nothing), host
 // window (0 none), number of gone consumers; then the ids of the consumers Go found gone; then max
 // nonces. Returns {{{id, nonce, raw, expiries, crawlid, host, priority}...},
 // held, done (0/1)}.
@@ -47,7 +48,7 @@ local held = 0
 if cid ~= '' then
 	beat(cid, cinfo, nowms)
 	held = redis.call('SCARD', F .. 'held:' .. cid)
-	if window > 0 then max = math.min(max, window - held) end
+	if window ~= 0 then max = math.min(max, window - held) end
 end
 local out, served, where = {}, {}, {}
 -- serve hands out the head of queue qid, just taken out of ready, and

@@ -1,0 +1,331 @@
+package frontier
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/dedupe"
+)
+
+// Sharded is the Redis frontier split over K slots (a Redis URL's
+// shards=K), so that on a Redis Cluster one crawl's load spreads over the
+// masters. Each shard is a whole Redis frontier under a prefix of its own
+// (dedupe.ShardPrefixes), and a host's queue, with the host's share of
+// the duplicate filter, lives in shard dedupe.ShardOf(host, K): every
+// push, pop, ack and the reclaims they do still run as one script on one
+// slot. A lease carries its shard ("3:ID.NONCE"). The crawls' metadata and
+// run locks live under the unsplit prefix (the control slot).
+//
+// What a split gives up, as a Frontier: an Apply whose requests and acks
+// fall in several shards is applied shard by shard, the shards that only
+// get requests first and those with acks (each with its own requests, in
+// one step) last, so that a crash midway can leave a page unacked with its
+// follow-ups queued (it is fetched again, its links found seen), never
+// acked with its follow-ups lost; and with Options.Order, priorities and
+// the round-robin over hosts hold within a shard, while Pop takes turns
+// over the shards. A consumer's Window is counted from what each shard
+// last said it holds.
+type Sharded struct {
+	conn    *dedupe.RedisConn
+	control *Redis   // the unsplit prefix: crawl metadata, run locks
+	shards  []*Redis // shard i's frontier; its leases start "i:"
+	next    atomic.Uint64
+
+	mu   sync.Mutex
+	held map[string][]int // consumer id → requests it holds per shard, as last seen
+}
+
+// Close implements Frontier.
+func (s *Sharded) Close() error { return s.conn.Close() }
+
+// Shards is how many shards s is split into.
+func (s *Sharded) Shards() int { return len(s.shards) }
+
+// shardOfLease returns the shard a lease is of and the lease as that
+// shard's script knows it. A lease of no shard goes to shard 0 as a lease
+// no script can match, so that it is counted unknown there, in the
+// answer and in the stats, as an unsplit frontier counts it.
+func (s *Sharded) shardOfLease(l string) (i int, rest string) {
+	n, rest, found := strings.Cut(l, ":")
+	i, err := strconv.Atoi(n)
+	if !found || err != nil || i < 0 || i >= len(s.shards) || n != strconv.Itoa(i) {
+		return 0, "!" + l
+	}
+	return i, rest
+}
+
+// Push implements Frontier.
+func (s *Sharded) Push(ctx context.Context, entries []Entry, now time.Time) ([]PushResult, error) {
+	res, err := s.Apply(ctx, Batch{Entries: entries}, now)
+	return res.Pushed, err
+}
+
+// Ack implements Frontier.
+func (s *Sharded) Ack(ctx context.Context, leases []string, now time.Time) (AckResult, error) {
+	res, err := s.Apply(ctx, Batch{Acks: leases}, now)
+	return res.Acks, err
+}
+
+// Apply implements Frontier, shard by shard (see Sharded).
+func (s *Sharded) Apply(ctx context.Context, b Batch, now time.Time) (BatchResult, error) {
+	var out BatchResult
+	k := len(s.shards)
+	parts := make([]Batch, k)
+	where := make([][]int, k) // shard → indexes of its entries in b.Entries
+	for i := range b.Entries {
+		if err := checkEntry(&b.Entries[i]); err != nil {
+			return BatchResult{}, s.control.fail("push", err)
+		}
+		j := dedupe.ShardOf(b.Entries[i].Host, k)
+		parts[j].Entries = append(parts[j].Entries, b.Entries[i])
+		where[j] = append(where[j], i)
+	}
+	for _, l := range b.Acks {
+		j, rest := s.shardOfLease(l)
+		parts[j].Acks = append(parts[j].Acks, rest)
+	}
+	for _, fl := range b.Fails {
+		j, rest := s.shardOfLease(fl.Lease)
+		parts[j].Fails = append(parts[j].Fails, Fail{Lease: rest, Reason: fl.Reason})
+	}
+	for _, l := range b.Releases {
+		j, rest := s.shardOfLease(l)
+		parts[j].Releases = append(parts[j].Releases, rest)
+	}
+	if len(b.Entries) > 0 {
+		out.Pushed = make([]PushResult, len(b.Entries))
+	}
+	settles := func(p Batch) bool { return len(p.Acks)+len(p.Fails)+len(p.Releases) > 0 }
+	results := make([]BatchResult, k)
+	// Requests first, then what settles leases: nothing acked is ever
+	// without its follow-ups.
+	for _, second := range []bool{false, true} {
+		err := s.each(ctx, func(ctx context.Context, j int, r *Redis) (err error) {
+			if settles(parts[j]) != second || len(parts[j].Entries)+len(parts[j].Acks)+len(parts[j].Fails)+len(parts[j].Releases) == 0 {
+				return nil
+			}
+			results[j], err = r.Apply(ctx, parts[j], now)
+			return err
+		})
+		if err != nil {
+			return BatchResult{}, err
+		}
+	}
+	for j, r := range results {
+		for n, i := range where[j] {
+			out.Pushed[i] = r.Pushed[n]
+		}
+		out.Acks.Acked += r.Acks.Acked
+		out.Acks.Unknown += r.Acks.Unknown
+		out.Failed += r.Failed
+		out.FailUnknown += r.FailUnknown
+		out.Released += r.Released
+		out.ReleaseUnknown += r.ReleaseUnknown
+	}
+	return out, nil
+}
+
+// each runs fn on every shard at once (each call is one script on its
+// own slot, so on a cluster they run on their masters in parallel), and
+// returns the error of the first shard that failed.
+func (s *Sharded) each(ctx context.Context, fn func(ctx context.Context, i int, r *Redis) error) error {
+	errs := make([]error, len(s.shards))
+	var wg sync.WaitGroup
+	for i, r := range s.shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn(ctx, i, r)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Pop implements Frontier. It asks the shards at once for their share of
+// o.Max (the first shard, in turn, gets the odd ones), then goes on
+// shard after shard for what the shards that ran short left, and hands
+// the requests out interleaved: the first of each shard, then the second
+// of each, and so on, so that every shard's hosts are served in turn.
+func (s *Sharded) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult, error) {
+	if o.Max <= 0 {
+		return PopResult{}, nil
+	}
+	k := len(s.shards)
+	start := int(s.next.Add(1) % uint64(k))
+	room := o.Max
+	windowed := o.Consumer.ID != "" && o.Window > 0
+	if windowed {
+		room = min(room, o.Window-s.heldElsewhere(o.Consumer.ID, -1))
+		if room <= 0 {
+			// Full, as the shards last said: acks since then (cqueue push
+			// is another process) make room that only the shards know of.
+			if err := s.refreshHeld(ctx, o, now); err != nil {
+				return PopResult{}, err
+			}
+			room = min(o.Max, o.Window-s.heldElsewhere(o.Consumer.ID, -1))
+		}
+	}
+	share := make([]int, k)
+	asked := make([]bool, k)
+	for n := range k {
+		i := (start + n) % k
+		share[i] = max(room, 0) / k
+		if n < max(room, 0)%k {
+			share[i]++
+		}
+		asked[i] = share[i] > 0
+	}
+	got := make([]PopResult, k)
+	popShard := func(ctx context.Context, i, want int) error {
+		so := o
+		so.Max = max(want, 1)
+		if windowed {
+			so.Window = o.Window - s.heldElsewhere(o.Consumer.ID, i)
+			so.full = want <= 0 || so.Window <= 0
+		}
+		r, err := s.shards[i].Pop(ctx, so, now)
+		if err != nil {
+			return err
+		}
+		got[i].Leased = append(got[i].Leased, r.Leased...)
+		got[i].Done = len(got[i].Leased) == 0 && r.Done
+		s.setHeld(o.Consumer.ID, i, r.Held)
+		return nil
+	}
+	err := s.each(ctx, func(ctx context.Context, i int, _ *Redis) error {
+		if !asked[i] {
+			return nil
+		}
+		return popShard(ctx, i, share[i])
+	})
+	if err != nil {
+		return PopResult{}, err
+	}
+	total := 0
+	for i := range got {
+		total += len(got[i].Leased)
+	}
+	// Then what the shards that ran short left, from the others.
+	for n := 0; n < k && total < room; n++ {
+		i := (start + n) % k
+		if asked[i] && len(got[i].Leased) < share[i] {
+			continue // it has no more to give
+		}
+		before := len(got[i].Leased)
+		if err := popShard(ctx, i, room-total); err != nil {
+			return PopResult{}, err
+		}
+		asked[i] = true
+		total += len(got[i].Leased) - before
+	}
+	if room <= 0 {
+		return PopResult{Held: s.heldElsewhere(o.Consumer.ID, -1)}, nil
+	}
+	var res PopResult
+	res.Done = total == 0
+	for i := range got {
+		res.Done = res.Done && asked[i] && got[i].Done
+	}
+	if total > 0 {
+		res.Leased = make([]Leased, 0, total)
+	}
+	for pos := 0; len(res.Leased) < total; pos++ {
+		for n := range k {
+			if g := got[(start+n)%k].Leased; pos < len(g) {
+				res.Leased = append(res.Leased, g[pos])
+			}
+		}
+	}
+	res.Held = s.heldElsewhere(o.Consumer.ID, -1)
+	return res, nil
+}
+
+// refreshHeld pops nothing from every shard, which reclaims, beats and
+// says what consumer o.Consumer holds there.
+func (s *Sharded) refreshHeld(ctx context.Context, o PopOptions, now time.Time) error {
+	return s.each(ctx, func(ctx context.Context, i int, r *Redis) error {
+		so := o
+		so.Max, so.full = 1, true
+		res, err := r.Pop(ctx, so, now)
+		if err == nil {
+			s.setHeld(o.Consumer.ID, i, res.Held)
+		}
+		return err
+	})
+}
+
+// heldElsewhere is how many requests consumer id held in the shards but
+// shard i (-1: in all), as each last said.
+func (s *Sharded) heldElsewhere(id string, i int) int {
+	if id == "" {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for j, h := range s.held[id] {
+		if j != i {
+			n += h
+		}
+	}
+	return n
+}
+
+func (s *Sharded) setHeld(id string, i, n int) {
+	if id == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.held[id]
+	if h == nil {
+		h = make([]int, len(s.shards))
+		s.held[id] = h
+	}
+	h[i] = n
+}
+
+// Join implements Frontier: the consumer is registered in every shard
+// under one id.
+func (s *Sharded) Join(ctx context.Context, c Consumer, now time.Time) (Consumer, error) {
+	c.ID = newConsumerID()
+	err := s.each(ctx, func(ctx context.Context, _ int, r *Redis) error { return r.joinAs(ctx, c, now) })
+	if err != nil {
+		return Consumer{}, err
+	}
+	return c, nil
+}
+
+// Beat implements Frontier, in every shard.
+func (s *Sharded) Beat(ctx context.Context, c Consumer, lease time.Duration, now time.Time) (int, error) {
+	err := s.each(ctx, func(ctx context.Context, i int, r *Redis) error {
+		n, err := r.Beat(ctx, c, lease, now)
+		if err == nil {
+			s.setHeld(c.ID, i, n)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return s.heldElsewhere(c.ID, -1), nil
+}
+
+// Leave implements Frontier, in every shard.
+func (s *Sharded) Leave(ctx context.Context, c Consumer, now time.Time) error {
+	err := s.each(ctx, func(ctx context.Context, _ int, r *Redis) error { return r.Leave(ctx, c, now) })
+	s.mu.Lock()
+	delete(s.held, c.ID)
+	s.mu.Unlock()
+	return err
+}
