@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/demosite"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 	"github.com/crawlutils/crawlutils/internal/redistest"
 )
@@ -31,8 +32,9 @@ import (
 //     exported, at most the dead worker's window fetched (and exported)
 //     twice.
 //
-// The two run at once, on the same cluster, as two crawls kept apart by
-// their key prefix.
+// Each runs twice: with the crawl in one slot, and split over the three
+// masters (shards=3, see frontier.Sharded). The four run at once, on the
+// same cluster, as four crawls kept apart by their key prefix.
 func TestWorkersShareACrawlOnACluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timed pipelines are skipped with -short")
@@ -43,9 +45,22 @@ func TestWorkersShareACrawlOnACluster(t *testing.T) {
 	site := loopSite
 	site.Latency = 20 * time.Millisecond // each worker has fetches in flight
 
+	for _, split := range []string{"", "&shards=3"} {
+		name := "one_slot"
+		if split != "" {
+			name = "sharded"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testWorkersShareACrawl(t, bin, cluster.URL+"?prefix=workers-"+name, split, site, machines)
+		})
+	}
+}
+
+func testWorkersShareACrawl(t *testing.T, bin, url, split string, site demosite.Options, machines bool) {
 	t.Run("every_page_once", func(t *testing.T) {
 		t.Parallel()
-		l := newRedisLoop(t, bin, cluster.URL+"?prefix=workers-clean:", site)
+		l := newRedisLoop(t, bin, url+"-clean:"+split, site)
 		ws := l.startWorkers(3, machines)
 		for i, w := range ws {
 			l.waitWorker(i, w)
@@ -59,7 +74,7 @@ func TestWorkersShareACrawlOnACluster(t *testing.T) {
 
 	t.Run("one_worker_sigkilled_halfway", func(t *testing.T) {
 		t.Parallel()
-		url := cluster.URL + "?prefix=workers-kill:"
+		url := url + "-kill:" + split
 		l := newRedisLoop(t, bin, url, site)
 		fr, err := frontier.Open(context.Background(), url, frontier.Options{})
 		if err != nil {

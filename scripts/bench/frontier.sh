@@ -28,12 +28,15 @@
 #      run each, default flags. QUEUE_N=10000000 for the 10 million figures
 #      (about 10 minutes and 3 GB of disk);
 #   6. the Redis frontier with 1, 4 and 16 workers sharing one crawl, each
-#      with its own connections, on one redis-server and on a Redis Cluster
-#      of three masters: pushing it (BenchmarkRedisPushWorkers, batches of
-#      1,000) and popping it with leases, 128 at a time, each worker a
-#      consumer (BenchmarkRedisPopWorkers); REDIS_N = 100,000 requests,
-#      RUNS runs: pushes and pops with lease per second, the median and
-#      each run's;
+#      with its own connections, on one redis-server, on a Redis Cluster
+#      of three masters (the crawl in one slot), and on that cluster with
+#      the crawl split over three slots (shards=3, "sharded"): pushing it
+#      (BenchmarkRedisPushWorkers, batches of 1,000) and popping it with
+#      leases, 128 at a time, each worker a consumer
+#      (BenchmarkRedisPopWorkers); REDIS_N = 100,000 requests, RUNS runs:
+#      pushes and pops with lease per second, the median and each run's,
+#      with the busiest master's share of the masters' CPU seconds and the
+#      records per CPU second of that master;
 #   7. Redis memory (sizing): one redis-server (no persistence, a unix
 #      socket), SIZE_N (1,000,000) URLs over 1,000 hosts (the URLs of case 5)
 #      pushed with cqueue push: INFO memory's used_memory per queued URL,
@@ -231,12 +234,16 @@ fi
 
 if has_case 6; then
 	echo
-	echo "6. Redis frontier, workers sharing one crawl: pushes/s (batches of 1,000) and pops with lease/s (128 a call); median of $RUNS runs, each run's in brackets"
+	echo "6. Redis frontier, workers sharing one crawl: pushes/s (batches of 1,000) and pops with lease/s (128 a call); median of $RUNS runs, each run's in brackets;"
+	echo "   the busiest master's share of the masters' CPU seconds, and records per CPU second of it (what one node serves with a core of its own)"
 	FRONTIER_BENCH_N=${REDIS_N:-100000} go test ./internal/frontier -run '^$' -bench '^BenchmarkRedis(Push|Pop)Workers$' -benchtime 1x -count "$RUNS" -timeout 30m 2>&1 |
-		awk '{ for (i = 2; i < NF; i++) if ($(i+1) ~ /^(pops|pushes)\/s$/) { name = $1; sub(/^BenchmarkRedis/, "", name); sub(/Workers\//, " ", name); sub(/-[0-9]+$/, "", name); print name "\t" $(i+1) "\t" $i } }' >"$work/redis-rates.tsv"
-	cut -f1,2 "$work/redis-rates.tsv" | awk '!seen[$0]++' | while IFS=$'\t' read -r name unit; do
-		runs=$(awk -F'\t' -v n="$name" '$1 == n { printf "%s%.0f", sep, $3; sep = " " }' "$work/redis-rates.tsv")
-		printf '  %-26s %8.0f %-8s [%s]\n' "$name" "$(tr ' ' '\n' <<<"$runs" | median)" "$unit" "$runs"
+		awk '/^BenchmarkRedis/ { name = $1; sub(/^BenchmarkRedis/, "", name); sub(/Workers\//, " ", name); sub(/-[0-9]+$/, "", name)
+			for (i = 2; i < NF; i++) if ($(i+1) ~ /^(pops\/s|pushes\/s|busiest-master-share|per-busiest-master-cpu-s)$/) print name "\t" $(i+1) "\t" $i }' >"$work/redis-rates.tsv"
+	med() { awk -F'\t' -v n="$1" -v u="$2" '$1 == n && $2 == u { print $3 }' "$work/redis-rates.tsv" | median; }
+	awk -F'\t' '$2 ~ /\/s$/ { print $1 "\t" $2 }' "$work/redis-rates.tsv" | awk '!seen[$0]++' | while IFS=$'\t' read -r name unit; do
+		runs=$(awk -F'\t' -v n="$name" -v u="$unit" '$1 == n && $2 == u { printf "%s%.0f", sep, $3; sep = " " }' "$work/redis-rates.tsv")
+		printf '  %-26s %8.0f %-8s [%s]  busiest master %.2f, %.0f per its CPU second\n' "$name" "$(tr ' ' '\n' <<<"$runs" | median)" "$unit" "$runs" \
+			"$(med "$name" busiest-master-share)" "$(med "$name" per-busiest-master-cpu-s)"
 	done
 fi
 
