@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -35,7 +36,28 @@ func TestBackendsAgree(t *testing.T) {
 				}
 				fs = append(fs, bs[name](t, o))
 			}
-			agree(t, rand.New(rand.NewPCG(seed, 42)), fs)
+			agree(t, rand.New(rand.NewPCG(seed, 42)), fs, false)
+		})
+	}
+}
+
+// TestShardedAgrees runs TestBackendsAgree's histories on SQLite and on a
+// frontier split over three slots of a cluster (Sharded), which orders
+// requests within a shard only: every pop takes everything queued (no
+// window), so the two hand out the same requests, compared as sets; and
+// each crawl has one expiry (a shard judges the expiry of the requests it
+// holds). Everything else must agree at every step: pushes, acks, fails,
+// releases, reclaims, consumers' deaths, stops, expiries, counts, info,
+// stats and every request's state.
+func TestShardedAgrees(t *testing.T) {
+	for seed := range uint64(agreeSeeds) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			o := Options{MaxLeaseExpiries: 2, MaxAbandons: 2 + int(seed/2%2), ConsumerTimeout: agreeConsumerTimeout}
+			if seed%2 == 1 {
+				o.Order, o.DepthPriority = LIFO, 1
+			}
+			bs := backends(t)
+			agree(t, rand.New(rand.NewPCG(seed, 42)), []Frontier{bs["sqlite"](t, o), bs["sharded"](t, o)}, true)
 		})
 	}
 }
@@ -44,8 +66,14 @@ func TestBackendsAgree(t *testing.T) {
 // few steps of silence (each moves the clock 0-19s) kill a consumer.
 const agreeConsumerTimeout = 45 * time.Second
 
-func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
+func agree(t *testing.T, rnd *rand.Rand, fs []Frontier, sharded bool) {
 	now := t0
+	names := backendNames
+	if sharded {
+		names = []string{"sqlite", "sharded"}
+	}
+	// Sharded: one expiry per crawl, drawn once.
+	crawlExpiry := map[string]int64{}
 	inflight := make([]map[string]string, len(fs)) // url → lease, per backend
 	for i := range inflight {
 		inflight[i] = map[string]string{}
@@ -67,7 +95,19 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 			if rnd.IntN(10) == 0 {
 				kv = append(kv, "dont_filter", true)
 			}
-			if rnd.IntN(8) == 0 {
+			if sharded {
+				crawl := kv[1].(string)
+				exp, ok := crawlExpiry[crawl]
+				if !ok {
+					if rnd.IntN(2) == 0 {
+						exp = now.Add(time.Duration(60+rnd.IntN(600)) * time.Second).Unix()
+					}
+					crawlExpiry[crawl] = exp
+				}
+				if exp != 0 {
+					kv = append(kv, "expires", exp)
+				}
+			} else if rnd.IntN(8) == 0 {
 				kv = append(kv, "expires", now.Add(time.Duration(rnd.IntN(120)-20)*time.Second).Unix())
 			}
 			es = append(es, req(t, u, kv...))
@@ -100,6 +140,9 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 			if len(cons[0]) > 0 && rnd.IntN(3) > 0 {
 				k, window, hostWindow = rnd.IntN(len(cons[0])), rnd.IntN(6), rnd.IntN(3)
 			}
+			if sharded {
+				n, window, hostWindow = 10_000, 0, 0
+			}
 			what = fmt.Sprintf("pop %d as consumer %d, window %d, host window %d", n, k, window, hostWindow)
 			for i, f := range fs {
 				o := PopOptions{Max: n, Lease: lease}
@@ -110,6 +153,14 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 				ls := res.Leased
 				if err != nil {
 					t.Fatal(err)
+				}
+				if sharded {
+					// The same order in both, for the leases the test
+					// keeps (by URL: one URL may be in two crawls).
+					slices.SortStableFunc(ls, func(a, b Leased) int {
+						return strings.Compare(urls(t, []Leased{a})[0]+" "+a.CrawlID+" "+fmt.Sprint(a.Priority),
+							urls(t, []Leased{b})[0]+" "+b.CrawlID+" "+fmt.Sprint(b.Priority))
+					})
 				}
 				us := urls(t, ls)
 				for j, u := range us {
@@ -266,12 +317,16 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 				sqliteInvariants(t, f)
 			case *Redis:
 				redisInvariants(t, f)
+			case *Sharded:
+				for _, r := range f.shards {
+					redisInvariants(t, r)
+				}
 			}
 			if t.Failed() {
-				t.Fatalf("step %d (%s): %s bookkeeping is off", step, what, backendNames[i])
+				t.Fatalf("step %d (%s): %s bookkeeping is off", step, what, names[i])
 			}
 			if got[i] != got[0] {
-				t.Fatalf("step %d (%s): %s %s, %s %s", step, what, backendNames[0], got[0], backendNames[i], got[i])
+				t.Fatalf("step %d (%s): %s %s, %s %s", step, what, names[0], got[0], names[i], got[i])
 			}
 		}
 		state := make([]string, len(fs))
@@ -289,7 +344,7 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier) {
 		}
 		for i := range state {
 			if state[i] != state[0] {
-				t.Fatalf("step %d (%s): state differs:\n%s %s\n%s %s", step, what, backendNames[0], state[0], backendNames[i], state[i])
+				t.Fatalf("step %d (%s): state differs:\n%s %s\n%s %s", step, what, names[0], state[0], names[i], state[i])
 			}
 		}
 	}
@@ -331,6 +386,11 @@ func heldBy(t *testing.T, f Frontier, cons []Consumer) []int64 {
 			err = f.db.QueryRow(`SELECT count(*) FROM frontier_entries WHERE state = 1 AND consumer = ?`, c.ID).Scan(&out[k])
 		case *Redis:
 			out[k], err = f.client.SCard(ctx, f.prefix+"f:held:"+c.ID).Result()
+		case *Sharded:
+			for _, r := range f.shards {
+				n, e := r.client.SCard(ctx, r.prefix+"f:held:"+c.ID).Result()
+				out[k], err = out[k]+n, errors.Join(err, e)
+			}
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -202,3 +202,30 @@ func TestRedisEvictionWarned(t *testing.T) {
 		t.Errorf("warnings: %q", warned)
 	}
 }
+
+// TestRedisShardsMismatch: a prefix split into K shards (shards=K) is
+// split so for good: a tool opening it with another shards= (or none)
+// stops at once, exit 1, naming the split it found and the one to use;
+// nothing queued is touched. A shards= that is not a number of shards is
+// refused as a bad URL.
+func TestRedisShardsMismatch(t *testing.T) {
+	url := redistest.Start(t) + "?prefix=split:"
+	if code, _, stderr := runTool(cqueue.Command, "http://a.test/1\nhttp://b.test/1\n", "push", "-q", "--redis", url+"&shards=3"); code != 0 {
+		t.Fatalf("push with shards=3: exit %d: %s", code, stderr)
+	}
+	for _, q := range []string{"", "&shards=2"} {
+		code, stdout, stderr := runTool(cqueue.Command, "", "info", "--redis", url+q)
+		if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "cqueue: frontier: open: the keys split:… at Redis at ") ||
+			!strings.Contains(stderr, "are split into 3 shards") || !strings.Contains(stderr, "must use shards=3") {
+			t.Errorf("info with %q: exit %d, stdout %q, stderr %q", q, code, stdout, stderr)
+		}
+	}
+	code, stdout, _ := runTool(cqueue.Command, "", "info", "-q", "--redis", url+"&shards=3")
+	if code != 0 || !strings.Contains(stdout, `"total_pending":2`) {
+		t.Errorf("info with shards=3: exit %d, %s", code, stdout)
+	}
+	code, _, stderr := runTool(cqueue.Command, "", "info", "--redis", url+"&shards=0")
+	if code == 0 || !strings.Contains(stderr, `shards="0": want how many slots to split each crawl over, 1 to 256`) {
+		t.Errorf("shards=0: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -37,6 +37,8 @@ type Sharded struct {
 
 	mu   sync.Mutex
 	held map[string][]int // consumer id → requests it holds per shard, as last seen
+
+	applyHook func(shard int, b Batch) // tests: called before each shard's part of an Apply
 }
 
 // Close implements Frontier.
@@ -107,6 +109,9 @@ func (s *Sharded) Apply(ctx context.Context, b Batch, now time.Time) (BatchResul
 		err := s.each(ctx, func(ctx context.Context, j int, r *Redis) (err error) {
 			if settles(parts[j]) != second || len(parts[j].Entries)+len(parts[j].Acks)+len(parts[j].Fails)+len(parts[j].Releases) == 0 {
 				return nil
+			}
+			if s.applyHook != nil {
+				s.applyHook(j, parts[j])
 			}
 			results[j], err = r.Apply(ctx, parts[j], now)
 			return err
