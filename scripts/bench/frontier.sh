@@ -49,7 +49,8 @@
 #   8. Redis round trips per crawled page: cqueue crawl of the demo site on
 #      one redis-server, with redis-cli MONITOR counting the commands the
 #      tools send (each a round trip, or part of a pipeline) and those the
-#      scripts run, per page cfetch fetched.
+#      scripts run, per page cfetch fetched; the crawl unsplit and split
+#      in three (shards=3).
 #
 #   scripts/bench/frontier.sh              everything
 #   RUNS=5 scripts/bench/frontier.sh       more runs per case
@@ -292,31 +293,35 @@ fi
 
 if has_case 8; then
 	echo
-	echo "8. Redis round trips per crawled page: cqueue crawl of the demo site with --redis (one redis-server, a unix socket); redis-cli MONITOR counts the commands the tools send, not those a script runs; median of $RUNS runs"
+	echo "8. Redis round trips per crawled page: cqueue crawl of the demo site with --redis (one redis-server, a unix socket), the crawl unsplit and split in three (shards=3); redis-cli MONITOR counts the commands the tools send, not those a script runs; median of $RUNS runs"
 	r=$work/rt
 	redis_up "$r"
 	[ -n "${SITE:-}" ] || start_site
 	echo "$SITE/" >"$r/seeds.txt"
-	for i in $(seq "$RUNS"); do
-		redis-cli -s "$r/redis.sock" flushall >/dev/null
-		redis-cli -s "$r/redis.sock" monitor >"$r/monitor.txt" &
-		mon=$!
-		sleep 0.2
-		CFETCH_CONCURRENCY=$CONC CFETCH_PER_HOST=$CONC CFETCH_STATS="$r/fetch.json" \
-			cqueue crawl -q "$r/seeds.txt" testdata/rules/demo.yml "$r/items.csv" --redis "unix://$r/redis.sock" --crawlid "rt$i" --appid demo
-		sleep 0.2
-		kill "$mon" 2>/dev/null || true
-		wait "$mon" 2>/dev/null || true
-		pages=$(jq .in "$r/fetch.json")
-		# A command a script runs is logged as "[0 lua]", one a client
-		# sends as "[0 unix:…]".
-		sent=$(grep -v '^OK' "$r/monitor.txt" | grep -vc ' lua\] ' || true)
-		scripts=$(grep -v ' lua\] ' "$r/monitor.txt" | grep -ci '\] "eval' || true)
-		inner=$(grep -c ' lua\] ' "$r/monitor.txt" || true)
-		echo "$pages $sent $scripts $inner" >"$r/res.$i"
-		rm -f "$r/items.csv"
+	for split in "" "shards=3"; do
+		rm -f "$r"/res.*
+		for i in $(seq "$RUNS"); do
+			redis-cli -s "$r/redis.sock" flushall >/dev/null
+			redis-cli -s "$r/redis.sock" monitor >"$r/monitor.txt" &
+			mon=$!
+			sleep 0.2
+			CFETCH_CONCURRENCY=$CONC CFETCH_PER_HOST=$CONC CFETCH_STATS="$r/fetch.json" \
+				cqueue crawl -q "$r/seeds.txt" testdata/rules/demo.yml "$r/items.csv" --redis "unix://$r/redis.sock${split:+?$split}" --crawlid "rt$i" --appid demo
+			sleep 0.2
+			kill "$mon" 2>/dev/null || true
+			wait "$mon" 2>/dev/null || true
+			pages=$(jq .in "$r/fetch.json")
+			# A command a script runs is logged as "[0 lua]", one a client
+			# sends as "[0 unix:…]".
+			sent=$(grep -v '^OK' "$r/monitor.txt" | grep -vc ' lua\] ' || true)
+			scripts=$(grep -v ' lua\] ' "$r/monitor.txt" | grep -ci '\] "eval' || true)
+			inner=$(grep -c ' lua\] ' "$r/monitor.txt" || true)
+			echo "$pages $sent $scripts $inner" >"$r/res.$i"
+			rm -f "$r/items.csv"
+		done
+		echo "  ${split:-unsplit}:"
+		sort -n -k2 "$r"/res.* | awk -v n="$RUNS" 'NR == int((n + 1) / 2) {
+			printf "    %-44s %.2f (%d commands for %d pages, %d of them scripts)\n", "commands sent per page", $2 / $1, $2, $1, $3
+			printf "    %-44s %.1f\n", "commands run by the scripts, per page", $4 / $1 }'
 	done
-	sort -n -k2 "$r"/res.* | awk -v n="$RUNS" 'NR == int((n + 1) / 2) {
-		printf "  %-46s %.2f (%d commands for %d pages, %d of them scripts)\n", "commands sent per page", $2 / $1, $2, $1, $3
-		printf "  %-46s %.1f\n", "commands run by the scripts, per page", $4 / $1 }'
 fi
