@@ -224,11 +224,11 @@ func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult
 		return PopResult{}, r.fail("pop", err)
 	}
 	r.swapLastPop(c.ID, token)
-	if len(v) != 3 {
+	if len(v) != 4 {
 		return PopResult{}, r.fail("pop", fmt.Errorf("unexpected script answer %v", v))
 	}
 	rows, _ := v[0].([]any)
-	res := PopResult{Held: int(asInt(v[1])), Done: asInt(v[2]) == 1}
+	res := PopResult{Held: int(asInt(v[1])), Done: asInt(v[2]) == 1, GaveBack: int(asInt(v[3]))}
 	if len(rows) > 0 {
 		res.Leased = make([]Leased, 0, len(rows))
 	}

@@ -30,8 +30,8 @@ func TestRedisLostWritesGiveBackLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := popAs(t, f, c, 1, 0, t0)
-	if len(r.Leased) != 1 || r.Held != 1 {
-		t.Fatalf("the pop after lost writes = %+v, want 1 leased, 1 held (the others given back)", r)
+	if len(r.Leased) != 1 || r.Held != 1 || r.GaveBack != 3 {
+		t.Fatalf("the pop after lost writes = %+v, want 1 leased, 1 held, 3 given back", r)
 	}
 	if got := urls(t, r.Leased); got[0] != "http://a.test/1" {
 		t.Errorf("the pop after lost writes handed out %v, want a.test/1 again (given back, first in line)", got)
