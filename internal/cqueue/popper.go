@@ -140,6 +140,10 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
+		if res.GaveBack > 0 {
+			p.tool.Printf("warning: the frontier lost its last writes (Redis restarted without the end of its append-only file?): the %d requests this pop held are queued again, and the pages done since are fetched again",
+				res.GaveBack)
+		}
 		if p.o.follow {
 			if back, err := p.holdBack(bg, res); err != nil || back {
 				if err != nil {

@@ -402,8 +402,9 @@ func heldBy(t *testing.T, f Frontier, cons []Consumer) []int64 {
 // redisInvariants checks that the Redis frontier's bookkeeping of
 // consumers matches its entries: F owner and the F held:CID sets mirror
 // each other and name only requests in flight, F consumers and F beats
-// name the same consumers, F abandons only requests that exist, F reason
-// only dead ones, and F counts the sizes of F inflight and F dead.
+// name the same consumers and F lastpop only those, F abandons only
+// requests that exist, F reason only dead ones, and F counts the sizes of
+// F inflight and F dead.
 func redisInvariants(t *testing.T, r *Redis) {
 	t.Helper()
 	F := r.prefix + "f:"
@@ -445,6 +446,12 @@ func redisInvariants(t *testing.T, r *Redis) {
 	nb, _ := r.client.ZCard(ctx, F+"beats").Result()
 	if nc != nb {
 		t.Errorf("%d consumers, %d beats", nc, nb)
+	}
+	lastpops, _ := r.client.HKeys(ctx, F+"lastpop").Result()
+	for _, cid := range lastpops {
+		if ok, _ := r.client.HExists(ctx, F+"consumers", cid).Result(); !ok {
+			t.Errorf("last pop of consumer %s, which is not registered", cid)
+		}
 	}
 	ab, _ := r.client.HKeys(ctx, F+"abandons").Result()
 	for _, id := range ab {

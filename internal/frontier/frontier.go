@@ -303,6 +303,12 @@ type PopResult struct {
 	// Done, set only when Leased is empty, says nothing is queued and
 	// nothing is in flight: the crawl is over.
 	Done bool
+	// GaveBack is how many requests the consumer held that this pop gave
+	// back to the queue first, leases kept, because Redis had lost the
+	// consumer's last pop, and with it any acks written since (a server
+	// restarted from an append-only file without its tail). Always 0 on
+	// SQLite.
+	GaveBack int
 }
 
 // Consumer is a process popping requests with heartbeats (see Join).

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -37,6 +38,10 @@ type Redis struct {
 	leaseTag string
 
 	procs processCheck // the looks for gone processes (see goneConsumers)
+
+	// lastPop holds each consumer's last pop token (see popScript).
+	lastPopMu sync.Mutex
+	lastPop   map[string]string
 
 	// replayed (tests) runs pop and apply twice, answering the second
 	// run: as a retry does when the first answer was lost.
@@ -251,15 +256,18 @@ func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult
 	for range o.Max {
 		args = append(args, fmt.Sprintf("%016x", newNonce()))
 	}
+	token := args[len(args)-o.Max].(string) // the first nonce names the call
+	args = append(args, r.swapLastPop(c.ID, ""))
 	v, err := r.run(ctx, popScript, args...).Slice()
 	if err != nil {
 		return PopResult{}, r.fail("pop", err)
 	}
-	if len(v) != 3 {
+	r.swapLastPop(c.ID, token)
+	if len(v) != 4 {
 		return PopResult{}, r.fail("pop", fmt.Errorf("unexpected script answer %v", v))
 	}
 	rows, _ := v[0].([]any)
-	res := PopResult{Held: int(asInt(v[1])), Done: asInt(v[2]) == 1}
+	res := PopResult{Held: int(asInt(v[1])), Done: asInt(v[2]) == 1, GaveBack: int(asInt(v[3]))}
 	if len(rows) > 0 {
 		res.Leased = make([]Leased, 0, len(rows))
 	}
@@ -282,6 +290,23 @@ func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult
 			CrawlID: asString(f[4]), Host: asString(f[5]), Priority: int(asInt(f[6]))})
 	}
 	return res, nil
+}
+
+// swapLastPop sets consumer id's last pop token to token and returns the
+// one it had. Taken ("" put in its place) while a pop runs, so that a pop
+// that failed, and may or may not have run, is not taken for lost writes.
+func (r *Redis) swapLastPop(id, token string) string {
+	if id == "" {
+		return ""
+	}
+	r.lastPopMu.Lock()
+	defer r.lastPopMu.Unlock()
+	if r.lastPop == nil {
+		r.lastPop = map[string]string{}
+	}
+	prev := r.lastPop[id]
+	r.lastPop[id] = token
+	return prev
 }
 
 // Reclaim implements Frontier.

@@ -37,6 +37,9 @@ package frontier
 //	F consumers HASH consumer id → JSON {host, pid, boot}
 //	F beats   ZSET consumer id, score = its last heartbeat (Unix ms); the
 //	          same members as F consumers
+//	F lastpop HASH consumer id → token of its last pop, which its next
+//	          pop names: one Redis no longer has tells the consumer that
+//	          Redis lost writes (see popScript)
 //	F counts  HASH queued, inflight, dead
 //	F stats   HASH the Stat counters
 //	F crawls  SET of crawlids
@@ -286,6 +289,7 @@ local function abandon_dead(cutoff, gone, self, nowms, maxab)
 		local a, d, x = abandon(cid, nowms, maxab)
 		ab, dead, dropped = ab + a, dead + d, dropped + x
 		redis.call('HDEL', F .. 'consumers', cid)
+		redis.call('HDEL', F .. 'lastpop', cid)
 		redis.call('ZREM', F .. 'beats', cid)
 	end
 	stat('consumers_died', #list)

@@ -10,8 +10,9 @@ import "github.com/redis/go-redis/v9"
 // dead), consumer id ("" none), consumer JSON, window (0 none, -1
 // full: hand out nothing), host
 // window (0 none), number of gone consumers; then the ids of the consumers Go found gone; then max
-// nonces. Returns {{{id, nonce, raw, expiries, crawlid, host, priority}...},
-// held, done (0/1)}.
+// nonces; then the token of the consumer's last pop ("" unknown). Returns
+// {{{id, nonce, raw, expiries, crawlid, host, priority}...}, held, done
+// (0/1), given back (PopResult.GaveBack)}.
 var popScript = redis.NewScript(luaLib + `
 local nowms, nows, deadline, max, maxexp = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local maxab, cutoff, cid, cinfo = tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10]
@@ -38,7 +39,25 @@ if prev then
 	end
 	local held = 0
 	if cid ~= '' then held = redis.call('SCARD', F .. 'held:' .. cid) end
-	return {out, held, 0}
+	return {out, held, 0, 0}
+end
+-- A consumer whose last pop Redis no longer has finds that Redis lost
+-- writes: a server restarted from an append-only file without its tail
+-- (an everysec fsync that a machine crash beat), a replica promoted
+-- before it had them. The acks lost with them will never come again, and
+-- the consumer's beats would keep their leases alive: it gives back what
+-- it holds, leases kept (an ack still on its way is honoured until the
+-- request is handed out again), and what was done since is done again.
+-- A call's token is its first nonce; a retry of a call that ran finds
+-- its own.
+local gaveback = 0
+if cid ~= '' then
+	local prevpop, last = ARGV[#ARGV], redis.call('HGET', F .. 'lastpop', cid)
+	if prevpop ~= '' and last ~= prevpop and last ~= ARGV[nonces + 1] then
+		local a, d, x = abandon(cid, nowms, maxab)
+		gaveback = a + d + x
+	end
+	redis.call('HSET', F .. 'lastpop', cid, ARGV[nonces + 1])
 end
 purge_expired(nows)
 -- Dead consumers first: their leases are abandoned, not expired.
@@ -146,7 +165,7 @@ count('inflight', #out)
 stat('popped', #out)
 flush_stats()
 if #out > 0 then redis.call('SET', rkey, table.concat(served), 'PX', REPLAY_MS) end
-return {out, held, done}
+return {out, held, done, gaveback}
 `)
 
 // reclaimScript abandons the leases of dead consumers, then reclaims
@@ -189,6 +208,7 @@ var leaveScript = redis.NewScript(luaLib + `
 local cid = ARGV[3]
 abandon(cid, tonumber(ARGV[2]), tonumber(ARGV[4]))
 redis.call('HDEL', F .. 'consumers', cid)
+redis.call('HDEL', F .. 'lastpop', cid)
 redis.call('ZREM', F .. 'beats', cid)
 flush_stats()
 return 0

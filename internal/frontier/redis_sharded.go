@@ -169,14 +169,17 @@ func (s *Sharded) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResu
 	start := int(s.next.Add(1) % uint64(k))
 	room := o.Max
 	windowed := o.Consumer.ID != "" && o.Window > 0
+	var gaveBack atomic.Int64 // PopResult.GaveBack, over the shards
 	if windowed {
 		room = min(room, o.Window-s.heldElsewhere(o.Consumer.ID, -1))
 		if room <= 0 {
 			// Full, as the shards last said: acks since then (cqueue push
 			// is another process) make room that only the shards know of.
-			if err := s.refreshHeld(ctx, o, now); err != nil {
+			n, err := s.refreshHeld(ctx, o, now)
+			if err != nil {
 				return PopResult{}, err
 			}
+			gaveBack.Add(int64(n))
 			room = min(o.Max, o.Window-s.heldElsewhere(o.Consumer.ID, -1))
 		}
 	}
@@ -204,6 +207,7 @@ func (s *Sharded) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResu
 		}
 		got[i].Leased = append(got[i].Leased, r.Leased...)
 		got[i].Done = len(got[i].Leased) == 0 && r.Done
+		gaveBack.Add(int64(r.GaveBack))
 		s.setHeld(o.Consumer.ID, i, r.Held)
 		return nil
 	}
@@ -234,9 +238,9 @@ func (s *Sharded) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResu
 		total += len(got[i].Leased) - before
 	}
 	if room <= 0 {
-		return PopResult{Held: s.heldElsewhere(o.Consumer.ID, -1)}, nil
+		return PopResult{Held: s.heldElsewhere(o.Consumer.ID, -1), GaveBack: int(gaveBack.Load())}, nil
 	}
-	var res PopResult
+	res := PopResult{GaveBack: int(gaveBack.Load())}
 	res.Done = total == 0
 	for i := range got {
 		res.Done = res.Done && asked[i] && got[i].Done
@@ -256,17 +260,21 @@ func (s *Sharded) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResu
 }
 
 // refreshHeld pops nothing from every shard, which reclaims, beats and
-// says what consumer o.Consumer holds there.
-func (s *Sharded) refreshHeld(ctx context.Context, o PopOptions, now time.Time) error {
-	return s.each(ctx, func(ctx context.Context, i int, r *Redis) error {
+// says what consumer o.Consumer holds there; it returns how many
+// requests the shards gave back (PopResult.GaveBack).
+func (s *Sharded) refreshHeld(ctx context.Context, o PopOptions, now time.Time) (int, error) {
+	var gave atomic.Int64
+	err := s.each(ctx, func(ctx context.Context, i int, r *Redis) error {
 		so := o
 		so.Max, so.full = 1, true
 		res, err := r.Pop(ctx, so, now)
 		if err == nil {
 			s.setHeld(o.Consumer.ID, i, res.Held)
+			gave.Add(int64(res.GaveBack))
 		}
 		return err
 	})
+	return int(gave.Load()), err
 }
 
 // heldElsewhere is how many requests consumer id held in the shards but

@@ -71,6 +71,10 @@ func (s *Server) Restart() {
 // Addr is the server's address, 127.0.0.1:PORT.
 func (s *Server) Addr() string { return s.p.addr }
 
+// Dir is the server's directory (--dir): its append-only files are in
+// Dir()/appendonlydir, named by the manifest there.
+func (s *Server) Dir() string { return s.dir }
+
 // StartReplica starts a redis-server replicating master (replicaof) and
 // waits until its link to the master is up and it has loaded the
 // master's data; it is stopped by t.Cleanup.
