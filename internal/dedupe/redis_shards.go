@@ -87,6 +87,12 @@ func ShardPrefixes(base string, k int) []string {
 	return out
 }
 
+// FrontierUsedKey is a key that exists under base when an unsplit
+// frontier has used it (its request sequence, "f:seq"). Every tool passes
+// it to CheckShards as used, so that the split a prefix records does not
+// depend on which tool opened the prefix first.
+func FrontierUsedKey(base string) string { return base + "f:seq" }
+
 // ShardsKey is the key under base that records how many shards the
 // prefix's state is split into.
 func ShardsKey(base string) string { return base + "shards" }
