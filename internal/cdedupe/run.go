@@ -139,7 +139,14 @@ func (b *batcher) settle() {
 	}
 }
 
+// importSeen marks the fingerprints of a Scrapy requests.seen file as
+// seen in ns. A Redis store split into shards refuses: a request's
+// fingerprint lives in the shard of its host (where the frontier looks
+// for it), and the file does not say the hosts.
 func importSeen(ctx context.Context, store dedupe.Store, path, ns string, now time.Time) error {
+	if r, ok := store.(*dedupe.Redis); ok && r.Shards() > 1 {
+		return fmt.Errorf("--import-seen: the seen-set is split into %d shards (the Redis URL's shards=%d), where a request's fingerprint lives in the shard of its host, and a requests.seen file does not name the hosts: import it under a prefix= that is not split", r.Shards(), r.Shards())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("--import-seen: %v", err)

@@ -36,7 +36,9 @@
 // own transactions (SQLite.SeenTx). OpenRedis
 // keeps one Redis SET per namespace (key PREFIX+"seen:"+namespace, members
 // the 8-byte big-endian hash or the 20-byte SHA-1), updated by a Lua script,
-// expired by PEXPIREAT (groups do not matter there). Open picks one by
+// expired by PEXPIREAT (groups do not matter there); with the URL's
+// shards=K, K sets per namespace on K slots, a request's key in its
+// host's shard as the frontier has it (see Redis). Open picks one by
 // the form of its argument.
 //
 // There is no Bloom filter in front of the exact store: measured, the

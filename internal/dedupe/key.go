@@ -1,6 +1,7 @@
 package dedupe
 
 import (
+	"crypto/sha1"
 	"encoding/binary"
 	"fmt"
 
@@ -20,11 +21,18 @@ import (
 // group and hash; 0 is the group of keys that have none. RequestKey sets it
 // to the host's GroupOf for fast keys; Scrapy keys have none, so that a
 // requests.seen file (which names no hosts) can be imported.
+//
+// Host is the host of a request key's URL (RequestKey sets it, for both
+// kinds of key): a Redis store split into shards (shards=K) puts the key
+// in its host's shard, where the frontier keeps the host's share of a
+// crawl's seen set; a key without one goes by its Member. It is not
+// stored: Export gives keys without it.
 type Key struct {
 	Hash   uint64
 	SHA1   [20]byte
 	Scrapy bool
 	Group  uint16
+	Host   string
 }
 
 // GroupOf is the group of the keys of a host: 16 bits of its XXH3.
@@ -78,19 +86,18 @@ func keyFromMember(m string) (Key, error) {
 // RequestKey is a request's key for the duplicate filter: Scrapy's
 // fingerprint (fingerprint.Scrapy) when scrapy is true, else the fast
 // fingerprint.Key64 of the URL Scrapy canonicalizes (so the two modes treat
-// the same URLs as equal), in the group of its host. The frontier computes
-// the same keys (FastRequestKey).
+// the same URLs as equal), in the group of its host; either way with the
+// host (Key.Host). The frontier computes the same keys (FastRequestKey).
 func RequestKey(method, rawURL, body string, scrapy bool) (Key, error) {
-	if scrapy {
-		fp, err := fingerprint.Scrapy(method, rawURL, body)
-		if err != nil {
-			return Key{}, err
-		}
-		return ScrapyKey(fp), nil
-	}
 	canon, err := fingerprint.ScrapyCanonical(rawURL)
 	if err != nil {
 		return Key{}, err
+	}
+	if scrapy {
+		// fingerprint.Scrapy, on the URL canonicalized once.
+		k := ScrapyKey(sha1.Sum(fingerprint.ScrapyJSON(method, canon, body)))
+		k.Host = fingerprint.Host(canon)
+		return k, nil
 	}
 	return FastRequestKey(method, canon, body), nil
 }
@@ -98,5 +105,6 @@ func RequestKey(method, rawURL, body string, scrapy bool) (Key, error) {
 // FastRequestKey is RequestKey's fast key for a URL already canonicalized
 // (fingerprint.ScrapyCanonical).
 func FastRequestKey(method, canon, body string) Key {
-	return Key{Hash: fingerprint.Key64(method, canon, body), Group: GroupOf(fingerprint.Host(canon))}
+	host := fingerprint.Host(canon)
+	return Key{Hash: fingerprint.Key64(method, canon, body), Group: GroupOf(host), Host: host}
 }

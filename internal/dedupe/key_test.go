@@ -1,6 +1,10 @@
 package dedupe
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/fingerprint"
+)
 
 func TestRequestKey(t *testing.T) {
 	a, err := RequestKey("GET", "http://Example.com/p?b=2&a=1#x", "", false)
@@ -21,8 +25,15 @@ func TestRequestKey(t *testing.T) {
 	if k := KeyOf([]byte("x")); k == KeyOf([]byte("y")) || k.Scrapy {
 		t.Error("KeyOf")
 	}
+	if a.Host != "example.com" || s.Host != "www.example.com" {
+		t.Errorf("hosts %q, %q; want example.com, www.example.com", a.Host, s.Host)
+	}
+	if fp, _ := fingerprint.Scrapy("GET", "http://www.example.com/", ""); s.SHA1 != fp {
+		t.Errorf("Scrapy key %v, fingerprint.Scrapy %x", s, fp)
+	}
 	for _, k := range []Key{HashKey(42), s} {
 		back, err := keyFromMember(k.Member())
+		k.Host = "" // not stored
 		if err != nil || back != k {
 			t.Errorf("member round trip of %v = %v, %v", k, back, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -16,10 +17,25 @@ import (
 // frontier sharing the prefix, whose scripts add to these sets). It is
 // safe for concurrent use, and any number of processes on any number of
 // machines may share the server.
+//
+// With the URL's shards=K (K > 1) each namespace is split into K sets,
+// one under each shard's prefix (ShardPrefixes), on as many slots: a
+// request key (one with a Key.Host) lives in the shard of its host,
+// ShardOf(host, K), as in the frontier, whose seen set of a crawl is the
+// namespace named by the crawl ID, so the two go on sharing it; any other
+// key in the shard of its Member. A SeenBatch is split by shard and the
+// parts run at once, each one script on its slot (answered again, not
+// run twice, when retried). What the split gives up: a batch is atomic
+// per shard, not as a whole (a batch that fails may have recorded its
+// keys in the shards that answered); and a request's fingerprint must
+// come with its host (RequestKey), or it lands in another shard than the
+// same request's with it: so a requests.seen file, which has no hosts,
+// cannot be imported into a split namespace (cdedupe refuses to).
 type Redis struct {
 	conn   *RedisConn
 	client redis.UniversalClient
-	prefix string // the key prefix, hash-tagged on a cluster
+	prefix string   // the key prefix, hash-tagged on a cluster
+	shards []string // the shards' prefixes; [prefix] when not split
 	ttl    time.Duration
 
 	replayed bool // tests: see runSeen
@@ -63,51 +79,162 @@ func RedisSeenKey(prefix, ns string) string {
 // OpenRedis connects to the Redis server or cluster at url (see DialRedis
 // for the forms: redis://[user:pass@]host:port/db, rediss:// for TLS,
 // redis+cluster://host:port,host:port for a cluster) and checks it
-// answers.
+// answers. With the URL's shards=K it checks that the prefix is split
+// into K shards (CheckShards: the frontier and cthrottle sharing it must
+// say the same K) and that each shard's slot is served.
 func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
 	c, err := DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("dedupe: %w", err)
 	}
-	p, err := c.KeyPrefix(o.Prefix)
-	if err == nil {
-		err = c.CheckUsable(ctx, p)
-	}
+	r, err := openRedisOn(ctx, c, o)
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("dedupe: %w", err)
 	}
-	return &Redis{conn: c, client: c.Client, prefix: p, ttl: o.TTL}, nil
+	return r, nil
+}
+
+func openRedisOn(ctx context.Context, c *RedisConn, o Options) (*Redis, error) {
+	p, err := c.KeyPrefix(o.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.CheckUsable(ctx, p); err != nil {
+		return nil, err
+	}
+	shards, err := c.CheckShards(ctx, p, FrontierUsedKey(p))
+	if err != nil {
+		return nil, err
+	}
+	if len(shards) > 1 {
+		for i, sp := range shards {
+			if err := c.CheckUsable(ctx, sp); err != nil {
+				return nil, fmt.Errorf("shard %d: %w", i, err)
+			}
+		}
+	}
+	return &Redis{conn: c, client: c.Client, prefix: p, shards: shards, ttl: o.TTL}, nil
 }
 
 // Close implements Store.
 func (r *Redis) Close() error { return r.conn.Close() }
 
-// SeenBatch implements Store. now sets the namespace's expiry (now+TTL),
-// which Redis enforces with its own clock.
+// Shards is how many shards the store's namespaces are split into (the
+// URL's shards=, 1 when absent).
+func (r *Redis) Shards() int { return len(r.shards) }
+
+// shardOf is the shard of k: its host's for a request key, else its
+// member's.
+func (r *Redis) shardOf(k Key) int {
+	switch {
+	case len(r.shards) == 1:
+		return 0
+	case k.Host != "":
+		return ShardOf(k.Host, len(r.shards))
+	}
+	return ShardOf(k.Member(), len(r.shards))
+}
+
+// inParallel runs fn for i from 0 to n-1 at once (each call is a script or a
+// pipeline of its own, so on a cluster they run on their masters in
+// parallel) and returns the error of the first that failed. With n = 1
+// it runs fn in the caller's goroutine.
+func inParallel(n int, fn func(i int) error) error {
+	if n == 1 {
+		return fn(0)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = fn(i) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SeenBatch implements Store, one script per shard of the keys, the
+// shards at once. now sets the namespace's expiry (now+TTL), which Redis
+// enforces with its own clock: in every shard, those without keys in
+// the batch too (one pipelined PEXPIREAT each), so that a split
+// namespace expires as a whole.
 func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.Time) ([]bool, error) {
 	out := make([]bool, len(keys))
 	if len(keys) == 0 {
 		return out, nil
 	}
 	token := fmt.Sprintf("%016x", rand.Uint64())
-	args := make([]any, 0, len(keys)+2)
-	args = append(args, expiresAt(now, r.ttl), token)
-	for _, k := range keys {
-		args = append(args, k.Member())
+	exp := expiresAt(now, r.ttl)
+	where := make([][]int, len(r.shards)) // shard → indexes of its keys
+	for i, k := range keys {
+		j := r.shardOf(k)
+		where[j] = append(where[j], i)
 	}
-	seen := RedisSeenKey(r.prefix, ns)
-	res, err := r.runSeen(ctx, []string{seen, redisReplayKey(seen, token)}, args)
+	var idle []string // the seen sets of the shards without keys
+	for j, idx := range where {
+		if len(idx) == 0 && exp > 0 {
+			idle = append(idle, RedisSeenKey(r.shards[j], ns))
+		}
+	}
+	tasks := len(r.shards) // and one to touch the idle shards, if any
+	if len(idle) > 0 {
+		tasks++
+	}
+	err := inParallel(tasks, func(j int) error {
+		if j == len(r.shards) {
+			return r.touch(ctx, idle, exp)
+		}
+		if len(where[j]) == 0 {
+			return nil
+		}
+		args := make([]any, 0, len(where[j])+2)
+		args = append(args, exp, token)
+		for _, i := range where[j] {
+			args = append(args, keys[i].Member())
+		}
+		seen := RedisSeenKey(r.shards[j], ns)
+		res, err := r.runSeen(ctx, []string{seen, redisReplayKey(seen, token)}, args)
+		if err != nil {
+			return fmt.Errorf("dedupe: seen: %s: %w", r.conn.Name(), err)
+		}
+		if len(res) != len(where[j]) {
+			return fmt.Errorf("dedupe: seen: %s: script returned %d answers for %d keys", r.conn.Name(), len(res), len(where[j]))
+		}
+		for n, i := range where[j] {
+			out[i] = res[n] == 1
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("dedupe: seen: %s: %w", r.conn.Name(), err)
-	}
-	if len(res) != len(keys) {
-		return nil, fmt.Errorf("dedupe: seen: %s: script returned %d answers for %d keys", r.conn.Name(), len(res), len(keys))
-	}
-	for i, n := range res {
-		out[i] = n == 1
+		return nil, err
 	}
 	return out, nil
+}
+
+// touch sets the expiry of the seen sets keys to exp (Unix ms), in one
+// pipeline (one round trip per node on a cluster).
+func (r *Redis) touch(ctx context.Context, keys []string, exp int64) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	err := r.conn.Do(ctx, func(ctx context.Context) error {
+		_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, k := range keys {
+				p.PExpireAt(ctx, k, time.UnixMilli(exp))
+			}
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("dedupe: seen: %s: %w", r.conn.Name(), err)
+	}
+	return nil
 }
 
 // runSeen runs seenScript, retried while the server cannot be reached
@@ -124,20 +251,38 @@ func (r *Redis) runSeen(ctx context.Context, keys []string, args []any) (res []i
 	return res, err
 }
 
-// Len implements Store.
+// Len implements Store: the keys of every shard.
 func (r *Redis) Len(ctx context.Context, ns string, _ time.Time) (int64, error) {
-	n, err := r.client.SCard(ctx, RedisSeenKey(r.prefix, ns)).Result()
+	counts := make([]int64, len(r.shards))
+	err := inParallel(len(r.shards), func(j int) (err error) {
+		counts[j], err = r.client.SCard(ctx, RedisSeenKey(r.shards[j], ns)).Result()
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("dedupe: len: %s: %w", r.conn.Name(), err)
+	}
+	var n int64
+	for _, c := range counts {
+		n += c
 	}
 	return n, nil
 }
 
-// Export implements Store. It walks the set with SSCAN while writers go on:
-// every key present throughout is reported, keys added meanwhile may or may
-// not be, and a key may be reported twice if Redis resizes the set.
+// Export implements Store, shard after shard. It walks each set with
+// SSCAN while writers go on: every key present throughout is reported,
+// keys added meanwhile may or may not be, and a key may be reported twice
+// if Redis resizes the set.
 func (r *Redis) Export(ctx context.Context, ns string, _ time.Time, fn func(Key) error) error {
-	key := RedisSeenKey(r.prefix, ns)
+	for _, p := range r.shards {
+		if err := r.exportSet(ctx, RedisSeenKey(p, ns), fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exportSet calls fn for every member of the set key (see Export).
+func (r *Redis) exportSet(ctx context.Context, key string, fn func(Key) error) error {
 	var cursor uint64
 	for {
 		members, next, err := r.client.SScan(ctx, key, cursor, "", 1000).Result()
@@ -160,9 +305,16 @@ func (r *Redis) Export(ctx context.Context, ns string, _ time.Time, fn func(Key)
 	}
 }
 
-// Forget implements Store.
+// Forget implements Store, in every shard (one DEL each: a crash midway
+// leaves some shards of the namespace; Forget again finishes it).
 func (r *Redis) Forget(ctx context.Context, ns string) error {
-	if err := r.client.Del(ctx, RedisSeenKey(r.prefix, ns)).Err(); err != nil && !errors.Is(err, redis.Nil) {
+	err := inParallel(len(r.shards), func(j int) error {
+		if err := r.client.Del(ctx, RedisSeenKey(r.shards[j], ns)).Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("dedupe: forget: %s: %w", r.conn.Name(), err)
 	}
 	return nil

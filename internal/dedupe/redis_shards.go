@@ -14,10 +14,11 @@ import (
 // A Redis URL's shards=K option splits each crawl's state over K hash
 // slots, so that on a Redis Cluster one crawl spreads over the masters:
 // the frontier puts each host's queue, and its share of the duplicate
-// filter, in shard ShardOf(host, K); cdedupe splits a namespace by
-// fingerprint and cthrottle its schedule by host the same way. Each
-// operation on a host or a fingerprint still runs in one script on one
-// slot. K is fixed when a prefix is first used with it (the prefix's
+// filter, in shard ShardOf(host, K); cdedupe puts a request's key in its
+// host's shard too (so it shares the frontier's seen sets) and any other
+// key in ShardOf(key's member, K); cthrottle a key's schedule and hold in
+// ShardOf(key, K), the host's for a host key. Each operation on a host or
+// a fingerprint still runs in one script on one slot. K is fixed when a prefix is first used with it (the prefix's
 // "shards" key); every tool sharing the prefix must use the same K.
 const shardsOption = "shards"
 
@@ -86,6 +87,12 @@ func ShardPrefixes(base string, k int) []string {
 	}
 	return out
 }
+
+// FrontierUsedKey is a key that exists under base when an unsplit
+// frontier has used it (its request sequence, "f:seq"). Every tool passes
+// it to CheckShards as used, so that the split a prefix records does not
+// depend on which tool opened the prefix first.
+func FrontierUsedKey(base string) string { return base + "f:seq" }
 
 // ShardsKey is the key under base that records how many shards the
 // prefix's state is split into.

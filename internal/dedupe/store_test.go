@@ -54,6 +54,22 @@ func backends(t *testing.T, o Options) map[string]Store {
 	}
 	t.Cleanup(func() { c.Close() })
 	out["cluster"] = c
+	// And split over three slots, one a master (shards=3), with and
+	// without replayed calls: the replay holds per shard.
+	for _, replayed := range []bool{false, true} {
+		osh := o
+		osh.Prefix = fmt.Sprintf("test%d:", clusterPrefixN.Add(1))
+		s, err := OpenRedis(ctx, redistest.SharedCluster(t)+"?shards=3", osh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if s.Shards() != 3 {
+			t.Fatalf("shards=3 opened %d shards", s.Shards())
+		}
+		s.replayed = replayed
+		out[map[bool]string{false: "sharded", true: "sharded_replayed"}[replayed]] = s
+	}
 	return out
 }
 

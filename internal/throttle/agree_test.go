@@ -35,7 +35,7 @@ func TestBackendsAgree(t *testing.T) {
 }
 
 func agree(t *testing.T, rnd *rand.Rand, _ string, stores [][]Store, steps int) {
-	names := []string{"ref", "local", "sqlite", "redis", "cluster"}
+	names := []string{"ref", "local", "sqlite", "redis", "cluster", "sharded"}
 	// Each key keeps its rate for the whole history, as in one run.
 	type keyRate struct {
 		key  string

@@ -3,6 +3,7 @@ package throttle
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,17 +65,25 @@ func TestRedisServerClock(t *testing.T) {
 	eachRedis(t, testRedisServerClock)
 }
 
-// eachRedis runs fn on a Redis server and on a Redis Cluster.
+// eachRedis runs fn on a Redis server, on a Redis Cluster, and on the
+// cluster with the keys split over three slots, one a master (shards=3).
+// fn opens its stores under a prefix of its own (testPrefix): the
+// cluster is shared by the tests, and a prefix keeps its split.
 func eachRedis(t *testing.T, fn func(t *testing.T, url string)) {
 	t.Run("redis", func(t *testing.T) { fn(t, redistest.Start(t)) })
 	t.Run("cluster", func(t *testing.T) { fn(t, redistest.SharedCluster(t)) })
+	t.Run("sharded", func(t *testing.T) { fn(t, redistest.SharedCluster(t)+"?shards=3") })
 }
+
+// testPrefix is a key prefix no other test uses, starting with name.
+func testPrefix(name string) string { return fmt.Sprintf("%s%d:", name, redisPrefix.Add(1)) }
 
 func testRedisServerClock(t *testing.T, url string) {
 	r := mustRate(t, "2/s", 1)
+	prefix := testPrefix("clock")
 	var stores []Store
 	for range 2 {
-		s, err := OpenRedis(ctx, url, Options{Prefix: "clock:"})
+		s, err := OpenRedis(ctx, url, Options{Prefix: prefix})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +120,7 @@ func TestRedisExpiresIdleKeys(t *testing.T) {
 }
 
 func testRedisExpiresIdleKeys(t *testing.T, url string) {
-	s, err := OpenRedis(ctx, url, Options{Prefix: "ttl:", Keep: 2 * time.Second})
+	s, err := OpenRedis(ctx, url, Options{Prefix: testPrefix("ttl"), Keep: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

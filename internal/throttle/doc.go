@@ -52,7 +52,8 @@
 // so it can be the frontier's file; a table made before holds gets its
 // hold_us column when opened), one statement per reservation in
 // autocommit; OpenRedis in Redis, one Lua script per reservation, on the
-// server's clock; NewLocal in this process, with x/time/rate. Each
+// server's clock (with the URL's shards=K, the keys split over K slots,
+// one script per shard a reservation touches); NewLocal in this process, with x/time/rate. Each
 // reservation is atomic per key and may carry many keys. The three answer
 // alike to the microsecond (TestBackendsAgree holds them to a reference
 // implementation of reserve).

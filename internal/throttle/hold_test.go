@@ -259,7 +259,7 @@ func TestSQLiteAddsHoldToOldFiles(t *testing.T) {
 // holds for the time it asked.
 func TestRedisHoldKey(t *testing.T) {
 	eachRedis(t, func(t *testing.T, url string) {
-		s, err := OpenRedis(ctx, url, Options{Prefix: "holdttl:", Keep: 2 * time.Second})
+		s, err := OpenRedis(ctx, url, Options{Prefix: testPrefix("holdttl"), Keep: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,10 @@ package throttle
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -26,16 +29,52 @@ import (
 // write: they go on sharing it (ignoring holds) rather than failing on a
 // value they do not know.
 //
-// All keys of one reservation are passed to one script, so on a cluster
-// they must be in one slot: PREFIX carries a hash tag there (see
-// dedupe.RedisConn.KeyPrefix), which puts every key of one prefix on one
-// node, that of the frontier and seen sets of the same prefix.
+// All keys of one script are in one slot on a cluster: PREFIX carries a
+// hash tag there (see dedupe.RedisConn.KeyPrefix), which puts every key of
+// one prefix on one node, that of the frontier and seen sets of the same
+// prefix.
+//
+// With the URL's shards=K (K > 1) the keys are split over K slots as the
+// frontier's are: key's schedule and hold live under the prefix of shard
+// dedupe.ShardOf(key, K) (dedupe.ShardPrefixes), so on a cluster the
+// schedules spread over the masters; for a host key without a port that
+// is the shard of the frontier's queue of the host. A Reserve is split by
+// shard and the parts run at once, one script per shard (per 256 keys),
+// each on its slot. Nothing is lost by the split: a reservation was only
+// ever atomic per key (Store.Reserve), and every key's schedule and hold
+// stay in one shard, read and written by one script.
 type Redis struct {
 	conn   *dedupe.RedisConn
 	client redis.UniversalClient
-	prefix string // hash-tagged on a cluster
+	prefix string   // hash-tagged on a cluster; the unsplit prefix
+	shards []string // the shards' prefixes; [prefix] when not split
 	keep   time.Duration
 	caller bool
+}
+
+// shardOf returns the shard of key (its index in r.shards).
+func (r *Redis) shardOf(key string) int { return dedupe.ShardOf(key, len(r.shards)) }
+
+// each runs fn on every shard at once (each call is a script on its own
+// slot, so on a cluster they run on their masters in parallel) and
+// returns the error of the first shard that failed. With one shard it
+// runs fn in the caller's goroutine.
+func (r *Redis) each(fn func(i int) error) error {
+	if len(r.shards) == 1 {
+		return fn(0)
+	}
+	errs := make([]error, len(r.shards))
+	var wg sync.WaitGroup
+	for i := range r.shards {
+		wg.Go(func() { errs[i] = fn(i) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reserveScript reserves slots for each key: KEYS are pairs, the key's
@@ -143,21 +182,43 @@ func RedisHoldKey(prefix, key string) string {
 // OpenRedis connects to the Redis server or cluster at url
 // (redis://[user:pass@]host:port/db, rediss:// for TLS,
 // redis+cluster://host:port,host:port… for a cluster: see
-// dedupe.DialRedis) and checks it answers.
+// dedupe.DialRedis) and checks it answers. With the URL's shards=K it
+// checks that the prefix is split into K shards (dedupe.CheckShards: the
+// frontier and cdedupe sharing it must say the same K) and that each
+// shard's slot is served.
 func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
 	c, err := dedupe.DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("throttle: %w", err)
 	}
-	p, err := c.KeyPrefix(o.Prefix)
-	if err == nil {
-		err = c.CheckUsable(ctx, p)
-	}
+	r, err := openOn(ctx, c, o)
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("throttle: %w", err)
 	}
-	r := &Redis{conn: c, client: c.Client, prefix: p, keep: o.Keep, caller: o.CallerClock}
+	return r, nil
+}
+
+func openOn(ctx context.Context, c *dedupe.RedisConn, o Options) (*Redis, error) {
+	p, err := c.KeyPrefix(o.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.CheckUsable(ctx, p); err != nil {
+		return nil, err
+	}
+	shards, err := c.CheckShards(ctx, p, dedupe.FrontierUsedKey(p))
+	if err != nil {
+		return nil, err
+	}
+	if len(shards) > 1 {
+		for i, sp := range shards {
+			if err := c.CheckUsable(ctx, sp); err != nil {
+				return nil, fmt.Errorf("shard %d: %w", i, err)
+			}
+		}
+	}
+	r := &Redis{conn: c, client: c.Client, prefix: p, shards: shards, keep: o.Keep, caller: o.CallerClock}
 	if r.keep <= 0 {
 		r.keep = DefaultKeep
 	}
@@ -170,18 +231,47 @@ func (r *Redis) Close() error { return r.conn.Close() }
 // redisChunk is the most keys one script call takes.
 const redisChunk = 256
 
-// Reserve implements Store: one script call per chunk of keys. Unless
-// Options.CallerClock is set, now is ignored and the server's clock used.
+// Reserve implements Store: one script call per shard and chunk of keys,
+// the shards at once. Unless Options.CallerClock is set, now is ignored
+// and the server's clock used: on a cluster split into shards, each
+// shard's master's own, so a grant's waits count from the clock of its
+// shard (read before the answer left it: counted from the answer's
+// arrival, they start nothing early), and Reply.Now is the latest of the
+// shards' clocks.
 func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Reply, error) {
 	if err := checkRequests(reqs); err != nil {
 		return Reply{}, err
 	}
-	var reply Reply
-	reply.Grants = make([]Grant, len(reqs))
-	bases := make([]int64, len(reqs))
+	reply := Reply{Grants: make([]Grant, len(reqs))}
+	where := make([][]int, len(r.shards)) // shard → indexes of its requests
+	for i, q := range reqs {
+		j := r.shardOf(q.Key)
+		where[j] = append(where[j], i)
+	}
+	clocks := make([]int64, len(r.shards))
+	err := r.each(func(j int) (err error) {
+		if len(where[j]) > 0 {
+			clocks[j], err = r.reserveShard(ctx, r.shards[j], reqs, where[j], reply.Grants, now)
+		}
+		return err
+	})
+	if err != nil {
+		return Reply{}, err
+	}
+	reply.Now = time.UnixMicro(slices.Max(clocks))
+	return reply, nil
+}
+
+// reserveShard reserves the requests reqs[i] for i in idx, all of one
+// shard (key prefix p), and sets their grants, their bases counted from
+// the clock it returns: the last chunk's. An earlier chunk's slot that is
+// already past by then waits 0, from a later instant, so no slot is ever
+// made earlier.
+func (r *Redis) reserveShard(ctx context.Context, p string, reqs []Request, idx []int, grants []Grant, now time.Time) (int64, error) {
+	bases := make([]int64, len(idx))
 	var last int64
-	for start := 0; start < len(reqs); start += redisChunk {
-		chunk := reqs[start:min(start+redisChunk, len(reqs))]
+	for start := 0; start < len(idx); start += redisChunk {
+		chunk := idx[start:min(start+redisChunk, len(idx))]
 		keys := make([]string, 0, 2*len(chunk))
 		args := make([]any, 0, 2+4*len(chunk))
 		if r.caller {
@@ -190,8 +280,9 @@ func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Rep
 			args = append(args, "")
 		}
 		args = append(args, r.keep.Milliseconds())
-		for _, q := range chunk {
-			keys = append(keys, RedisKey(r.prefix, q.Key), RedisHoldKey(r.prefix, q.Key))
+		for _, i := range chunk {
+			q := reqs[i]
+			keys = append(keys, RedisKey(p, q.Key), RedisHoldKey(p, q.Key))
 			args = append(args, q.N, int64(q.Rate.Interval/time.Microsecond), int64(q.Rate.tolerance()/time.Microsecond), maxWaitMicros(q.MaxWait))
 		}
 		var res []int64
@@ -200,29 +291,26 @@ func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Rep
 			return err
 		})
 		if err != nil {
-			return Reply{}, fmt.Errorf("throttle: reserve: %s: %w", r.conn.Name(), err)
+			return 0, fmt.Errorf("throttle: reserve: %s: %w", r.conn.Name(), err)
 		}
 		if len(res) != 1+2*len(chunk) {
-			return Reply{}, fmt.Errorf("throttle: reserve: %s: script returned %d values for %d keys", r.conn.Name(), len(res), len(chunk))
+			return 0, fmt.Errorf("throttle: reserve: %s: script returned %d values for %d keys", r.conn.Name(), len(res), len(chunk))
 		}
 		last = max(last, res[0])
-		for i, q := range chunk {
-			bases[start+i] = res[1+2*i]
-			reply.Grants[start+i] = Grant{Granted: int(res[2+2*i]), Interval: q.Rate.Interval}
+		for n, i := range chunk {
+			bases[start+n] = res[1+2*n]
+			grants[i] = Grant{Granted: int(res[2+2*n]), Interval: reqs[i].Rate.Interval}
 		}
 	}
-	// The waits count from the last chunk's clock: an earlier chunk's
-	// slot that is already past by then waits 0, from a later instant,
-	// so no slot is ever made earlier.
-	reply.Now = time.UnixMicro(last)
-	for i := range reply.Grants {
-		reply.Grants[i].Base = time.Duration(bases[i]-last) * time.Microsecond
+	for n, i := range idx {
+		grants[i].Base = time.Duration(bases[n]-last) * time.Microsecond
 	}
-	return reply, nil
+	return last, nil
 }
 
-// Hold implements Store: one script call. Unless Options.CallerClock is
-// set, the key is held until-now past the server's clock.
+// Hold implements Store: one script call, on the key's shard. Unless
+// Options.CallerClock is set, the key is held until-now past the server's
+// clock.
 func (r *Redis) Hold(ctx context.Context, key string, until, now time.Time) error {
 	untilUS, nowUS, ok := holdMicros(key, until, now)
 	if !ok {
@@ -233,26 +321,50 @@ func (r *Redis) Hold(ctx context.Context, key string, until, now time.Time) erro
 		at = nowUS
 	}
 	margin := max(HoldMargin, r.keep).Milliseconds()
+	hk := RedisHoldKey(r.shards[r.shardOf(key)], key)
 	if err := r.conn.Do(ctx, func(ctx context.Context) error {
-		return r.conn.Script(ctx, holdScript, []string{RedisHoldKey(r.prefix, key)}, at, untilUS-nowUS, margin).Err()
+		return r.conn.Script(ctx, holdScript, []string{hk}, at, untilUS-nowUS, margin).Err()
 	}); err != nil {
 		return fmt.Errorf("throttle: hold: %s: %w", r.conn.Name(), err)
 	}
 	return nil
 }
 
-// Holds implements Store: one script call per chunk of keys.
+// Holds implements Store: one script call per shard and chunk of keys,
+// the shards at once.
 func (r *Redis) Holds(ctx context.Context, keys []string, now time.Time) (map[string]time.Duration, error) {
-	held := map[string]time.Duration{}
 	var at any = ""
 	if r.caller {
 		at = micros(now)
 	}
+	where := make([][]string, len(r.shards))
+	for _, k := range keys {
+		j := r.shardOf(k)
+		where[j] = append(where[j], k)
+	}
+	found := make([]map[string]time.Duration, len(r.shards))
+	err := r.each(func(j int) (err error) {
+		found[j], err = r.holdsShard(ctx, r.shards[j], where[j], at)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	held := found[0]
+	for _, m := range found[1:] {
+		maps.Copy(held, m)
+	}
+	return held, nil
+}
+
+// holdsShard reads the holds of keys, all of the shard of prefix p.
+func (r *Redis) holdsShard(ctx context.Context, p string, keys []string, at any) (map[string]time.Duration, error) {
+	held := map[string]time.Duration{}
 	for start := 0; start < len(keys); start += redisChunk {
 		chunk := keys[start:min(start+redisChunk, len(keys))]
 		rkeys := make([]string, len(chunk))
 		for i, k := range chunk {
-			rkeys[i] = RedisHoldKey(r.prefix, k)
+			rkeys[i] = RedisHoldKey(p, k)
 		}
 		res, err := holdsScript.Run(ctx, r.client, rkeys, at).Int64Slice()
 		if err != nil {
@@ -274,16 +386,33 @@ func (r *Redis) Holds(ctx context.Context, keys []string, now time.Time) (map[st
 // nothing and returns 0.
 func (r *Redis) Purge(context.Context, time.Time) (int, error) { return 0, nil }
 
-// Len implements Store, with SCAN on the node holding the keys: the keys
-// with a schedule or a hold (or both, counted once). For tests and small
-// servers.
+// Len implements Store, with SCAN on the node holding each shard's keys:
+// the keys with a schedule or a hold (or both, counted once). For tests
+// and small servers.
 func (r *Redis) Len(ctx context.Context) (int, error) {
-	node, err := r.conn.Node(ctx, r.prefix)
+	counts := make([]int, len(r.shards))
+	err := r.each(func(j int) (err error) {
+		counts[j], err = r.lenShard(ctx, r.shards[j])
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n, nil
+}
+
+// lenShard counts the keys of the shard of prefix p (see Len).
+func (r *Redis) lenShard(ctx context.Context, p string) (int, error) {
+	node, err := r.conn.Node(ctx, p)
 	if err != nil {
 		return 0, fmt.Errorf("throttle: count: %s: %w", r.conn.Name(), err)
 	}
 	seen := map[string]bool{}
-	for _, prefix := range []string{RedisKey(r.prefix, ""), RedisHoldKey(r.prefix, "")} {
+	for _, prefix := range []string{RedisKey(p, ""), RedisHoldKey(p, "")} {
 		var cursor uint64
 		for {
 			keys, next, err := node.Scan(ctx, cursor, globEscape(prefix)+"*", 1000).Result()
@@ -316,10 +445,10 @@ func globEscape(s string) string {
 
 // pttl returns the time to live of key's schedule (tests).
 func (r *Redis) pttl(ctx context.Context, key string) (time.Duration, error) {
-	return r.client.PTTL(ctx, RedisKey(r.prefix, key)).Result()
+	return r.client.PTTL(ctx, RedisKey(r.shards[r.shardOf(key)], key)).Result()
 }
 
 // holdPTTL returns the time to live of key's hold (tests).
 func (r *Redis) holdPTTL(ctx context.Context, key string) (time.Duration, error) {
-	return r.client.PTTL(ctx, RedisHoldKey(r.prefix, key)).Result()
+	return r.client.PTTL(ctx, RedisHoldKey(r.shards[r.shardOf(key)], key)).Result()
 }

@@ -159,6 +159,8 @@ func backends(top testing.TB) []struct {
 		{"redis", redisOpener(func(testing.TB) string { return redis() })},
 		// The same Redis store on a Redis Cluster, shared by the tests.
 		{"cluster", redisOpener(func(t testing.TB) string { return redistest.SharedCluster(t) })},
+		// And split over three slots, one a master (shards=3).
+		{"sharded", redisOpener(func(t testing.TB) string { return redistest.SharedCluster(t) + "?shards=3" })},
 	}
 }
 
