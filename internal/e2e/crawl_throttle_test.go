@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/demosite"
+	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
 // TestCrawlWithThrottle: the crawl loop with cthrottle --rate 20/s in it
@@ -13,16 +14,34 @@ import (
 // once — and the site sees at most the rate: no more than 20 requests in
 // any one second. What cfetch sends by itself does not pass the throttle
 // and is left out: robots.txt, and the retry of a page that failed once
-// (spaced by its own backoff and Retry-After; docs/throttle.md).
+// (spaced by its own backoff and Retry-After; docs/throttle.md). The same
+// on a Redis Cluster with the crawl split over its masters.
 func TestCrawlWithThrottle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawl loops are skipped with -short")
 	}
+	// On the crawl's SQLite file, and on a Redis Cluster of three masters
+	// with the crawl split over them (shards=3): the frontier, its
+	// duplicate filter and cthrottle's schedule each in its hosts' shards.
+	for _, store := range []string{"sqlite", "sharded_cluster"} {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			extra := ""
+			if store != "sqlite" {
+				cluster := redistest.NewCluster(t, redistest.ClusterOptions{})
+				extra = ` --redis '` + cluster.URL + `?shards=3'`
+			}
+			testCrawlWithThrottle(t, extra)
+		})
+	}
+}
+
+func testCrawlWithThrottle(t *testing.T, extra string) {
 	const rate = 20
 	l := newCrawlSite(t, binDir(t), demosite.Options{Products: 60})
 	l.writeFile("seeds.txt", l.url+"/\n")
 	start := time.Now()
-	l.runCrawl(`seeds.txt "$RULES" items-0.jsonl --cthrottle '--rate 20/s'`).want(t, 0)
+	l.runCrawl(`seeds.txt "$RULES" items-0.jsonl --cthrottle '--rate 20/s'`+extra).want(t, 0)
 	took := time.Since(start)
 	if l.checkItems() != 0 {
 		t.Error("products exported twice")

@@ -205,8 +205,8 @@ func TestRedisEvictionWarned(t *testing.T) {
 
 // TestRedisShardsMismatch: a prefix split into K shards (shards=K) is
 // split so for good: a tool opening it with another shards= (or none)
-// stops at once, exit 1, naming the split it found and the one to use;
-// nothing queued is touched. A shards= that is not a number of shards is
+// stops at once, exit 1, naming the split it found and the one to use
+// (cqueue, cdedupe and cthrottle alike); nothing queued is touched. A shards= that is not a number of shards is
 // refused as a bad URL.
 func TestRedisShardsMismatch(t *testing.T) {
 	url := redistest.Start(t) + "?prefix=split:"
@@ -218,6 +218,12 @@ func TestRedisShardsMismatch(t *testing.T) {
 		if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "cqueue: frontier: open: the keys split:… at Redis at ") ||
 			!strings.Contains(stderr, "are split into 3 shards") || !strings.Contains(stderr, "must use shards=3") {
 			t.Errorf("info with %q: exit %d, stdout %q, stderr %q", q, code, stdout, stderr)
+		}
+	}
+	for _, c := range storeTools(url + "&shards=2") {
+		code, stdout, stderr := runTool(c.run, c.stdin, c.args...)
+		if code != 1 || stdout != "" || !strings.HasPrefix(stderr, c.tool+": ") || !strings.Contains(stderr, "must use shards=3") {
+			t.Errorf("%s %s: exit %d, stdout %q, stderr %q", c.tool, strings.Join(c.args, " "), code, stdout, stderr)
 		}
 	}
 	code, stdout, _ := runTool(cqueue.Command, "", "info", "-q", "--redis", url+"&shards=3")
