@@ -26,8 +26,8 @@ import (
 // key in the shard of its Member. A SeenBatch is split by shard and the
 // parts run at once, each one script on its slot (answered again, not
 // run twice, when retried). What the split gives up: a batch is atomic
-// per shard, not as a whole (a batch that fails may have recorded its
-// keys in the shards that answered); and a request's fingerprint must
+// per shard, not as a whole (a batch that fails in a shard takes back
+// what it added in the others, see undo); and a request's fingerprint must
 // come with its host (RequestKey), or it lands in another shard than the
 // same request's with it: so a requests.seen file, which has no hosts,
 // cannot be imported into a split namespace (cdedupe refuses to).
@@ -185,6 +185,7 @@ func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.T
 	if len(idle) > 0 {
 		tasks++
 	}
+	stored := make([]bool, len(r.shards)) // the shards whose part ran
 	err := inParallel(tasks, func(j int) error {
 		if j == len(r.shards) {
 			return r.touch(ctx, idle, exp)
@@ -208,12 +209,42 @@ func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.T
 		for n, i := range where[j] {
 			out[i] = res[n] == 1
 		}
+		stored[j] = true
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, r.undo(ctx, ns, keys, where, stored, out, err)
 	}
 	return out, nil
+}
+
+// undo takes back what a SeenBatch that failed in some shards added in
+// the others: the keys they reported new are removed again, so that the
+// batch, whose records the caller does not pass on, is as if it had not
+// run, and running it again passes them (a batch is atomic per shard
+// only). A key another batch met meanwhile was dropped there as a
+// duplicate of this one, which then passes when run again. It returns
+// err, saying whether the undo was done.
+func (r *Redis) undo(ctx context.Context, ns string, keys []Key, where [][]int, stored, added []bool, err error) error {
+	for j, ok := range stored {
+		if !ok {
+			continue
+		}
+		var members []any
+		for _, i := range where[j] {
+			if added[i] {
+				members = append(members, keys[i].Member())
+			}
+		}
+		if len(members) == 0 {
+			continue
+		}
+		seen := RedisSeenKey(r.shards[j], ns)
+		if e := r.conn.Do(ctx, func(ctx context.Context) error { return r.client.SRem(ctx, seen, members...).Err() }); e != nil {
+			return fmt.Errorf("%w; and the %d keys it had added to shard %d could not be taken back (%v): records of this batch may be taken for duplicates when it is run again", err, len(members), j, e)
+		}
+	}
+	return err
 }
 
 // touch sets the expiry of the seen sets keys to exp (Unix ms), in one

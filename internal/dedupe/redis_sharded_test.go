@@ -206,3 +206,53 @@ func TestRedisShardsAgree(t *testing.T) {
 		t.Errorf("shards=3 on a prefix an unsplit frontier used: %v, want refused", err)
 	}
 }
+
+// TestRedisShardedBatchFailsWhole: a batch over three shards whose one
+// shard's master is down fails, and the keys it had added in the other
+// shards are taken back, so that running it again (cdedupe passes
+// nothing of a failed batch) passes every record, none taken for a
+// duplicate of itself.
+func TestRedisShardedBatchFailsWhole(t *testing.T) {
+	ctx := context.Background()
+	cluster := redistest.NewCluster(t, redistest.ClusterOptions{})
+	noRetry := func(k string) string {
+		if k == RedisRetryEnv {
+			return "0"
+		}
+		return ""
+	}
+	s, err := OpenRedis(ctx, cluster.URL+"?shards=3", Options{Prefix: "undo:", Getenv: noRetry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var batch []Key
+	inShard := map[int]int{}
+	for i := range 30 {
+		k, err := RequestKey("GET", fmt.Sprintf("http://host%d.test/", i), "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch = append(batch, k)
+		inShard[s.shardOf(k)]++
+	}
+	if len(inShard) != 3 {
+		t.Fatalf("the batch's keys are in %d shards, want 3", len(inShard))
+	}
+	down, err := cluster.MasterOf(RedisSeenKey(s.shards[1], "ns"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster.Kill(down)
+	if _, err := s.SeenBatch(ctx, "ns", batch, time.Now()); err == nil {
+		t.Fatal("a batch with a shard's master down succeeded")
+	}
+	for j, p := range s.shards {
+		if j == 1 {
+			continue
+		}
+		if n, err := s.client.SCard(ctx, RedisSeenKey(p, "ns")).Result(); err != nil || n != 0 {
+			t.Errorf("shard %d keeps %d keys of the failed batch (%v)", j, n, err)
+		}
+	}
+}
