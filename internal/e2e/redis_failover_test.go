@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
@@ -22,16 +23,22 @@ import (
 // master: the state goes back to an earlier consistent point and the
 // pages done since are handed out again, which can export a product
 // twice (counted, and logged; at most the window).
-func TestLoopRidesOutAFailover(t *testing.T) { testFailover(t, false) }
+func TestLoopRidesOutAFailover(t *testing.T) { testFailover(t, false, 1) }
 
 // TestLoopWithWaitLosesNothingInAFailover: the same with wait=1 in the
 // Redis URL, and the master killed without waiting for its replica: every
 // write a tool went on from was on the replica (WAIT 1), so the promoted
 // replica has the whole crawl as the tools last saw it, and nothing is
 // fetched or exported twice.
-func TestLoopWithWaitLosesNothingInAFailover(t *testing.T) { testFailover(t, true) }
+func TestLoopWithWaitLosesNothingInAFailover(t *testing.T) { testFailover(t, true, 1) }
 
-func testFailover(t *testing.T, wait bool) {
+// TestSplitLoopWithWaitLosesNothingInAFailover: the same with the crawl
+// split over the three masters (shards=3), and the master killed the one
+// serving the shard of the site's host: the other shards go on, that one
+// rides out the failover, and nothing is fetched or exported twice.
+func TestSplitLoopWithWaitLosesNothingInAFailover(t *testing.T) { testFailover(t, true, 3) }
+
+func testFailover(t *testing.T, wait bool, shards int) {
 	if testing.Short() {
 		t.Skip("timed pipelines are skipped with -short")
 	}
@@ -47,15 +54,16 @@ func testFailover(t *testing.T, wait bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slotKey := prefix + "f:counts"
-
 	site := loopSite
 	site.Latency = 40 * time.Millisecond // the failover lands mid-crawl
-	url := cluster.URL
+	url := cluster.URL + fmt.Sprintf("?shards=%d", shards)
 	if wait {
-		url += "?wait=1&wait_timeout=500ms"
+		url += "&wait=1&wait_timeout=500ms"
 	}
 	l := newRedisLoop(t, bin, url, site)
+	// The crawl's slot: split, that of the shard of the site's one host.
+	host := fingerprint.Host(l.url + "/")
+	slotKey := dedupe.ShardPrefixes(prefix, shards)[dedupe.ShardOf(host, shards)] + "f:counts"
 	c, stderr := l.start()
 	l.waitRequests(60, 30*time.Second)
 	master, err := cluster.MasterOf(slotKey)
