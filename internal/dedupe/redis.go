@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -107,13 +106,6 @@ func openRedisOn(ctx context.Context, c *RedisConn, o Options) (*Redis, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(shards) > 1 {
-		for i, sp := range shards {
-			if err := c.CheckUsable(ctx, sp); err != nil {
-				return nil, fmt.Errorf("shard %d: %w", i, err)
-			}
-		}
-	}
 	return &Redis{conn: c, client: c.Client, prefix: p, shards: shards, ttl: o.TTL}, nil
 }
 
@@ -134,28 +126,6 @@ func (r *Redis) shardOf(k Key) int {
 		return ShardOf(k.Host, len(r.shards))
 	}
 	return ShardOf(k.Member(), len(r.shards))
-}
-
-// inParallel runs fn for i from 0 to n-1 at once (each call is a script or a
-// pipeline of its own, so on a cluster they run on their masters in
-// parallel) and returns the error of the first that failed. With n = 1
-// it runs fn in the caller's goroutine.
-func inParallel(n int, fn func(i int) error) error {
-	if n == 1 {
-		return fn(0)
-	}
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { errs[i] = fn(i) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // SeenBatch implements Store, one script per shard of the keys, the
@@ -186,7 +156,7 @@ func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.T
 		tasks++
 	}
 	stored := make([]bool, len(r.shards)) // the shards whose part ran
-	err := inParallel(tasks, func(j int) error {
+	err := InParallel(tasks, func(j int) error {
 		if j == len(r.shards) {
 			return r.touch(ctx, idle, exp)
 		}
@@ -285,7 +255,7 @@ func (r *Redis) runSeen(ctx context.Context, keys []string, args []any) (res []i
 // Len implements Store: the keys of every shard.
 func (r *Redis) Len(ctx context.Context, ns string, _ time.Time) (int64, error) {
 	counts := make([]int64, len(r.shards))
-	err := inParallel(len(r.shards), func(j int) (err error) {
+	err := InParallel(len(r.shards), func(j int) (err error) {
 		counts[j], err = r.client.SCard(ctx, RedisSeenKey(r.shards[j], ns)).Result()
 		return err
 	})
@@ -339,7 +309,7 @@ func (r *Redis) exportSet(ctx context.Context, key string, fn func(Key) error) e
 // Forget implements Store, in every shard (one DEL each: a crash midway
 // leaves some shards of the namespace; Forget again finishes it).
 func (r *Redis) Forget(ctx context.Context, ns string) error {
-	err := inParallel(len(r.shards), func(j int) error {
+	err := InParallel(len(r.shards), func(j int) error {
 		if err := r.client.Del(ctx, RedisSeenKey(r.shards[j], ns)).Err(); err != nil && !errors.Is(err, redis.Nil) {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -106,18 +105,7 @@ func TestRedisShardedKeys(t *testing.T) {
 
 	// Every key of the prefix, on every master.
 	cc := s.client.(*redis.ClusterClient)
-	found := map[string][]string{}
-	var mu sync.Mutex
-	err = cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
-		keys, err := node.Keys(ctx, "*"+prefix+"*").Result()
-		mu.Lock()
-		defer mu.Unlock()
-		found[node.Options().Addr] = append(found[node.Options().Addr], keys...)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	found := redistest.KeysByMaster(t, cc, "*"+prefix+"*")
 	if len(found) != 3 {
 		t.Fatalf("%d masters, want 3", len(found))
 	}

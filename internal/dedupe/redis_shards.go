@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -111,7 +112,7 @@ return v
 
 // CheckShards checks that the prefix base is split into c.Shards shards,
 // recording it when base is new, and returns the prefixes of its shards
-// (ShardPrefixes). used is a key that exists when base has held an unsplit
+// (ShardPrefixes), each checked usable as CheckUsable checks base. used is a key that exists when base has held an unsplit
 // store already ("" when no such key tells). With shards=1 nothing is
 // written: an unsplit prefix is what every earlier release made.
 func (c *RedisConn) CheckShards(ctx context.Context, base, used string) ([]string, error) {
@@ -140,5 +141,35 @@ func (c *RedisConn) CheckShards(ctx context.Context, base, used string) ([]strin
 		return nil, fmt.Errorf("the keys %s… at %s are %s, and this URL asks for shards=%d: every tool sharing them must use shards=%s (a prefix's split cannot change; use a new prefix= for a new split)",
 			base, c.Where, split, k, got)
 	}
-	return ShardPrefixes(base, k), nil
+	prefixes := ShardPrefixes(base, k)
+	if k > 1 {
+		for i, sp := range prefixes {
+			if err := c.CheckUsable(ctx, sp); err != nil {
+				return nil, fmt.Errorf("shard %d: %w", i, err)
+			}
+		}
+	}
+	return prefixes, nil
+}
+
+// InParallel runs fn for i from 0 to n-1 at once (each call is a script
+// or a pipeline on a shard of its own, so on a cluster they run on their
+// masters in parallel) and returns the error of the first that failed.
+// With n = 1 it runs fn in the caller's goroutine.
+func InParallel(n int, fn func(i int) error) error {
+	if n == 1 {
+		return fn(0)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = fn(i) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

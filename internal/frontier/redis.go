@@ -85,9 +85,6 @@ func openOn(ctx context.Context, c *dedupe.RedisConn, url string, o Options) (Fr
 	}
 	s := &Sharded{conn: c, control: newRedis(c, p, o, url), held: map[string][]int{}}
 	for i, sp := range prefixes {
-		if err := c.CheckUsable(ctx, sp); err != nil {
-			return nil, fmt.Errorf("shard %d: %w", i, err)
-		}
 		r := newRedis(c, sp, o, url)
 		r.leaseTag = strconv.Itoa(i) + ":"
 		s.shards = append(s.shards, r)

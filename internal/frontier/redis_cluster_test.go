@@ -1,11 +1,9 @@
 package frontier
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -116,18 +114,7 @@ func TestRedisClusterKeysInOneSlot(t *testing.T) {
 
 	// Every key of the prefix, on every master.
 	cc := f.client.(*redis.ClusterClient)
-	found := map[string][]string{} // node → keys
-	var mu sync.Mutex
-	err = cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
-		keys, err := node.Keys(ctx, "*"+prefix+"*").Result()
-		mu.Lock()
-		defer mu.Unlock()
-		found[node.Options().Addr] = append(found[node.Options().Addr], keys...)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	found := redistest.KeysByMaster(t, cc, "*"+prefix+"*") // node → keys
 	var nodes, keys []string
 	for n, ks := range found {
 		if len(ks) > 0 {

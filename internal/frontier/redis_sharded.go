@@ -134,26 +134,10 @@ func (s *Sharded) Apply(ctx context.Context, b Batch, now time.Time) (BatchResul
 	return out, nil
 }
 
-// each runs fn on every shard at once (each call is one script on its
-// own slot, so on a cluster they run on their masters in parallel), and
-// returns the error of the first shard that failed.
+// each runs fn on every shard at once (dedupe.InParallel) and returns
+// the error of the first shard that failed.
 func (s *Sharded) each(ctx context.Context, fn func(ctx context.Context, i int, r *Redis) error) error {
-	errs := make([]error, len(s.shards))
-	var wg sync.WaitGroup
-	for i, r := range s.shards {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = fn(ctx, i, r)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return dedupe.InParallel(len(s.shards), func(i int) error { return fn(ctx, i, s.shards[i]) })
 }
 
 // Pop implements Frontier. It asks the shards at once for their share of

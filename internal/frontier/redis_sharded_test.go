@@ -1,7 +1,6 @@
 package frontier
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -51,18 +50,7 @@ func TestShardedKeysSpread(t *testing.T) {
 	}
 
 	cc := s.conn.Client.(*redis.ClusterClient)
-	byNode := map[string][]string{}
-	var mu sync.Mutex
-	err := cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
-		keys, err := node.Keys(ctx, "*"+strings.Trim(base, "{}")+"*").Result()
-		mu.Lock()
-		defer mu.Unlock()
-		byNode[node.Options().Addr] = keys
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	byNode := redistest.KeysByMaster(t, cc, "*"+strings.Trim(base, "{}")+"*")
 	slots := map[int]string{dedupe.RedisSlot(base): "control"}
 	for i, r := range s.shards {
 		slots[dedupe.RedisSlot(r.prefix)] = fmt.Sprint("shard ", i)

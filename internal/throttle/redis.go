@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -54,28 +53,6 @@ type Redis struct {
 
 // shardOf returns the shard of key (its index in r.shards).
 func (r *Redis) shardOf(key string) int { return dedupe.ShardOf(key, len(r.shards)) }
-
-// each runs fn on every shard at once (each call is a script on its own
-// slot, so on a cluster they run on their masters in parallel) and
-// returns the error of the first shard that failed. With one shard it
-// runs fn in the caller's goroutine.
-func (r *Redis) each(fn func(i int) error) error {
-	if len(r.shards) == 1 {
-		return fn(0)
-	}
-	errs := make([]error, len(r.shards))
-	var wg sync.WaitGroup
-	for i := range r.shards {
-		wg.Go(func() { errs[i] = fn(i) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // reserveScript reserves slots for each key: KEYS are pairs, the key's
 // schedule and its hold. ARGV[1] is now in microseconds, or "" to read
@@ -211,13 +188,6 @@ func openOn(ctx context.Context, c *dedupe.RedisConn, o Options) (*Redis, error)
 	if err != nil {
 		return nil, err
 	}
-	if len(shards) > 1 {
-		for i, sp := range shards {
-			if err := c.CheckUsable(ctx, sp); err != nil {
-				return nil, fmt.Errorf("shard %d: %w", i, err)
-			}
-		}
-	}
 	r := &Redis{conn: c, client: c.Client, prefix: p, shards: shards, keep: o.Keep, caller: o.CallerClock}
 	if r.keep <= 0 {
 		r.keep = DefaultKeep
@@ -249,7 +219,7 @@ func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Rep
 		where[j] = append(where[j], i)
 	}
 	clocks := make([]int64, len(r.shards))
-	err := r.each(func(j int) (err error) {
+	err := dedupe.InParallel(len(r.shards), func(j int) (err error) {
 		if len(where[j]) > 0 {
 			clocks[j], err = r.reserveShard(ctx, r.shards[j], reqs, where[j], reply.Grants, now)
 		}
@@ -343,7 +313,7 @@ func (r *Redis) Holds(ctx context.Context, keys []string, now time.Time) (map[st
 		where[j] = append(where[j], k)
 	}
 	found := make([]map[string]time.Duration, len(r.shards))
-	err := r.each(func(j int) (err error) {
+	err := dedupe.InParallel(len(r.shards), func(j int) (err error) {
 		found[j], err = r.holdsShard(ctx, r.shards[j], where[j], at)
 		return err
 	})
@@ -391,7 +361,7 @@ func (r *Redis) Purge(context.Context, time.Time) (int, error) { return 0, nil }
 // and small servers.
 func (r *Redis) Len(ctx context.Context) (int, error) {
 	counts := make([]int, len(r.shards))
-	err := r.each(func(j int) (err error) {
+	err := dedupe.InParallel(len(r.shards), func(j int) (err error) {
 		counts[j], err = r.lenShard(ctx, r.shards[j])
 		return err
 	})

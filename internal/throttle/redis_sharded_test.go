@@ -1,10 +1,8 @@
 package throttle
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -79,18 +77,7 @@ func TestRedisShardedKeys(t *testing.T) {
 
 	// Every key of the prefix, on every master.
 	cc := s.client.(*redis.ClusterClient)
-	found := map[string][]string{}
-	var mu sync.Mutex
-	err = cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
-		keys, err := node.Keys(ctx, "*"+prefix+"*").Result()
-		mu.Lock()
-		defer mu.Unlock()
-		found[node.Options().Addr] = append(found[node.Options().Addr], keys...)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	found := redistest.KeysByMaster(t, cc, "*"+prefix+"*")
 	n := 0
 	for node, keys := range found {
 		if len(keys) == 0 {
