@@ -24,10 +24,7 @@ import (
 func TestBackendsAgree(t *testing.T) {
 	for seed := range uint64(agreeSeeds) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			o := Options{MaxLeaseExpiries: 2, MaxAbandons: 2 + int(seed/2%2), ConsumerTimeout: agreeConsumerTimeout}
-			if seed%2 == 1 {
-				o.Order, o.DepthPriority = LIFO, 1
-			}
+			o := agreeOptions(seed)
 			bs := backends(t)
 			var fs []Frontier
 			for _, name := range backendNames {
@@ -52,14 +49,21 @@ func TestBackendsAgree(t *testing.T) {
 func TestShardedAgrees(t *testing.T) {
 	for seed := range uint64(agreeSeeds) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			o := Options{MaxLeaseExpiries: 2, MaxAbandons: 2 + int(seed/2%2), ConsumerTimeout: agreeConsumerTimeout}
-			if seed%2 == 1 {
-				o.Order, o.DepthPriority = LIFO, 1
-			}
+			o := agreeOptions(seed)
 			bs := backends(t)
 			agree(t, rand.New(rand.NewPCG(seed, 42)), []Frontier{bs["sqlite"](t, o), bs["sharded"](t, o)}, true)
 		})
 	}
+}
+
+// agreeOptions are the frontier's options for seed's history: FIFO or
+// LIFO with depth priority, two or three abandons.
+func agreeOptions(seed uint64) Options {
+	o := Options{MaxLeaseExpiries: 2, MaxAbandons: 2 + int(seed/2%2), ConsumerTimeout: agreeConsumerTimeout}
+	if seed%2 == 1 {
+		o.Order, o.DepthPriority = LIFO, 1
+	}
+	return o
 }
 
 // agreeConsumerTimeout is the consumer timeout of TestBackendsAgree: a
