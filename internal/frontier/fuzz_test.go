@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +58,27 @@ func FuzzParseLease(f *testing.F) {
 			if _, _, ok2 := parseLease(formatLease(id, nonce)); !ok2 {
 				t.Fatalf("parseLease(%q) = %d, %x, but its format does not parse", s, id, nonce)
 			}
+		}
+	})
+}
+
+// FuzzShardOfLease: a lease given to a frontier split in three goes to
+// the shard it names, with what follows the shard's "i:" as the shard's
+// lease, and nothing else passes for a shard's: any other string goes to
+// shard 0 marked so that no shard's script can match it.
+func FuzzShardOfLease(f *testing.F) {
+	for _, s := range []string{"0:1.0000000000000001", "2:123.fedcba9876543210", "3:1.0", "01:1.0", "-1:1.0", ":", "1.0123456789abcdef", ""} {
+		f.Add(s)
+	}
+	s := &Sharded{shards: make([]*Redis, 3)}
+	f.Fuzz(func(t *testing.T, l string) {
+		i, rest := s.shardOfLease(l)
+		named := strconv.Itoa(i)+":"+rest == l // l is "i:" and a lease of shard i
+		switch {
+		case i < 0 || i >= 3:
+			t.Fatalf("shardOfLease(%q) = shard %d of 3", l, i)
+		case !named && (i != 0 || rest != "!"+l):
+			t.Fatalf("shardOfLease(%q) = %d, %q: neither the shard it names nor shard 0 as !LEASE", l, i, rest)
 		}
 	})
 }
