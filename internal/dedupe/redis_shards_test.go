@@ -2,6 +2,7 @@ package dedupe
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,6 +53,10 @@ func fnv32a(s string) uint32 {
 func TestShardPrefixes(t *testing.T) {
 	if got := ShardPrefixes("{crawlutils:}", 1); len(got) != 1 || got[0] != "{crawlutils:}" {
 		t.Errorf("one shard: %q", got)
+	}
+	// The stored layout (docs/distributed.md names these): it must never change.
+	if got, want := ShardPrefixes("{crawlutils:}", 3), []string{"{crawlutils:#0.1}", "{crawlutils:#1.0}", "{crawlutils:#2.21}"}; !slices.Equal(got, want) {
+		t.Errorf("shards=3: %q, want %q", got, want)
 	}
 	if got := ShardPrefixes("crawlutils:", 2); got[0] != "crawlutils:#0:" || got[1] != "crawlutils:#1:" {
 		t.Errorf("one server: %q", got)
