@@ -19,8 +19,9 @@ import (
 // host's shard too (so it shares the frontier's seen sets) and any other
 // key in ShardOf(key's member, K); cthrottle a key's schedule and hold in
 // ShardOf(key, K), the host's for a host key. Each operation on a host or
-// a fingerprint still runs in one script on one slot. K is fixed when a prefix is first used with it (the prefix's
-// "shards" key); every tool sharing the prefix must use the same K.
+// a fingerprint still runs in one script on one slot. K is fixed when a
+// prefix is first used with it (the prefix's "shards" key); every tool
+// sharing the prefix must use the same K.
 const shardsOption = "shards"
 
 // MaxShards is the largest shards= a URL may ask for.
