@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ func (s *Sharded) Apply(ctx context.Context, b Batch, now time.Time) (BatchResul
 	where := make([][]int, k) // shard → indexes of its entries in b.Entries
 	for i := range b.Entries {
 		if err := checkEntry(&b.Entries[i]); err != nil {
-			return BatchResult{}, s.control.fail("push", err)
+			return BatchResult{}, fmt.Errorf("frontier: push: entry %d: %v", i, err)
 		}
 		j := dedupe.ShardOf(b.Entries[i].Host, k)
 		parts[j].Entries = append(parts[j].Entries, b.Entries[i])
