@@ -15,7 +15,8 @@ import (
 
 // TestLoopRidesOutARedisOutage: a crawl loop on Redis loses its server
 // for 10 s mid-crawl, once with the server stopped (SIGSTOP: connections
-// hang until their timeouts) and once killed and restarted on the same
+// hang until their timeouts; again with the crawl split in three,
+// shards=3) and once killed and restarted on the same
 // port from its append-only file (appendfsync always: connections
 // refused, then a server that has forgotten its scripts). Every tool
 // retries, says so on stderr, and goes on: the loop ends by itself with
@@ -29,7 +30,7 @@ func TestLoopRidesOutARedisOutage(t *testing.T) {
 	bin := binDir(t)
 	site := loopSite
 	site.Latency = 40 * time.Millisecond // the outage lands mid-crawl
-	for _, mode := range []string{"paused", "killed_and_restarted", "killed_and_restarted_everysec"} {
+	for _, mode := range []string{"paused", "paused_split", "killed_and_restarted", "killed_and_restarted_everysec"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel() // each its own server, site and loop; mostly waiting
 			fsync := "always"
@@ -37,11 +38,15 @@ func TestLoopRidesOutARedisOutage(t *testing.T) {
 				fsync = "everysec"
 			}
 			srv := redistest.StartServer(t, "--appendonly", "yes", "--appendfsync", fsync)
-			l := newRedisLoop(t, bin, srv.URL(), site)
+			url := srv.URL()
+			if mode == "paused_split" {
+				url += "?shards=3" // each call in three parts, each retried
+			}
+			l := newRedisLoop(t, bin, url, site)
 			c, stderr := l.start()
 			l.waitRequests(60, 30*time.Second)
 			before := l.site.Stats().Requests
-			if mode == "paused" {
+			if strings.HasPrefix(mode, "paused") {
 				srv.Pause()
 				time.Sleep(10 * time.Second)
 				srv.Resume()
