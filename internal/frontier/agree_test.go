@@ -29,7 +29,7 @@ func TestBackendsAgree(t *testing.T) {
 			var fs []Frontier
 			for _, name := range backendNames {
 				if name == "sharded" {
-					continue // orders within a shard: TestShardedAgrees
+					continue // its own rotation of hosts: TestShardedAgrees
 				}
 				fs = append(fs, bs[name](t, o))
 			}
@@ -39,8 +39,8 @@ func TestBackendsAgree(t *testing.T) {
 }
 
 // TestShardedAgrees runs TestBackendsAgree's histories on SQLite and on a
-// frontier split over three slots of a cluster (Sharded), which orders
-// requests within a shard only: every pop takes everything queued (no
+// frontier split over three slots of a cluster (Sharded), whose hosts
+// take turns within their shard: every pop takes everything queued (no
 // window), so the two hand out the same requests, compared as sets; and
 // each crawl has one expiry (a shard judges the expiry of the requests it
 // holds). Everything else must agree at every step: pushes, acks, fails,

@@ -104,9 +104,10 @@ func each(t *testing.T, o Options, fn func(t *testing.T, f Frontier)) {
 	}
 }
 
-// eachOrdered is each over the backends that order requests across hosts
-// (priority, then the round-robin of hosts): all but the sharded one,
-// which orders them within a shard (see TestShardedTurns).
+// eachOrdered is each over the backends that put every host of a
+// priority in one rotation: all but the sharded one, whose hosts take
+// turns within their shard, the shards taking turns (see
+// TestShardedTurns, TestShardedPriorityWins).
 func eachOrdered(t *testing.T, o Options, fn func(t *testing.T, f Frontier)) {
 	for _, name := range backendNames {
 		if name == "sharded" {

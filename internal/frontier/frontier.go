@@ -290,8 +290,13 @@ type PopOptions struct {
 	HostWindow int
 
 	// full (a shard of a Sharded frontier): the consumer's Window is
-	// taken in the other shards, so hand out nothing here.
+	// taken in the other shards, or the shard is only asked what is at
+	// its head: hand out nothing here.
 	full bool
+	// floor (a shard of a Sharded frontier), when set, is the lowest
+	// priority to hand out: the other shards have requests above the
+	// rest of this one's.
+	floor *int
 }
 
 // PopResult is what Pop did.
@@ -309,6 +314,16 @@ type PopResult struct {
 	// restarted from an append-only file without its tail). Always 0 on
 	// SQLite.
 	GaveBack int
+
+	head shardHead // (Redis) the priority at the head of the queues after the pop
+}
+
+// shardHead is what a pop saw at the head of a Redis frontier's queues
+// once it was done: the priority of the next request, or none.
+type shardHead struct {
+	known bool // false: not known (a replayed pop, or never asked)
+	empty bool // nothing queued
+	prio  int
 }
 
 // Consumer is a process popping requests with heartbeats (see Join).

@@ -83,7 +83,7 @@ func openOn(ctx context.Context, c *dedupe.RedisConn, url string, o Options) (Fr
 	if len(prefixes) == 1 {
 		return newRedis(c, p, o, url), nil
 	}
-	s := &Sharded{conn: c, control: newRedis(c, p, o, url), held: map[string][]int{}}
+	s := &Sharded{conn: c, control: newRedis(c, p, o, url), held: map[string][]int{}, heads: make([]shardHead, len(prefixes))}
 	for i, sp := range prefixes {
 		r := newRedis(c, sp, o, url)
 		r.leaseTag = strconv.Itoa(i) + ":"
@@ -235,18 +235,22 @@ func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult
 	if c.ID != "" {
 		info = consumerJSON(c)
 		window, hostWindow = max(o.Window, 0), max(o.HostWindow, 0)
-		if o.full {
-			window = -1 // the script hands out nothing
-		}
+	}
+	if o.full {
+		window = -1 // the script hands out nothing
 	}
 	gone, err := r.goneConsumers(ctx, c.ID, now, false)
 	if err != nil {
 		return PopResult{}, r.fail("pop", err)
 	}
 	deadline := now.Add(o.Lease)
-	args := make([]any, 0, 13+len(gone)+o.Max)
+	floor := ""
+	if o.floor != nil {
+		floor = strconv.Itoa(*o.floor)
+	}
+	args := make([]any, 0, 15+len(gone)+o.Max)
 	args = append(args, r.prefix, now.UnixMilli(), now.Unix(), deadline.UnixMilli(), o.Max, r.opts.maxExpiries(),
-		r.opts.maxAbandons(), r.beatCutoff(now), c.ID, info, window, hostWindow, len(gone))
+		r.opts.maxAbandons(), r.beatCutoff(now), c.ID, info, window, hostWindow, len(gone), floor)
 	for _, id := range gone {
 		args = append(args, id)
 	}
@@ -260,11 +264,11 @@ func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult
 		return PopResult{}, r.fail("pop", err)
 	}
 	r.swapLastPop(c.ID, token)
-	if len(v) != 4 {
+	if len(v) != 5 {
 		return PopResult{}, r.fail("pop", fmt.Errorf("unexpected script answer %v", v))
 	}
 	rows, _ := v[0].([]any)
-	res := PopResult{Held: int(asInt(v[1])), Done: asInt(v[2]) == 1, GaveBack: int(asInt(v[3]))}
+	res := PopResult{Held: int(asInt(v[1])), Done: asInt(v[2]) == 1, GaveBack: int(asInt(v[3])), head: headOf(asString(v[4]))}
 	if len(rows) > 0 {
 		res.Leased = make([]Leased, 0, len(rows))
 	}
@@ -287,6 +291,21 @@ func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult
 			CrawlID: asString(f[4]), Host: asString(f[5]), Priority: int(asInt(f[6]))})
 	}
 	return res, nil
+}
+
+// headOf reads the pop script's head priority: "-" none, "" unknown.
+func headOf(s string) shardHead {
+	if s == "" {
+		return shardHead{}
+	}
+	if s == "-" {
+		return shardHead{known: true, empty: true}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return shardHead{}
+	}
+	return shardHead{known: true, prio: n}
 }
 
 // swapLastPop sets consumer id's last pop token to token and returns the

@@ -8,18 +8,21 @@ import "github.com/redis/go-redis/v9"
 // ARGV: P, now ms, now s, lease deadline ms, max, max expiries, max
 // abandons, beat cutoff ms (a consumer whose last beat is before it is
 // dead), consumer id ("" none), consumer JSON, window (0 none, -1
-// full: hand out nothing), host
-// window (0 none), number of gone consumers; then the ids of the consumers Go found gone; then max
+// full: hand out nothing), host window (0 none), number of gone
+// consumers, floor (the lowest priority to hand out, "" none); then the
+// ids of the consumers Go found gone; then max
 // nonces; then the token of the consumer's last pop ("" unknown). Returns
 // {{{id, nonce, raw, expiries, crawlid, host, priority}...}, held, done
-// (0/1), given back (PopResult.GaveBack)}.
+// (0/1), given back (PopResult.GaveBack), the priority at the head of the
+// ready queues after the pop ("-" none, "" unknown: a replay)}.
 var popScript = redis.NewScript(luaLib + `
 local nowms, nows, deadline, max, maxexp = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local maxab, cutoff, cid, cinfo = tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10]
 local window, hostwin, ngone = tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
+local floor = tonumber(ARGV[14]) -- nil: none
 local gone = {}
-for i = 1, ngone do gone[i] = ARGV[13 + i] end
-local nonces = 13 + ngone
+for i = 1, ngone do gone[i] = ARGV[14 + i] end
+local nonces = 14 + ngone
 -- A call run a second time (a retry after the answer was lost, or a
 -- command that reached the server late) answers what the first run
 -- leased, changing nothing: the call's first nonce names it (see replay).
@@ -39,7 +42,7 @@ if prev then
 	end
 	local held = 0
 	if cid ~= '' then held = redis.call('SCARD', F .. 'held:' .. cid) end
-	return {out, held, 0, 0}
+	return {out, held, 0, 0, ''}
 end
 -- A consumer whose last pop Redis no longer has finds that Redis lost
 -- writes: a server restarted from an append-only file without its tail
@@ -69,6 +72,7 @@ if cid ~= '' then
 	held = redis.call('SCARD', F .. 'held:' .. cid)
 	if window ~= 0 then max = math.min(max, window - held) end
 end
+if window < 0 then max = 0 end -- full: hand out nothing (a shard of a split frontier)
 local out, served, where = {}, {}, {}
 -- serve hands out the head of queue qid, just taken out of ready, and
 -- puts the queue back in ready behind every queue of its priority (a new
@@ -122,6 +126,11 @@ while #out < max do
 		-- The first of ready: highest priority, then lowest turn, then lowest QID.
 		local r = redis.call('ZPOPMIN', F .. 'ready')
 		if #r == 0 then break end
+		if floor and -tonumber(r[2]) < floor then
+			-- Below the floor: back in its place, and so is every later one.
+			redis.call('ZADD', F .. 'ready', r[2], r[1])
+			break
+		end
 		local qid = tostring(tonumber(string.sub(r[1], 17), 16))
 		if capped and num(redis.call('HGET', hq, qid)) >= hostwin then
 			-- At its window: back in its place, passed over from now on.
@@ -146,6 +155,9 @@ while #out < max do
 				end
 			end
 		end
+		if pick and floor and -tonumber(redis.call('ZSCORE', F .. 'ready', pick)) < floor then
+			break -- below the floor, and so is every later one
+		end
 		if pick then
 			redis.call('ZREM', F .. 'ready', pick)
 			serve(tostring(tonumber(string.sub(pick, 17), 16)))
@@ -165,7 +177,12 @@ count('inflight', #out)
 stat('popped', #out)
 flush_stats()
 if #out > 0 then redis.call('SET', rkey, table.concat(served), 'PX', REPLAY_MS) end
-return {out, held, done, gaveback}
+-- The priority now at the head of the ready queues ("-": none), which
+-- a split frontier weighs its shards by (see Sharded.Pop).
+local head = '-'
+local hp = redis.call('ZRANGE', F .. 'ready', 0, 0, 'WITHSCORES')
+if #hp > 0 then head = tostring(-tonumber(hp[2])) end
+return {out, held, done, gaveback, head}
 `)
 
 // reclaimScript abandons the leases of dead consumers, then reclaims

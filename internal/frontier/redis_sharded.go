@@ -1,8 +1,10 @@
 package frontier
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,18 +28,19 @@ import (
 // get requests first and those with acks (each with its own requests, in
 // one step) last, so that a crash midway can leave a page unacked with its
 // follow-ups queued (it is fetched again, its links found seen), never
-// acked with its follow-ups lost; and with Options.Order, priorities and
-// the round-robin over hosts hold within a shard, while Pop takes turns
-// over the shards. A consumer's Window is counted from what each shard
-// last said it holds.
+// acked with its follow-ups lost; Pop goes by priority across the shards
+// as they said at its previous pop (see Pop), and hosts of one priority
+// take turns within their shard, the shards taking turns. A consumer's
+// Window is counted from what each shard last said it holds.
 type Sharded struct {
 	conn    *dedupe.RedisConn
 	control *Redis   // the unsplit prefix: crawl metadata, run locks
 	shards  []*Redis // shard i's frontier; its leases start "i:"
 	next    atomic.Uint64
 
-	mu   sync.Mutex
-	held map[string][]int // consumer id → requests it holds per shard, as last seen
+	mu    sync.Mutex
+	held  map[string][]int // consumer id → requests it holds per shard, as last seen
+	heads []shardHead      // what each shard last said is at its head (Pop)
 
 	applyHook func(shard int, b Batch) // tests: called before each shard's part of an Apply
 }
@@ -124,6 +127,9 @@ func (s *Sharded) Apply(ctx context.Context, b Batch, now time.Time) (BatchResul
 	for j, r := range results {
 		for n, i := range where[j] {
 			out.Pushed[i] = r.Pushed[n]
+			if r.Pushed[n].Queued {
+				s.raiseHead(j, s.shards[j].opts.queuePriority(&b.Entries[i]))
+			}
 		}
 		out.Acks.Acked += r.Acks.Acked
 		out.Acks.Unknown += r.Acks.Unknown
@@ -141,11 +147,18 @@ func (s *Sharded) each(ctx context.Context, fn func(ctx context.Context, i int, 
 	return dedupe.InParallel(len(s.shards), func(i int) error { return fn(ctx, i, s.shards[i]) })
 }
 
-// Pop implements Frontier. It asks the shards at once for their share of
-// o.Max (the first shard, in turn, gets the odd ones), then goes on
-// shard after shard for what the shards that ran short left, and hands
-// the requests out interleaved: the first of each shard, then the second
-// of each, and so on, so that every shard's hosts are served in turn.
+// Pop implements Frontier, by priority across the shards, as each shard
+// says what is at its head after every pop. The first round asks every
+// shard at once: those whose head has the top priority share o.Max (the
+// first of them, in turn, taking the odd ones), none below that
+// priority, and the others are asked for nothing, which still reclaims
+// and beats there and tells what is at their head now. Each later round
+// asks the shards at the top priority left for what is still missing,
+// until o.Max is reached or nothing is left. The requests are handed out
+// highest priority first and, within one priority, interleaved (the
+// first of each shard, then the second of each), so every shard's hosts
+// take turns. What another process pushed is weighed from the next pop
+// on.
 func (s *Sharded) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult, error) {
 	if o.Max <= 0 {
 		return PopResult{}, nil
@@ -166,82 +179,132 @@ func (s *Sharded) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResu
 			}
 			gaveBack.Add(int64(n))
 			room = min(o.Max, o.Window-s.heldElsewhere(o.Consumer.ID, -1))
+			if room <= 0 {
+				return PopResult{Held: s.heldElsewhere(o.Consumer.ID, -1), GaveBack: int(gaveBack.Load())}, nil
+			}
 		}
 	}
-	share := make([]int, k)
-	asked := make([]bool, k)
-	for n := range k {
-		i := (start + n) % k
-		share[i] = max(room, 0) / k
-		if n < max(room, 0)%k {
-			share[i]++
-		}
-		asked[i] = share[i] > 0
-	}
-	got := make([]PopResult, k)
-	popShard := func(ctx context.Context, i, want int) error {
+	got := make([][]Leased, k)
+	done := make([]bool, k)
+	short := make([]bool, k) // it gave less than it was asked at its priority: no more this pop
+	popShard := func(ctx context.Context, i, want int, floor *int) error {
 		so := o
-		so.Max = max(want, 1)
+		so.Max, so.full, so.floor = max(want, 1), want <= 0, floor
 		if windowed {
 			so.Window = o.Window - s.heldElsewhere(o.Consumer.ID, i)
-			so.full = want <= 0 || so.Window <= 0
+			so.full = so.full || so.Window <= 0
 		}
 		r, err := s.shards[i].Pop(ctx, so, now)
 		if err != nil {
 			return err
 		}
-		got[i].Leased = append(got[i].Leased, r.Leased...)
-		got[i].Done = len(got[i].Leased) == 0 && r.Done
+		got[i] = append(got[i], r.Leased...)
+		done[i] = len(got[i]) == 0 && r.Done
+		// Short of what it was asked, and not for the floor (its head
+		// still at or above it): empty, or its hosts at their window.
+		belowFloor := floor != nil && r.head.known && !r.head.empty && r.head.prio < *floor
+		short[i] = short[i] || (want > 0 && len(r.Leased) < want && !belowFloor)
 		gaveBack.Add(int64(r.GaveBack))
 		s.setHeld(o.Consumer.ID, i, r.Held)
+		s.setHead(i, r.head)
 		return nil
 	}
-	err := s.each(ctx, func(ctx context.Context, i int, _ *Redis) error {
-		if !asked[i] {
-			return nil
-		}
-		return popShard(ctx, i, share[i])
-	})
-	if err != nil {
-		return PopResult{}, err
-	}
 	total := 0
-	for i := range got {
-		total += len(got[i].Leased)
-	}
-	// Then what the shards that ran short left, from the others.
-	for n := 0; n < k && total < room; n++ {
-		i := (start + n) % k
-		if asked[i] && len(got[i].Leased) < share[i] {
-			continue // it has no more to give
+	for round := 0; total < room && round <= 2*k; round++ {
+		tops, floor := s.tops(start, short)
+		if len(tops) == 0 && round > 0 {
+			break
 		}
-		before := len(got[i].Leased)
-		if err := popShard(ctx, i, room-total); err != nil {
+		share := make([]int, k)
+		for n, i := range tops {
+			share[i] = (room - total) / len(tops)
+			if n < (room-total)%len(tops) {
+				share[i]++
+			}
+		}
+		before := make([]int, k)
+		for i := range got {
+			before[i] = len(got[i])
+		}
+		err := s.each(ctx, func(ctx context.Context, i int, _ *Redis) error {
+			if share[i] == 0 && round > 0 {
+				return nil // asked what is at its head in the first round
+			}
+			return popShard(ctx, i, share[i], floor)
+		})
+		if err != nil {
 			return PopResult{}, err
 		}
-		asked[i] = true
-		total += len(got[i].Leased) - before
+		for i := range got {
+			total += len(got[i]) - before[i]
+		}
 	}
-	if room <= 0 {
-		return PopResult{Held: s.heldElsewhere(o.Consumer.ID, -1), GaveBack: int(gaveBack.Load())}, nil
+	res := PopResult{GaveBack: int(gaveBack.Load()), Held: s.heldElsewhere(o.Consumer.ID, -1), Done: total == 0}
+	for i := range done {
+		res.Done = res.Done && done[i]
 	}
-	res := PopResult{GaveBack: int(gaveBack.Load())}
-	res.Done = total == 0
-	for i := range got {
-		res.Done = res.Done && asked[i] && got[i].Done
+	if total == 0 {
+		return res, nil
 	}
-	if total > 0 {
-		res.Leased = make([]Leased, 0, total)
-	}
+	res.Leased = make([]Leased, 0, total)
 	for pos := 0; len(res.Leased) < total; pos++ {
 		for n := range k {
-			if g := got[(start+n)%k].Leased; pos < len(g) {
+			if g := got[(start+n)%k]; pos < len(g) {
 				res.Leased = append(res.Leased, g[pos])
 			}
 		}
 	}
-	res.Held = s.heldElsewhere(o.Consumer.ID, -1)
+	slices.SortStableFunc(res.Leased, func(a, b Leased) int { return cmp.Compare(b.Priority, a.Priority) })
 	return res, nil
+}
+
+// tops returns the shards to ask next, in turn from shard start: those
+// whose head (as they last said) has the top priority among the shards
+// not short, and that priority as the floor; a shard not heard of yet
+// counts as the top, and then there is no floor.
+func (s *Sharded) tops(start int, short []bool) ([]int, *int) {
+	var out []int
+	var best shardHead
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for n := range len(s.shards) {
+		i := (start + n) % len(s.shards)
+		h := s.heads[i]
+		switch {
+		case short[i] || h.known && h.empty:
+			continue
+		case len(out) == 0 || !h.known && best.known || h.known && best.known && h.prio > best.prio:
+			out, best = []int{i}, h
+		case h == best || !h.known && !best.known:
+			out = append(out, i)
+		}
+	}
+	if len(out) == 0 || !best.known {
+		return out, nil
+	}
+	floor := best.prio
+	return out, &floor
+}
+
+// raiseHead records that a request of priority prio was queued in shard
+// i: its head is at least that now.
+func (s *Sharded) raiseHead(i, prio int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.heads[i]; h.known && (h.empty || h.prio < prio) {
+		s.heads[i] = shardHead{known: true, prio: prio}
+	}
+}
+
+// setHead records what shard i said is at its head; a replayed pop's
+// "not known" keeps what was known.
+func (s *Sharded) setHead(i int, h shardHead) {
+	if !h.known {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.heads[i] = h
 }
 
 // refreshHeld pops nothing from every shard, which reclaims, beats and
@@ -255,6 +318,7 @@ func (s *Sharded) refreshHeld(ctx context.Context, o PopOptions, now time.Time) 
 		res, err := r.Pop(ctx, so, now)
 		if err == nil {
 			s.setHeld(o.Consumer.ID, i, res.Held)
+			s.setHead(i, res.head)
 			gave.Add(int64(res.GaveBack))
 		}
 		return err

@@ -177,3 +177,59 @@ func TestShardedApplyOrder(t *testing.T) {
 		t.Errorf("shards applied in the order %v; the ack is in shard %d and must come last", order, ackShard)
 	}
 }
+
+// TestShardedPriorityWins: a split frontier weighs its shards by the
+// priority at their heads: a request of a higher priority than every
+// other is handed out by the next pop when this process pushed it, and
+// within two when another did (the first pop learns of it); one pop's
+// requests come highest priority first.
+func TestShardedPriorityWins(t *testing.T) {
+	url := redistest.SharedCluster(t)
+	s := openTestSharded(t, url, 3, Options{})
+	var es []Entry
+	for h := range 30 {
+		es = append(es, req(t, fmt.Sprintf("http://h%d.test/1", h)), req(t, fmt.Sprintf("http://h%d.test/2", h)))
+	}
+	push(t, s, t0, es...)
+	pop(t, s, 3, t0) // every shard says what is at its head
+	push(t, s, t0, req(t, "http://urgent.test/1", "prio", 9))
+	if ls := pop(t, s, 1, t0); ls[0].Host != "urgent.test" {
+		t.Errorf("pushed here, the urgent request was not the next handed out: %s", ls[0].Host)
+	}
+
+	// Pushed by another process.
+	other, err := OpenRedis(ctx, fmt.Sprintf("%s?shards=3", url), Options{Prefix: strings.Trim(s.control.prefix, "{}")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	push(t, other, t0, req(t, "http://later.test/1", "prio", 8))
+	var hosts []string
+	for range 2 {
+		hosts = append(hosts, pop(t, s, 1, t0)[0].Host)
+	}
+	if !slices.Contains(hosts, "later.test") {
+		t.Errorf("pushed by another process, the urgent request was not handed out within two pops: %v", hosts)
+	}
+
+	// Pops of one follow the priorities across the shards, each pop
+	// learning every shard's head: after the first, which may not know of
+	// the new ones yet, the priorities go down.
+	push(t, other, t0, req(t, "http://a.test/1", "prio", 3), req(t, "http://b.test/1", "prio", 5), req(t, "http://c.test/1", "prio", 4))
+	var prios []int
+	for range 4 {
+		prios = append(prios, pop(t, s, 1, t0)[0].Priority)
+	}
+	if !slices.IsSortedFunc(prios[1:], func(a, b int) int { return b - a }) || !slices.Contains(prios, 5) || !slices.Contains(prios, 4) || !slices.Contains(prios, 3) {
+		t.Errorf("four pops of one: priorities %v, want 5, 4 and 3 among them, going down after the first", prios)
+	}
+	// A pop of 8: each shard's best first, highest first.
+	push(t, other, t0, req(t, "http://a.test/2", "prio", 3), req(t, "http://b.test/2", "prio", 5), req(t, "http://c.test/2", "prio", 4))
+	prios = nil
+	for _, l := range pop(t, s, 8, t0) {
+		prios = append(prios, l.Priority)
+	}
+	if len(prios) != 8 || !slices.Equal(prios[:3], []int{5, 4, 3}) || !slices.IsSortedFunc(prios, func(a, b int) int { return b - a }) {
+		t.Errorf("a pop of 8: priorities %v, want 8, 5 4 3 first", prios)
+	}
+}
