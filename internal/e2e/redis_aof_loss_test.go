@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
@@ -185,13 +185,12 @@ func (s aofSamples) before(t time.Time) aofSample {
 
 // aofWatch samples every 50 ms until stopped.
 type aofWatch struct {
-	done    chan struct{}
-	wg      sync.WaitGroup
+	halt    func()
 	samples aofSamples
 }
 
 func newAOFWatch(dir string, l *loop) *aofWatch {
-	w := &aofWatch{done: make(chan struct{})}
+	w := &aofWatch{}
 	sample := func() {
 		s := aofSample{at: time.Now(), requests: l.site.Stats().Requests}
 		if name, err := incrAOF(dir); err == nil {
@@ -203,26 +202,13 @@ func newAOFWatch(dir string, l *loop) *aofWatch {
 		w.samples = append(w.samples, s)
 	}
 	sample()
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-w.done:
-				return
-			case <-tick.C:
-				sample()
-			}
-		}
-	}()
+	w.halt = cli.Every(50*time.Millisecond, sample)
 	return w
 }
 
+// stop stops the sampling (the last sample taken) and returns the samples.
 func (w *aofWatch) stop() aofSamples {
-	close(w.done)
-	w.wg.Wait()
+	w.halt()
 	return w.samples
 }
 
