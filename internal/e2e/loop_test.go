@@ -334,7 +334,10 @@ wait`,
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(400 * time.Millisecond)
+		// The signal lands once every process of the loop is at work (and so
+		// has its handler): items exported, follow-ups pushed. A fixed delay
+		// lands before bash has started the pipeline on a busy machine.
+		l.waitMidCrawl(c)
 		syscall.Kill(-c.Process.Pid, syscall.SIGINT)
 		if err := c.Wait(); err != nil {
 			t.Fatal(err)
@@ -400,4 +403,28 @@ wait`,
 			l.checkPerfect(n)
 		}
 	})
+}
+
+// waitMidCrawl waits until the loop started by c has exported items and
+// pushed follow-ups (more than the seed queued or in flight): every one of
+// its five processes is running. It fails the test if the loop ends first.
+func (l *loop) waitMidCrawl(c *exec.Cmd) {
+	l.t.Helper()
+	items := filepath.Join(l.dir, "items-0.jsonl")
+	for {
+		if l.status(0) != "" {
+			l.t.Fatalf("the loop ended before it was seen mid-crawl (exit statuses %q)", l.status(0))
+		}
+		if b, _ := os.ReadFile(items); strings.Count(string(b), "\n") >= 3 {
+			var info struct {
+				Queued   int64 `json:"queued"`
+				InFlight int64 `json:"in_flight"`
+			}
+			out, err := l.cmd("cqueue info $DB").Output()
+			if err == nil && json.Unmarshal(out, &info) == nil && info.Queued+info.InFlight > 1 {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond) // polling: the condition is observed, not waited for
+	}
 }
