@@ -109,7 +109,10 @@ func TestResponseNeverOverTheLineLimit(t *testing.T) {
 	}))
 	defer srv.Close()
 	var out, errb bytes.Buffer
-	code := execute(t.Context(), append([]string{"-q", "--no-robots"}, fast...),
+	// 12 MiB of control characters, each escaped to six bytes, under -race
+	// on a busy machine can take longer than fast's 10 s: this test is not
+	// about timeouts, so it allows 10 minutes.
+	code := execute(t.Context(), append(append([]string{"-q", "--no-robots"}, fast...), "--timeout", "10m"),
 		strings.NewReader(srv.URL+"/big\n"+srv.URL+"/small\n"), &out, &errb)
 	if code != 0 {
 		t.Errorf("exit %d: %s", code, errb.String())

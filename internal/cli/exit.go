@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -100,10 +101,22 @@ const outputWatchEvery = 200 * time.Millisecond
 // within seconds, its leases left to be reclaimed. It is what a write
 // would do (EPIPE), only without waiting for something to write.
 func outputGone() {
-	fmt.Fprintf(os.Stderr, "%s: stdout: the reader is gone (the next command of the pipeline exited); stopping\n", filepath.Base(os.Args[0]))
+	if !quietStop.Load() || sayOutputGone.Load() {
+		fmt.Fprintf(os.Stderr, "%s: stdout: the reader is gone (the next command of the pipeline exited); stopping\n", filepath.Base(os.Args[0]))
+	}
 	runAbortHooks()
 	os.Exit(ExitFailure)
 }
+
+// quietStop is set by -q: a stdout whose reader has gone (| head) then
+// ends the process without a word, as SIGPIPE would, unless the command
+// called SayWhenOutputGone.
+var quietStop, sayOutputGone atomic.Bool
+
+// SayWhenOutputGone makes the end for a stdout whose reader has gone print
+// its line even with -q: for a command whose stopping leaves work behind
+// (cqueue pop's leases), so that a loop whose later stage died says why.
+func SayWhenOutputGone() { sayOutputGone.Store(true) }
 
 // DrainSignal is the signal that stops a command gracefully, as a first
 // SIGINT does, without counting toward the second that exits at once

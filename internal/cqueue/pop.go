@@ -87,6 +87,9 @@ func (c *popCmd) run(ctx context.Context, env *cli.Env) error {
 	if err := noArgs(env); err != nil {
 		return err
 	}
+	// A pop whose reader has gone leaves its leases behind: it says so
+	// even with -q, so that a loop whose later stage died says why.
+	cli.SayWhenOutputGone()
 	// pop watches its output itself (a reader that hung up) and closes it
 	// on an interrupt: it needs the file itself (Output returns it).
 	stdout, err := env.Output()

@@ -1,0 +1,72 @@
+//go:build unix
+
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// outputGoneChild is Main in a child process: a command that waits on its
+// stdin for ever, so only the stdout watcher can end it. With
+// CLI_TEST_QUIET=1 it runs with -q.
+func outputGoneChild() {
+	os.Exit(Main(&Command{
+		Name: "child",
+		Rewrite: func([]string) []string { // the test binary's flags
+			if os.Getenv("CLI_TEST_QUIET") == "1" {
+				return []string{"-q"}
+			}
+			return nil
+		},
+		Run: func(ctx context.Context, env *Env) error {
+			io.Copy(io.Discard, env.Stdin)
+			return nil
+		},
+	}))
+}
+
+// TestOutputGone: a stdout whose reader has gone ends the command with
+// status 1; with -q without a word (| head ends a pipeline quietly), else
+// saying why.
+func TestOutputGone(t *testing.T) {
+	if os.Getenv("CLI_TEST_OUTPUT_GONE_CHILD") == "1" {
+		outputGoneChild()
+	}
+	for _, tc := range []struct {
+		quiet string
+		say   bool
+	}{{"1", false}, {"0", true}} {
+		t.Run("quiet="+tc.quiet, func(t *testing.T) {
+			t.Parallel()
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestOutputGone$")
+			cmd.Env = append(os.Environ(), "CLI_TEST_OUTPUT_GONE_CHILD=1", "CLI_TEST_QUIET="+tc.quiet)
+			stdin, _ := cmd.StdinPipe() // held open: the child never sees EOF
+			defer stdin.Close()
+			var stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = w, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			r.Close() // the reader goes
+			var ee *exec.ExitError
+			if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != ExitFailure {
+				t.Fatalf("exit: %v, want status %d", err, ExitFailure)
+			}
+			said := strings.Contains(stderr.String(), "the reader is gone")
+			if said != tc.say || (!tc.say && stderr.Len() > 0) {
+				t.Errorf("stderr %q; want the reader-gone line: %v", stderr.String(), tc.say)
+			}
+		})
+	}
+}
