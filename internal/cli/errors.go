@@ -70,8 +70,17 @@ func ExitCode(err error) int {
 	case errors.Is(err, ErrInterrupted):
 		return ExitInterrupted
 	}
+	var ue usageError
+	if errors.As(err, &ue) && ue.UsageError() {
+		return ExitUsage
+	}
 	return ExitFailure
 }
+
+// usageError is an error of another package that is the user's to fix in
+// the command line or its environment (a bad Redis URL): exit status 2,
+// printed as it is.
+type usageError interface{ UsageError() bool }
 
 // report is the one place a command's outcome becomes its exit status:
 // it prints err (unless the command reported it already), "name: why",

@@ -98,6 +98,14 @@ func dialRedis(ctx context.Context, rawURL string) (*RedisConn, error) {
 	if err != nil {
 		return nil, badURL(rawURL, err)
 	}
+	if err := checkGoRedisOptions(u.Query()); err != nil {
+		return nil, badURL(rawURL, err)
+	}
+	if u.Scheme != "unix" {
+		if err := checkDBPath(u.Path, u.Query()); err != nil {
+			return nil, badURL(rawURL, err)
+		}
+	}
 	goURL := rawURL
 	if u.RawQuery != query {
 		goURL = u.String()
@@ -165,6 +173,9 @@ func parseClusterURL(raw string) (opt *redis.ClusterOptions, uo urlOptions, err 
 		return nil, uo, err
 	}
 	q := u.Query()
+	if err := checkGoRedisOptions(q); err != nil {
+		return nil, uo, err
+	}
 	if db := q.Get("db"); q.Has("db") && db != "0" {
 		return nil, uo, fmt.Errorf("a Redis Cluster has db 0 only, not %s (keep crawls apart with prefix=NAME: instead)", db)
 	}
@@ -247,7 +258,7 @@ func CheckRedisURL(name, v string) error {
 }
 
 func badURL(raw string, err error) error {
-	return fmt.Errorf("bad Redis URL %s: %v", RedactRedisURL(raw), strings.TrimPrefix(err.Error(), "redis: "))
+	return &badURLError{fmt.Sprintf("bad Redis URL %s: %v", RedactRedisURL(raw), strings.TrimPrefix(err.Error(), "redis: "))}
 }
 
 // RedactRedisURL hides the password of a Redis URL (one server or a
