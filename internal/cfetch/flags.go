@@ -46,8 +46,9 @@ started there: a URL whose host is written as one — 127.0.0.1, [::1],
 localhost, 10.0.0.5 — is fetched when it is a seed, or a link ("referer") or
 redirect from a page on such a host; from anywhere else it is answered with
 "error":"private_address". A host name that resolves to an internal address
-is refused as it connects. --resolve hosts and proxies are the user's choice
-and not checked; --allow-private turns the check off.`,
+is refused as it connects. A host --resolve maps to an internal address counts
+as one written so (a public page's link to it is refused); proxies are the
+user's choice and not checked; --allow-private turns the check off.`,
 	Examples: `  echo https://example.com/ | cfetch | jq -r .status
   cfetch urls.txt > responses.jsonl
   cfetch -c 64 --per-host 2 --delay 1s -H 'Accept-Language: de' < requests.jsonl > responses.jsonl

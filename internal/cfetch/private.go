@@ -39,8 +39,10 @@ import (
 //     --allow-private (or --resolve): cfetch cannot tell an intranet name
 //     from an attacker's name that resolves to 10.0.0.1.
 //
-// The hosts --resolve names connect to the addresses it gives, unchecked,
-// and so does a request's proxy (the user's choice; through a proxy, the
+// The hosts --resolve names connect to the addresses it gives, unchecked
+// once admitted (a host it maps to an internal address is admitted as one
+// written so, above: a public page's link to it is refused), and so does
+// a request's proxy (the user's choice; through a proxy, the
 // proxy resolves names, so only the literal rule above applies).
 // --allow-private turns the policy off. A robots.txt fetch is made for a
 // host only when one of its requests may be fetched (refused requests are
@@ -62,8 +64,8 @@ func newAddressPolicy(o *Options) addressPolicy {
 // connect to internal addresses, or the error that answers it.
 func (p addressPolicy) request(req *record.Request, u *url.URL) (bool, *FetchError) {
 	kind := p.writtenInternal(u)
-	if p.allowAll || kind == "" || p.mapped(u) {
-		return p.allowAll || kind != "", nil
+	if p.allowAll || kind == "" {
+		return p.allowAll, nil
 	}
 	var from, how string
 	switch {
@@ -94,7 +96,7 @@ func (p addressPolicy) hop(from, to *url.URL) (bool, *FetchError) {
 	switch {
 	case p.allowAll:
 		return true, nil
-	case kind == "" || p.mapped(to) || p.writtenInternal(from) != "":
+	case kind == "" || p.writtenInternal(from) != "":
 		return kind != "", nil
 	}
 	return false, fetchErr(ErrPrivateAddress, "redirect from %s to %s, which is %s: not followed (--allow-private allows it)", from.Host, to.Host, kind)
@@ -135,9 +137,6 @@ func (p addressPolicy) writtenInternal(u *url.URL) string {
 	}
 	return ""
 }
-
-// mapped reports whether --resolve gives u's host its addresses.
-func (p addressPolicy) mapped(u *url.URL) bool { return p.resolved(u) != nil }
 
 func (p addressPolicy) resolved(u *url.URL) []string {
 	if len(p.resolve) == 0 {

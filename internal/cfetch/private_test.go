@@ -90,8 +90,8 @@ func TestLinksIntoInternalAddressesAreRefused(t *testing.T) {
 }
 
 // TestAllowPrivate: --allow-private lets any request reach internal
-// addresses; --resolve lets the hosts it names reach the addresses it
-// gives.
+// addresses; a host --resolve maps to loopback is reached from its own
+// pages, and refused from a public one (it used to be fetched).
 func TestAllowPrivate(t *testing.T) {
 	t.Parallel()
 	s := newFaultServer()
@@ -101,9 +101,16 @@ func TestAllowPrivate(t *testing.T) {
 	if r := runCfetch(t, link, append([]string{"--allow-private"}, fast...)...).one(t); r.Status != 200 {
 		t.Errorf("--allow-private: error %q (%s) status %d", r.Error, r.ErrorDetail, r.Status)
 	}
-	mapped := `{"url":"http://shop.test:` + port + `/ok","depth":1,"referer":"` + publicPage + `"}` + "\n"
-	if r := runCfetch(t, mapped, append([]string{"--resolve", "shop.test:" + port + ":127.0.0.1"}, fast...)...).one(t); r.Status != 200 {
-		t.Errorf("--resolve: error %q (%s) status %d", r.Error, r.ErrorDetail, r.Status)
+	// A host --resolve maps to loopback is reached from its own pages,
+	// never from a public one (docs/cfetch.md, Internal addresses).
+	resolve := append([]string{"--resolve", "shop.test:" + port + ":127.0.0.1"}, fast...)
+	mapped := `{"url":"http://shop.test:` + port + `/ok","depth":1,"referer":"http://shop.test:` + port + `/"}` + "\n"
+	if r := runCfetch(t, mapped, resolve...).one(t); r.Status != 200 {
+		t.Errorf("--resolve, linked from its own page: error %q (%s) status %d", r.Error, r.ErrorDetail, r.Status)
+	}
+	fromPublic := `{"url":"http://shop.test:` + port + `/ok","depth":1,"referer":"` + publicPage + `"}` + "\n"
+	if r := runCfetch(t, fromPublic, resolve...).one(t); r.Error != ErrPrivateAddress {
+		t.Errorf("--resolve, linked from a public page: error %q (%s) status %d, want %s", r.Error, r.ErrorDetail, r.Status, ErrPrivateAddress)
 	}
 }
 
@@ -304,7 +311,9 @@ func TestAddressPolicy(t *testing.T) {
 		{"link from a public page to localhost", req(1, "http://a.example/"), "http://app.localhost/", false, true},
 		{"link from a loopback page", req(1, "http://127.0.0.1:8080/"), "http://10.0.0.1/", true, false},
 		{"link from a --resolve host", req(1, "http://shop.test/"), "http://127.0.0.1/", true, false},
-		{"link to a --resolve host", req(1, "http://a.example/"), "http://shop.test/", true, false},
+		{"link from a public page to a host --resolve maps to loopback", req(1, "http://a.example/"), "http://shop.test/", false, true},
+		{"link between hosts --resolve maps to loopback", req(1, "http://shop.test/a"), "http://shop.test/b", true, false},
+		{"seed on a --resolve host", req(0, ""), "http://shop.test/", true, false},
 		{"link from a host --resolve maps to a public address", req(1, "http://cdn.test/"), "http://127.0.0.1/", false, true},
 		{"link from an unparsable referer", req(1, "http://[x"), "http://127.0.0.1/", false, true},
 		{"handed back from a public URL", req(0, "", "http://a.example/r"), "http://127.0.0.1/", false, true},
@@ -329,7 +338,8 @@ func TestAddressPolicy(t *testing.T) {
 		{"http://a.example/", "http://[::ffff:a9fe:a9fe]/", false, true},
 		{"http://127.0.0.1/", "http://127.0.0.1/x", true, false},
 		{"http://127.0.0.1/", "http://a.example/", false, false},
-		{"http://a.example/", "http://shop.test/", true, false},
+		{"http://a.example/", "http://shop.test/", false, true},
+		{"http://shop.test/", "http://shop.test/x", true, false},
 	} {
 		from, _ := url.Parse(tt.from)
 		to, _ := url.Parse(tt.to)
