@@ -152,9 +152,15 @@ func TestBatchRerunAfterKill(t *testing.T) {
 				all = append(all, readBack(t, base, path)...)
 			}
 			// Item 4 was cut short and is not there (its page is fetched
-			// again in a crawl loop); item 3 was whole.
-			if strings.Join(all, "") != "bcdfgh" {
-				t.Errorf("items %q, want b c d f g h", all)
+			// again in a crawl loop); item 3 was whole. In a compressed
+			// batch only the member's trailer was cut: item 4 decodes
+			// whole, and is kept (resume_salvage.go).
+			want4 := "bcdfgh"
+			if strings.Contains(format, ".") {
+				want4 = "bcdefgh"
+			}
+			if strings.Join(all, "") != want4 {
+				t.Errorf("items %q, want %s", all, want4)
 			}
 		})
 	}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -164,8 +166,9 @@ func TestCompressedDocuments(t *testing.T) {
 
 // TestCompressedTornTailIsCut: a run killed mid-member leaves complete
 // members and a torn one (here: cut as a kill would leave it, or zeros as a
-// crash can leave); the next -o run cuts the torn member off, says so, and
-// appends.
+// crash can leave); the next -o run keeps the whole records that decode of
+// the torn member (what zcat reads of it, up to its last line break), cuts
+// off the rest, says so, and appends.
 func TestCompressedTornTailIsCut(t *testing.T) {
 	for _, ext := range compressions {
 		for _, tail := range []string{"torn", "zeros"} {
@@ -193,10 +196,19 @@ func TestCompressedTornTailIsCut(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, stderr)
 				}
-				if tail == "torn" && !strings.Contains(stderr, "items.jsonl"+ext+": cut off an unfinished "+memberName(map[string]string{".gz": compressGzip, ".zst": compressZstd}[ext])+" at its end") {
+				readable, _ := decompressBytes(path, torn)
+				if tail == "zeros" {
+					readable = ""
+				}
+				readable = readable[:strings.LastIndexByte(readable, '\n')+1]
+				said := "cut off an unfinished "
+				if readable != "" {
+					said = "kept the " + strconv.Itoa(len(readable)) + " bytes of whole records of an unfinished "
+				}
+				if tail == "torn" && !strings.Contains(stderr, "items.jsonl"+ext+": "+said+memberName(map[string]string{".gz": compressGzip, ".zst": compressZstd}[ext])+" at its end") {
 					t.Fatalf("stderr: %s", stderr)
 				}
-				if got, want := decompress(t, path), lines(`{"n":1}`, `{"n":2}`, `{"n":3}`); got != want {
+				if got, want := decompress(t, path), lines(`{"n":1}`, `{"n":2}`)+readable+lines(`{"n":3}`); got != want {
 					t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 				}
 			})
@@ -279,5 +291,80 @@ func TestCompressedAckAfterMemberEnds(t *testing.T) {
 				t.Fatalf("exit %d; stderr:\n%s", c, &stderr)
 			}
 		})
+	}
+}
+
+// TestCompressedTornRunKeepsItsRecords: a run outside a crawl loop (no
+// acks) writes one member; killed, it leaves that member torn after the
+// last flush. The next -o run keeps every whole record of it (CSV records
+// with quoted line breaks too), where it used to cut the whole run off;
+// a salvage a kill interrupted is finished by the next run.
+func TestCompressedTornRunKeepsItsRecords(t *testing.T) {
+	for _, ext := range compressions {
+		for _, format := range []string{"jsonl", "csv"} {
+			t.Run(format+ext, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				path := filepath.Join(dir, "items."+format+ext)
+				var whole strings.Builder
+				if format == "csv" {
+					whole.WriteString("n,note\n")
+				}
+				for i := range 2000 {
+					if format == "csv" {
+						fmt.Fprintf(&whole, "%d,\"line one\nline two of %d\"\n", i, i)
+					} else {
+						fmt.Fprintf(&whole, "{\"n\":%d}\n", i)
+					}
+				}
+				var file bytes.Buffer
+				c := newCompressWriter(map[string]string{".gz": compressGzip, ".zst": compressZstd}[ext], &file)
+				c.Write([]byte(whole.String()))
+				c.Flush() // the input stalled: all of it is in the file
+				c.Write([]byte("half a rec"))
+				if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				next := `{"n":"next","note":"x"}`
+				code, _, stderr := runCexport(t, lines(next), "-o", path)
+				if code != 0 || !strings.Contains(stderr, "kept the "+strconv.Itoa(whole.Len())+" bytes of whole records") {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				want := whole.String() + lines(next)
+				if format == "csv" {
+					want = whole.String() + "next,x\n"
+				}
+				if got := decompress(t, path); got != want {
+					t.Fatalf("got %d bytes, want %d:\n%.300s", len(got), len(want), got[max(0, len(got)-300):])
+				}
+				checkWithTool(t, path, want)
+
+				// A salvage killed after its side file was written: the
+				// next run finishes it before it appends.
+				c2 := newCompressWriter(map[string]string{".gz": compressGzip, ".zst": compressZstd}[ext], &file)
+				file.Reset()
+				c2.Write([]byte(want))
+				c2.EndMember()
+				keep := int64(file.Len())
+				c2.Write([]byte(lines(`{"n":"torn"}`)))
+				c2.Flush()
+				salvaged := bytes.Clone(file.Bytes()[keep:])
+				var member bytes.Buffer
+				c3 := newCompressWriter(map[string]string{".gz": compressGzip, ".zst": compressZstd}[ext], &member)
+				c3.Write([]byte(lines(`{"n":"torn"}`)))
+				c3.EndMember()
+				os.WriteFile(path, append(file.Bytes()[:keep:keep], salvaged[:len(salvaged)/2]...), 0o644)
+				os.WriteFile(salvageName(path, keep), member.Bytes(), 0o644)
+				if code, _, stderr := runCexport(t, "", "-o", path); code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				if _, err := os.Stat(salvageName(path, keep)); !os.IsNotExist(err) {
+					t.Errorf("the side file is left: %v", err)
+				}
+				if got := decompress(t, path); got != want+lines(`{"n":"torn"}`) {
+					t.Fatalf("after an interrupted salvage, got %d bytes:\n%.300s", len(got), got[max(0, len(got)-300):])
+				}
+			})
+		}
 	}
 }

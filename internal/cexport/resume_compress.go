@@ -15,9 +15,10 @@ import (
 )
 
 // Appending to a compressed export (-o items.jsonl.gz). The file is read
-// member by member (zstd: frame by frame): the complete ones stay, and what
-// follows the last of them (a member a killed run left torn, or the zeros
-// a crash can leave) is cut off; new members go after them. The complete
+// member by member (zstd: frame by frame): the complete ones stay; of a
+// member a killed run left torn after them, the whole records that decode
+// are kept as a complete member (resume_salvage.go) and the rest is cut
+// off, as are the zeros a crash can leave; new members go after them. The complete
 // members' data must end with a line break (cexport ends a member only
 // after whole items); a file that does not, or that is damaged before its
 // end (a member that does not decode, followed by one that does), or is
@@ -65,9 +66,12 @@ func (out *output) resumeCompressed(o *Options, size int64, warn func(format str
 		what := map[string]string{formatJSON: "a compressed JSON array (its closing ]", formatXML: "a compressed XML document (its end tag"}[o.format]
 		return fmt.Errorf("-o cannot append to %s is inside the compressed data); start a new export with -O, or export JSON lines or CSV (.jsonl.gz, .csv.gz), which -o appends to", what)
 	}
+	size, err := finishSalvage(out.file, out.name, size)
+	if err != nil {
+		return fmt.Errorf("finish salvaging an unfinished member: %w", unwrapPath(err))
+	}
 	var c content
 	var keep int64
-	var err error
 	if o.compress == compressZstd {
 		keep, err = scanZstd(out.file, size, &c)
 	} else {
@@ -76,10 +80,23 @@ func (out *output) resumeCompressed(o *Options, size int64, warn func(format str
 	if err != nil {
 		return err
 	}
+	if c.n > 0 && c.last != '\n' {
+		return cannotAppend("its data does not end with a line break")
+	}
+	if keep < size && hasContent(out.file, keep, size) {
+		whole, newSize, err := salvage(out.file, out.name, keep, size, o)
+		if err != nil {
+			return err
+		}
+		if len(whole) > 0 {
+			c.Write(whole)
+			c.commit()
+			warn("%s: kept the %d bytes of whole records of an unfinished %s at its end, left by a run that was stopped mid-write; cut off the rest", out.name, len(whole), memberName(o.compress))
+			keep, size = newSize, newSize
+		}
+	}
 	if c.n == 0 {
 		keep = 0 // no data: a new export
-	} else if c.last != '\n' {
-		return cannotAppend("its data does not end with a line break")
 	}
 	if keep < size {
 		unfinished := hasContent(out.file, keep, size)
