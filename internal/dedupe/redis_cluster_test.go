@@ -41,7 +41,7 @@ func TestParseClusterURL(t *testing.T) {
 		{url: "redis+cluster://h1:7000?db=2", err: "a Redis Cluster has db 0 only, not 2"},
 		{url: "redis+cluster://h1:7000,,h2:7001", err: "an empty address"},
 		{url: "redis+cluster://h1:7000?prefix=", err: "prefix= is empty"},
-		{url: "redis+cluster://h1:7000?colour=blue", err: "unexpected option: colour"},
+		{url: "redis+cluster://h1:7000?colour=blue", err: "unknown option colour="},
 		{url: "redis+cluster://h1:7000?shards=12&prefix=a:", addrs: []string{"h1:7000"}, prefix: "a:", shards: 12},
 		{url: "redis+cluster://h1:7000?shards=0", err: `shards="0": want how many slots`},
 		{url: "redis+cluster://h1:7000?shards=257", err: `shards="257"`},
