@@ -55,6 +55,8 @@ type dbDriver interface {
 	write(ctx context.Context, t *table, key []string, rows []row, reject func(r *row, err error)) error
 	// typeName is the SQL type of a new column of type t.
 	typeName(t colType) string
+	// columnRules are the database's rules for column names.
+	columnRules() columnRules
 	// transient reports whether an error of write means the database could
 	// not be reached (try again later), not that the data or schema is
 	// wrong; reconnect makes a new connection when the old one broke.
@@ -159,6 +161,10 @@ func (s *tableSink) WriteLine(line ndjson.Line, fields []record.Field) error {
 		s.reject(line, err)
 		return nil
 	}
+	if err := s.drv.columnRules().checkNames(fields, s.tbl); err != nil {
+		s.reject(line, err)
+		return nil
+	}
 	if s.tbl == nil {
 		if err := s.createTable(fields); err != nil {
 			return err
@@ -180,7 +186,13 @@ func (s *tableSink) WriteLine(line ndjson.Line, fields []record.Field) error {
 		}
 		for _, f := range missing {
 			if err := s.addColumn(f); err != nil {
-				return err
+				if !schemaRefusal(err) {
+					return err
+				}
+				// The database refuses this field as a column: the item
+				// is rejected, the batch and the export go on.
+				s.reject(line, err)
+				return nil
 			}
 		}
 	}

@@ -75,6 +75,8 @@ func pgServer(cfg *pgx.ConnConfig) string {
 	return fmt.Sprintf("%s:%d (database %q, user %q)", cfg.Host, cfg.Port, cfg.Database, cfg.User)
 }
 
+func (d *postgresDriver) columnRules() columnRules { return postgresColumns }
+
 func (d *postgresDriver) typeName(t colType) string {
 	switch t {
 	case colInteger:

@@ -56,6 +56,8 @@ func describeSQLite(err error) error {
 	return dedupe.DescribeSQLiteError(err, dedupe.DefaultBusyTimeout)
 }
 
+func (d *sqliteDriver) columnRules() columnRules { return sqliteColumns }
+
 func (d *sqliteDriver) typeName(t colType) string {
 	switch t {
 	case colInteger, colBool:
