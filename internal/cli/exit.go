@@ -75,6 +75,7 @@ func withProcess(run func(ctx context.Context) int) int {
 	}()
 	stopWatch := make(chan struct{})
 	defer close(stopWatch)
+	watchSupervisor(stopWatch)
 	watchOutput(os.Stdout, outputWatchEvery, stopWatch, func() {
 		// After an interrupt the next command stopping is what was asked
 		// for: the command finishes its drain and exits 130 by itself.

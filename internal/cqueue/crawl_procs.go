@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -93,11 +94,15 @@ func (c *crawl) env(oneThread bool) []string {
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
 		case "CQUEUE_DB", "CQUEUE_REDIS", "CRAWLUTILS_DB", "CRAWLUTILS_REDIS",
-			"CQUEUE_POP_DB", "CQUEUE_POP_REDIS", "CQUEUE_PUSH_DB", "CQUEUE_PUSH_REDIS":
+			"CQUEUE_POP_DB", "CQUEUE_POP_REDIS", "CQUEUE_PUSH_DB", "CQUEUE_PUSH_REDIS",
+			cli.SupervisorEnv:
 			continue
 		}
 		env = append(env, kv)
 	}
+	// Each tool also watches this process itself (cli.SupervisorEnv):
+	// the kernel's parent-death signal is not delivered everywhere.
+	env = append(env, cli.SupervisorEnv+"="+strconv.Itoa(os.Getpid()))
 	if dedupe.IsRedisURL(c.o.dsn) {
 		env = append(env, "CRAWLUTILS_REDIS="+c.o.dsn)
 	}

@@ -242,6 +242,31 @@ func TestCqueueCrawl(t *testing.T) {
 		}
 	})
 
+	t.Run("sigkill_of_cqueue_crawl_alone_ends_its_tools", func(t *testing.T) {
+		// Where the kernel does not deliver the parent-death signal (some
+		// sandboxes), each tool watches its parent itself: the test leaves
+		// the signal out, kills cqueue crawl alone, and sees every tool
+		// end; the rerun completes the crawl.
+		slowSite := loopSite
+		slowSite.Latency = 20 * time.Millisecond
+		l := newCrawlSite(t, bin, slowSite)
+		l.writeFile("seeds.txt", l.url+"/\n")
+		c, _, _ := l.startCrawl(`seeds.txt "$RULES" items-0.jsonl`, "CRAWLUTILS_TEST_NO_DEATHSIG=1")
+		for deadline := time.Now().Add(time.Minute); l.site.Stats().Requests < 40 && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		syscall.Kill(c.Process.Pid, syscall.SIGKILL) // cqueue crawl only
+		c.Wait()
+		noProcessesLeft(t, c.Process.Pid)
+		// The tools stopped mid-crawl, not at its end: what they held is
+		// still leased (or queued) for the rerun.
+		if out := l.run("cqueue info --db items-0.jsonl.db"); strings.Contains(out, `"queued":0,"in_flight":0,`) {
+			t.Errorf("the tools of the killed cqueue crawl went on to the end of the crawl: %s", out)
+		}
+		l.runCrawl(`seeds.txt "$RULES" items-0.jsonl`).want(t, 0, "complete: nothing is left queued or in flight")
+		l.checkItems()
+	})
+
 	for _, how := range []string{"ctrl_c_to_the_group", "sigterm_to_cqueue_crawl_alone"} {
 		t.Run(how+"_drains_then_rerun_fetches_nothing_twice", func(t *testing.T) {
 			slowSite := loopSite
