@@ -45,7 +45,8 @@ trap 'rm -rf "$report"' EXIT
 go build -o "$report/testreport" ./internal/cmd/testreport
 pkgs=$(go list ./... | grep -v '/internal/e2e$')
 {
-  go test -race -count=1 -timeout 30m -json "$@" $pkgs; echo $? >"$report/race"
-  go test -count=1 -timeout 40m -json "$@" ./internal/e2e; echo $? >"$report/e2e"
+  # Each run's status is kept (set -e would end the group at the first).
+  st=0; go test -race -count=1 -timeout 30m -json "$@" $pkgs || st=$?; echo $st >"$report/race"
+  st=0; go test -count=1 -timeout 40m -json "$@" ./internal/e2e || st=$?; echo $st >"$report/e2e"
 } | "$report/testreport" -slowest 10
 [ "$(cat "$report/race")" = 0 ] && [ "$(cat "$report/e2e")" = 0 ]
