@@ -67,6 +67,10 @@ func TestParseUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown flag", []string{"--nope"}, nil, "ctest: unknown flag: --nope\nTry 'ctest --help'"},
+		{"mistyped flag", []string{"--concurency", "3"}, nil, "ctest: unknown flag: --concurency (did you mean --concurrency?)\n"},
+		{"mistyped flag with value", []string{"--concurrrency=3"}, nil, "ctest: unknown flag: --concurrrency (did you mean --concurrency?)\n"},
+		{"mistyped shared flag", []string{"--quiett"}, nil, "ctest: unknown flag: --quiett (did you mean --quiet?)\n"},
+		{"single dash long flag", []string{"-concurrency", "3"}, nil, "ctest: unknown shorthand flag: 'c' in -concurrency (did you mean --concurrency?)\n"},
 		{"bad value", []string{"--concurrency=x"}, nil, `invalid argument "x"`},
 		{"bad env", nil, map[string]string{"CTEST_CONCURRENCY": "many"}, `environment CTEST_CONCURRENCY="many"`},
 		{"unknown config key", []string{"--config", cfg}, nil, "ctest.bogus: unknown setting"},

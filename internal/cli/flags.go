@@ -104,7 +104,7 @@ func (f *Flags) parse(args []string, stdout io.Writer) (rest []string, err error
 			f.printHelp(stdout)
 			return nil, errStop
 		}
-		return nil, Usagef("%v", err)
+		return nil, Usagef("%s", f.withSuggestion(err.Error()))
 	}
 	if f.showHelp {
 		f.printHelp(stdout)

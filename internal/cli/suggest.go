@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// withSuggestion adds to pflag's message about an unknown flag the
+// closest flag f knows: "unknown flag: --concurency (did you mean
+// --concurrency?)", as the rules files' messages do for their keys. A long
+// flag given with one dash (-concurrency) gets its two-dash spelling.
+func (f *Flags) withSuggestion(msg string) string {
+	var typed string
+	if rest, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		typed = rest
+	} else if _, word, ok := strings.Cut(msg, "' in -"); ok && strings.HasPrefix(msg, "unknown shorthand flag: ") {
+		typed, _, _ = strings.Cut(word, "=")
+	}
+	if typed == "" {
+		return msg
+	}
+	if best := f.closest(typed); best != "" {
+		return msg + " (did you mean --" + best + "?)"
+	}
+	return msg
+}
+
+// closest is the name of the flag of f nearest to typed: within a third of
+// its length in edits (at least one, at most three); "" when none is.
+func (f *Flags) closest(typed string) string {
+	best, bestD := "", min(3, max(1, len(typed)/3))+1
+	f.VisitAll(func(fl *pflag.Flag) {
+		if fl.Hidden {
+			return
+		}
+		if d := editDistance(typed, fl.Name); d < bestD {
+			best, bestD = fl.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, by bytes; long
+// strings are never close.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
