@@ -24,6 +24,16 @@ func Command() *cli.Command {
 		Flags:   o.define,
 		Rewrite: explainArgs,
 		Run:     o.run,
+		Check: func(env *cli.Env) error {
+			if o.Check != "" {
+				return nil
+			}
+			o.Files = env.Args
+			if _, err := o.compile(); err != nil {
+				return usageError(env.Tool, err)
+			}
+			return nil
+		},
 	}
 }
 

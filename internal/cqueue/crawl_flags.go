@@ -53,7 +53,9 @@ backslashes included, but nothing in it is expanded: --cfetch '--concurrency 32
 --user-agent "mybot/1.0 (+https://example.com/bot)"'. Repeat it to add more.
 Every tool also reads its settings from the environment (CFETCH_CONCURRENCY=32)
 and the config file, as on its own. The flags cqueue crawl sets itself (-q,
---stats, -o, -r, --db, …) are refused there.
+--stats, -o, -r, --db, …) are refused there. Before anything is queued, every
+tool's flags, variables and config, and OUT's format, are checked as the tool
+checks them: one it would refuse exits 2 with its own message.
 
 Every --publish-every (5s; 0: never) the tools' stats are written to the
 frontier, one snapshot per tool process, for cqueue serve to show (the tools

@@ -29,7 +29,13 @@ type popCmd struct {
 
 func popCommand() *cli.Command {
 	c := &popCmd{o: popOptions{lease: 5 * time.Minute, window: 256, batch: 128, poll: 50 * time.Millisecond}}
-	return &cli.Command{Name: "pop", Help: popHelp, Flags: c.define, Run: c.run}
+	return &cli.Command{Name: "pop", Help: popHelp, Flags: c.define, Run: c.run,
+		Check: func(env *cli.Env) error {
+			if err := noArgs(env); err != nil {
+				return err
+			}
+			return c.o.check()
+		}}
 }
 
 var popHelp = cli.Help{
@@ -93,19 +99,8 @@ func (c *popCmd) run(ctx context.Context, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case o.max < 0:
-		return cli.Usagef("--max %d: must not be negative", o.max)
-	case o.lease <= 0:
-		return cli.Usagef("--lease %s: must be positive", o.lease)
-	case o.window < 1:
-		return cli.Usagef("--window %d: must be at least 1", o.window)
-	case o.hostWindow < 0:
-		return cli.Usagef("--host-window %d: must not be negative", o.hostWindow)
-	case o.batch < 1:
-		return cli.Usagef("--batch %d: must be at least 1", o.batch)
-	case o.poll <= 0:
-		return cli.Usagef("--poll %s: must be positive", o.poll)
+	if err := o.check(); err != nil {
+		return err
 	}
 	fr, err := c.s.open(ctx, env, false)
 	if err != nil {
@@ -120,6 +115,25 @@ func (c *popCmd) run(ctx context.Context, env *cli.Env) error {
 		tool.Fail(err)
 	}
 	return tool.Done(ctx)
+}
+
+// check refuses settings pop cannot run with.
+func (o popOptions) check() error {
+	switch {
+	case o.max < 0:
+		return cli.Usagef("--max %d: must not be negative", o.max)
+	case o.lease <= 0:
+		return cli.Usagef("--lease %s: must be positive", o.lease)
+	case o.window < 1:
+		return cli.Usagef("--window %d: must be at least 1", o.window)
+	case o.hostWindow < 0:
+		return cli.Usagef("--host-window %d: must not be negative", o.hostWindow)
+	case o.batch < 1:
+		return cli.Usagef("--batch %d: must be at least 1", o.batch)
+	case o.poll <= 0:
+		return cli.Usagef("--poll %s: must be positive", o.poll)
+	}
+	return nil
 }
 
 // hostCap is the host window pop asks the frontier for: --host-window, by

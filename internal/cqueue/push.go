@@ -100,7 +100,8 @@ type pushCmd struct {
 
 func pushCommand() *cli.Command {
 	c := &pushCmd{batch: defaultBatch}
-	return &cli.Command{Name: "push", Help: pushHelp, Flags: c.define, Run: c.run}
+	return &cli.Command{Name: "push", Help: pushHelp, Flags: c.define, Run: c.run,
+		Check: func(*cli.Env) error { return c.check() }}
 }
 
 var pushHelp = cli.Help{
@@ -132,6 +133,19 @@ func (c *pushCmd) define(f *cli.Flags) {
 	f.IntVar(&c.batch, "batch", c.batch, "apply at most `N` records per transaction")
 }
 
+// check refuses settings push cannot run with.
+func (c *pushCmd) check() error {
+	if c.batch < 1 {
+		return cli.Usagef("--batch %d: must be at least 1", c.batch)
+	}
+	if c.d.base != "" {
+		if u, err := url.Parse(c.d.base); err != nil || !u.IsAbs() {
+			return cli.Usagef("--base %q: not an absolute URL", c.d.base)
+		}
+	}
+	return nil
+}
+
 func (c *pushCmd) run(ctx context.Context, env *cli.Env) error {
 	tool, files, stdin := env.Tool, env.Args, env.Stdin
 	s, d, batch := &c.s, &c.d, c.batch
@@ -139,8 +153,8 @@ func (c *pushCmd) run(ctx context.Context, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if batch < 1 {
-		return cli.Usagef("--batch %d: must be at least 1", batch)
+	if err := c.check(); err != nil {
+		return err
 	}
 	// URLs given as arguments are seeds, as with cfetch's input: cqueue
 	// push --db crawl.db https://shop.example/
@@ -155,11 +169,6 @@ func (c *pushCmd) run(ctx context.Context, env *cli.Env) error {
 			return cli.Usagef("give seed URLs or files as arguments, not both (got %q and %q)", urls[0], firstFile(files))
 		}
 		files, stdin = nil, strings.NewReader(strings.Join(urls, "\n")+"\n")
-	}
-	if d.base != "" {
-		if u, err := url.Parse(d.base); err != nil || !u.IsAbs() {
-			return cli.Usagef("--base %q: not an absolute URL", d.base)
-		}
 	}
 	fr, err := s.open(ctx, env, true)
 	if err != nil {
