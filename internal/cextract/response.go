@@ -24,8 +24,8 @@ type processor struct {
 	rejects *ndjson.Writer // --rejects FILE, or nil
 	// failures is --failures FILE, or nil (see failure).
 	failures *ndjson.Writer
-	x       *engine
-	explain *explainer // --explain, or nil
+	x        *engine
+	explain  *explainer // --explain, or nil
 
 	items    itemWriter
 	policies policyCache
