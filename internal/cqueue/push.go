@@ -215,12 +215,15 @@ type pusher struct {
 	max      int
 	now      func() time.Time
 
-	batch   frontier.Batch
-	raws    [][]byte // the input record of each batch entry, for --rejects
-	records int      // records in the batch
-	first   string   // position of the batch's first record
-	last    string   // position of the last record read
-	err     error
+	batch frontier.Batch
+	raws  [][]byte // the input record of each batch entry, for --rejects
+	// returned says which batch entries came back unfetched (leased):
+	// queued again, they are counted as returned, not as queued.
+	returned []bool
+	records  int    // records in the batch
+	first    string // position of the batch's first record
+	last     string // position of the last record read
+	err      error
 
 	lastApply time.Time // when the last batch was applied
 
@@ -346,8 +349,8 @@ func (p *pusher) request(line ndjson.Line, env record.Envelope) {
 		}
 		e.DontFilter = true // it was seen when first queued
 		p.add(e, env.Raw)
+		p.returned[len(p.returned)-1] = true
 		p.batch.Acks = append(p.batch.Acks, req.Lease)
-		p.tool.Stats.Count("requests", "returned", 1)
 		return
 	}
 	p.defaults.fill(&req)
@@ -381,6 +384,7 @@ func (p *pusher) request(line ndjson.Line, env record.Envelope) {
 func (p *pusher) add(e frontier.Entry, raw []byte) {
 	p.batch.Entries = append(p.batch.Entries, e)
 	p.raws = append(p.raws, raw)
+	p.returned = append(p.returned, false)
 	p.records++
 }
 
@@ -424,10 +428,14 @@ func (p *pusher) apply() {
 	}
 	st := p.tool.Stats
 	for i, r := range res.Pushed {
-		if r.Queued {
+		switch {
+		case r.Queued && p.returned[i]:
+			st.Out.Add(1)
+			st.Count("requests", "returned", 1)
+		case r.Queued:
 			st.Out.Add(1)
 			st.Count("requests", "queued", 1)
-		} else {
+		default:
 			p.refused(p.raws[i], r.Reason)
 		}
 	}
@@ -441,7 +449,7 @@ func (p *pusher) apply() {
 		st.Count("acks", "failed", int64(res.Failed))
 	}
 	p.batch = frontier.Batch{Entries: p.batch.Entries[:0], Acks: p.batch.Acks[:0], Fails: p.batch.Fails[:0]}
-	p.raws = p.raws[:0]
+	p.raws, p.returned = p.raws[:0], p.returned[:0]
 	p.records = 0
 }
 
