@@ -245,3 +245,16 @@ func TestCheck(t *testing.T) {
 		t.Error("Check ran the command")
 	}
 }
+
+// TestSubcommandSummary: a subcommand's summary names it (cqueue pop: …,
+// cqueue push: …), so two of them in one pipeline can be told apart.
+func TestSubcommandSummary(t *testing.T) {
+	t.Parallel()
+	c := testCommand()
+	c.Subcommands[0].Run = func(ctx context.Context, env *Env) error { return env.Tool.Done(ctx) }
+	var stderr bytes.Buffer
+	code := Execute(context.Background(), c, []string{"push"}, NewEnv(strings.NewReader(""), new(bytes.Buffer), &stderr))
+	if code != ExitOK || !strings.HasPrefix(stderr.String(), "ctest push: 0 in, 0 out") {
+		t.Fatalf("exit %d, stderr %q; want the summary as ctest push: …", code, stderr.String())
+	}
+}
