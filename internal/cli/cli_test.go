@@ -60,6 +60,8 @@ func TestParseUsageErrors(t *testing.T) {
 	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "config.yml")
 	os.WriteFile(cfg, []byte("ctest:\n  bogus: 1\n"), 0o644)
+	typo := filepath.Join(t.TempDir(), "config.yml")
+	os.WriteFile(typo, []byte("ctest:\n  concurency: 3\n"), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -73,7 +75,8 @@ func TestParseUsageErrors(t *testing.T) {
 		{"single dash long flag", []string{"-concurrency", "3"}, nil, "ctest: unknown shorthand flag: 'c' in -concurrency (did you mean --concurrency?)\n"},
 		{"bad value", []string{"--concurrency=x"}, nil, `invalid argument "x"`},
 		{"bad env", nil, map[string]string{"CTEST_CONCURRENCY": "many"}, `environment CTEST_CONCURRENCY="many"`},
-		{"unknown config key", []string{"--config", cfg}, nil, "ctest.bogus: unknown setting"},
+		{"unknown config key", []string{"--config", cfg}, nil, "ctest.bogus: unknown setting\n"},
+		{"mistyped config key", []string{"--config", typo}, nil, "ctest.concurency: unknown setting (did you mean concurrency?)\n"},
 		{"missing explicit config", []string{"--config", "/nonexistent.yml"}, nil, "config: open /nonexistent.yml"},
 	}
 	for _, tt := range tests {

@@ -290,7 +290,11 @@ func (f *Flags) applySection(path string, section map[string]any, sharedOnly boo
 			if sharedOnly {
 				continue
 			}
-			return fmt.Errorf("config %s: %s: unknown setting", path, name)
+			hint := ""
+			if best := f.closest(key); best != "" && !notSettable[best] {
+				hint = fmt.Sprintf(" (did you mean %s?)", best)
+			}
+			return fmt.Errorf("config %s: %s: unknown setting%s", path, name, hint)
 		}
 		if fl.Changed || f.fromEnv(key) {
 			continue
