@@ -19,6 +19,13 @@ CONCURRENCY=${CONCURRENCY:-16}
 export LC_ALL=C
 
 mkdir -p "$OUT" "$BIN"
+# The first build downloads the modules crawlutils needs (a few MB) from the
+# Go module proxy: say so rather than stay silent for minutes. Every later
+# run, and the crawl itself, needs no network.
+if ! GOPROXY=off go list -deps ./cmd/... ./internal/cmd/demosite >/dev/null 2>&1; then
+	echo "demo: first build: downloading the Go modules crawlutils needs from the Go module proxy ($(go env GOPROXY)); this can take a few minutes" >&2
+	go mod download
+fi
 echo "demo: building the tools into $BIN/" >&2
 go build -o "$BIN/" ./cmd/... ./internal/cmd/demosite
 PATH="$(cd "$BIN" && pwd):$PATH"

@@ -23,7 +23,8 @@ import (
 // may be a database).
 func Command() *cli.Command {
 	c := &command{o: &Options{}}
-	return &cli.Command{Name: "cexport", Help: help, Flags: c.define, Run: c.run}
+	return &cli.Command{Name: "cexport", Help: help, Flags: c.define, Run: c.run,
+		Check: func(env *cli.Env) error { _, err := c.options(env.Flags); return err }}
 }
 
 // run is the cexport command, its flags parsed into c.

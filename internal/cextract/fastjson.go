@@ -49,6 +49,8 @@ func decodeFast(fields []record.Field) (resp *record.Response, req *record.Reque
 			ok = str(v, &resp.BodyPath)
 		case "error":
 			ok = str(v, &resp.Error)
+		case "error_detail":
+			ok = str(v, &resp.ErrorDetail)
 		case "fetched_at":
 			ok = str(v, &resp.FetchedAt)
 		case "status":

@@ -200,7 +200,7 @@ func (w *itemWriter) value(r *itemRule, f *field, ctx any) (bool, string) {
 		ft.withValue++
 		ft.sample(vals[0])
 	}
-	if !f.all {
+	if !f.all || f.chain.Single() {
 		w.writeValue(vals[0])
 		return true, ""
 	}

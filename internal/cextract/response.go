@@ -22,8 +22,10 @@ type processor struct {
 	tool    *cli.Tool
 	w       *ndjson.Writer
 	rejects *ndjson.Writer // --rejects FILE, or nil
-	x       *engine
-	explain *explainer // --explain, or nil
+	// failures is --failures FILE, or nil (see failure).
+	failures *ndjson.Writer
+	x        *engine
+	explain  *explainer // --explain, or nil
 
 	items    itemWriter
 	policies policyCache
@@ -113,6 +115,9 @@ func (p *processor) extract(line ndjson.Line, raw []byte, fields []record.Field,
 		defer p.explain.finish()
 	}
 	if pg == nil {
+		if p.explain == nil {
+			p.failedFetch(resp, req, skipped)
+		}
 		st.Count("responses", skipped, 1)
 		if t := skipText(skipped, resp); skipped == skippedTooLarge || skipped == skippedBadGzip {
 			p.tool.Printf("%s: %s: %s", line.Pos(), pageURL(resp, req), t)
@@ -169,6 +174,9 @@ func (p *processor) runItems(line ndjson.Line, r *itemRule, pg *page) {
 	}
 	if res.badRows > 0 {
 		st.Count("items", "csv_bad_rows", int64(res.badRows))
+	}
+	if len(res.missing) > 0 && p.explain == nil {
+		p.droppedItems(pg.resp, pg.req, r.name, res.missing)
 	}
 	for _, m := range res.missing {
 		st.Drop("missing_field")

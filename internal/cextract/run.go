@@ -24,6 +24,16 @@ func Command() *cli.Command {
 		Flags:   o.define,
 		Rewrite: explainArgs,
 		Run:     o.run,
+		Check: func(env *cli.Env) error {
+			if o.Check != "" {
+				return nil
+			}
+			o.Files = env.Args
+			if _, err := o.compile(); err != nil {
+				return usageError(env.Tool, err)
+			}
+			return nil
+		},
 	}
 }
 
@@ -69,6 +79,13 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 		}
 		p.rejects = ndjson.NewWriter(rejectsFile)
 	}
+	var failuresFile *os.File
+	if o.Failures != "" && explain == nil {
+		if failuresFile, err = os.Create(o.Failures); err != nil {
+			return fmt.Errorf("--failures: %w", err)
+		}
+		p.failures = ndjson.NewWriter(failuresFile)
+	}
 	tool.StartProgress(time.Second, nil)
 	flush := func() {
 		if err := w.Flush(); err != nil {
@@ -77,6 +94,11 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 		if p.rejects != nil {
 			if err := p.rejects.Flush(); err != nil {
 				p.failWrite(fmt.Errorf("--rejects: %w", err))
+			}
+		}
+		if p.failures != nil {
+			if err := p.failures.Flush(); err != nil {
+				p.failWrite(fmt.Errorf("--failures: %w", err))
 			}
 		}
 	}
@@ -93,6 +115,11 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 	if rejectsFile != nil {
 		if err := rejectsFile.Close(); err != nil {
 			tool.Fail(fmt.Errorf("--rejects: %w", err))
+		}
+	}
+	if failuresFile != nil {
+		if err := failuresFile.Close(); err != nil {
+			tool.Fail(fmt.Errorf("--failures: %w", err))
 		}
 	}
 	if err := env.CloseOutput(); err != nil {

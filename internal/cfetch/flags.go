@@ -71,7 +71,8 @@ func Command() *cli.Command {
 // into.
 func newCommand() (*cli.Command, *command) {
 	c := &command{opts: DefaultOptions()}
-	return &cli.Command{Name: "cfetch", Help: help, Flags: c.define, Run: c.run}, c
+	return &cli.Command{Name: "cfetch", Help: help, Flags: c.define, Run: c.run,
+		Check: func(*cli.Env) error { return c.apply() }}, c
 }
 
 // command is a run of cfetch: its options, and the flags that set them

@@ -60,6 +60,8 @@ func TestParseUsageErrors(t *testing.T) {
 	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "config.yml")
 	os.WriteFile(cfg, []byte("ctest:\n  bogus: 1\n"), 0o644)
+	typo := filepath.Join(t.TempDir(), "config.yml")
+	os.WriteFile(typo, []byte("ctest:\n  concurency: 3\n"), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -67,9 +69,14 @@ func TestParseUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown flag", []string{"--nope"}, nil, "ctest: unknown flag: --nope\nTry 'ctest --help'"},
+		{"mistyped flag", []string{"--concurency", "3"}, nil, "ctest: unknown flag: --concurency (did you mean --concurrency?)\n"},
+		{"mistyped flag with value", []string{"--concurrrency=3"}, nil, "ctest: unknown flag: --concurrrency (did you mean --concurrency?)\n"},
+		{"mistyped shared flag", []string{"--quiett"}, nil, "ctest: unknown flag: --quiett (did you mean --quiet?)\n"},
+		{"single dash long flag", []string{"-concurrency", "3"}, nil, "ctest: unknown shorthand flag: 'c' in -concurrency (did you mean --concurrency?)\n"},
 		{"bad value", []string{"--concurrency=x"}, nil, `invalid argument "x"`},
 		{"bad env", nil, map[string]string{"CTEST_CONCURRENCY": "many"}, `environment CTEST_CONCURRENCY="many"`},
-		{"unknown config key", []string{"--config", cfg}, nil, "ctest.bogus: unknown setting"},
+		{"unknown config key", []string{"--config", cfg}, nil, "ctest.bogus: unknown setting\n"},
+		{"mistyped config key", []string{"--config", typo}, nil, "ctest.concurency: unknown setting (did you mean concurrency?)\n"},
 		{"missing explicit config", []string{"--config", "/nonexistent.yml"}, nil, "config: open /nonexistent.yml"},
 	}
 	for _, tt := range tests {

@@ -26,6 +26,11 @@ type Command struct {
 	Rewrite func(args []string) []string
 	// Run does the command's work, with the flags parsed into env.
 	Run func(ctx context.Context, env *Env) error
+	// Check, when set, checks the settings parsed into env as Run would,
+	// without acting on them (nothing read, opened or written): see the
+	// function Check. Run need not call it; its errors are Run's usage
+	// errors.
+	Check func(env *Env) error
 
 	// Subcommands, when not empty, make the first argument name the
 	// subcommand to run (cqueue push): it takes its settings from its own

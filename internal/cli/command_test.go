@@ -197,3 +197,64 @@ func TestEnvNow(t *testing.T) {
 		t.Fatalf("now %v without a clock", got)
 	}
 }
+
+// TestCheck: Check reports what Execute would before running the
+// command (unknown or mistyped flags, bad variables, the command's own
+// Check), with the command's name, and runs nothing.
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	ran := false
+	cmd := func() *Command {
+		c := testCommand()
+		push := c.Subcommands[0]
+		var batch int
+		push.Flags = func(f *Flags) { f.IntVar(&batch, "batch", 10, "") }
+		push.Run = func(context.Context, *Env) error { ran = true; return nil }
+		push.Check = func(env *Env) error {
+			if batch < 1 {
+				return Usagef("--batch %d: must be at least 1", batch)
+			}
+			return nil
+		}
+		return c
+	}
+	tests := []struct {
+		name string
+		args []string
+		vars map[string]string
+		want string
+	}{
+		{"fine", []string{"push", "--batch", "3", "x"}, nil, ""},
+		{"help passes", []string{"push", "--help"}, nil, ""},
+		{"mistyped flag", []string{"push", "--bacth", "3"}, nil, "ctest push: unknown flag: --bacth (did you mean --batch?)"},
+		{"bad variable", []string{"push"}, map[string]string{"CTEST_PUSH_BATCH": "x"}, `ctest push: environment CTEST_PUSH_BATCH="x": invalid argument`},
+		{"the command's check", []string{"push", "--batch", "0"}, nil, "ctest push: --batch 0: must be at least 1"},
+		{"unknown subcommand", []string{"pull"}, nil, `ctest: unknown subcommand "pull"`},
+	}
+	for _, tt := range tests {
+		env := NewEnv(strings.NewReader(""), new(bytes.Buffer), new(bytes.Buffer)).WithEnv(tt.vars)
+		err := Check(cmd(), tt.args, env)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v, want nil", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want) || ExitCode(err) != ExitUsage):
+			t.Errorf("%s: %v (exit %d), want %q (exit 2)", tt.name, err, ExitCode(err), tt.want)
+		}
+	}
+	if ran {
+		t.Error("Check ran the command")
+	}
+}
+
+// TestSubcommandSummary: a subcommand's summary names it (cqueue pop: …,
+// cqueue push: …), so two of them in one pipeline can be told apart.
+func TestSubcommandSummary(t *testing.T) {
+	t.Parallel()
+	c := testCommand()
+	c.Subcommands[0].Run = func(ctx context.Context, env *Env) error { return env.Tool.Done(ctx) }
+	var stderr bytes.Buffer
+	code := Execute(context.Background(), c, []string{"push"}, NewEnv(strings.NewReader(""), new(bytes.Buffer), &stderr))
+	if code != ExitOK || !strings.HasPrefix(stderr.String(), "ctest push: 0 in, 0 out") {
+		t.Fatalf("exit %d, stderr %q; want the summary as ctest push: …", code, stderr.String())
+	}
+}

@@ -104,7 +104,7 @@ func (f *Flags) parse(args []string, stdout io.Writer) (rest []string, err error
 			f.printHelp(stdout)
 			return nil, errStop
 		}
-		return nil, Usagef("%v", err)
+		return nil, Usagef("%s", f.withSuggestion(err.Error()))
 	}
 	if f.showHelp {
 		f.printHelp(stdout)
@@ -291,7 +291,11 @@ func (f *Flags) applySection(path string, section map[string]any, sharedOnly boo
 			if sharedOnly {
 				continue
 			}
-			return fmt.Errorf("config %s: %s: unknown setting", path, name)
+			hint := ""
+			if best := f.closest(key); best != "" && !notSettable[best] {
+				hint = fmt.Sprintf(" (did you mean %s?)", best)
+			}
+			return fmt.Errorf("config %s: %s: unknown setting%s", path, name, hint)
 		}
 		if fl.Changed || f.fromEnv(key) {
 			continue

@@ -67,7 +67,7 @@ func (t *Tool) StartStatusLine(interval time.Duration, line func() string) {
 			case <-tick.C:
 				text := p.line()
 				t.mu.Lock()
-				fmt.Fprintf(p.w, "\r\033[K%s: %s", t.Name, text)
+				fmt.Fprintf(p.w, "\r\033[K%s: %s", t.label(), text)
 				p.shown = true
 				t.mu.Unlock()
 			}

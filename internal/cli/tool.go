@@ -100,6 +100,16 @@ func (t *Tool) Printf(format string, a ...any) {
 	fmt.Fprintf(t.Stderr, "%s: %s\n", t.Name, msg)
 }
 
+// label names the command in its summary and progress line: with its
+// subcommand (cqueue pop, cqueue push), so that two subcommands of one
+// pipeline can be told apart.
+func (t *Tool) label() string {
+	if t.Sub == "" {
+		return t.Name
+	}
+	return t.Name + " " + t.Sub
+}
+
 // Fail reports err and makes the exit status 1.
 func (t *Tool) Fail(err error) {
 	t.Printf("%v", err)
@@ -223,7 +233,7 @@ func (t *Tool) Finish(ctx context.Context) int {
 	t.stopProgress()
 	t.stopStatsWriter()
 	if !t.Quiet {
-		t.Printf("%s", t.Stats.Summary())
+		t.Relay(t.label() + ": " + t.Stats.Summary())
 	}
 	if t.StatsFile != "" {
 		if err := t.writeStats(); err != nil {

@@ -7,13 +7,14 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cextract"
 	"github.com/crawlutils/crawlutils/internal/cfetch"
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/cthrottle"
 	"github.com/crawlutils/crawlutils/internal/scripttest"
 )
 
 // TestMain makes the test binary each command of the crawl loop, for the
 // cases of cqueue crawl, which runs them.
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]func() *cli.Command{"cqueue": Command, "cfetch": cfetch.Command, "cextract": cextract.Command, "cexport": cexport.Command})
+	scripttest.Main(m, map[string]func() *cli.Command{"cqueue": Command, "cfetch": cfetch.Command, "cextract": cextract.Command, "cexport": cexport.Command, "cthrottle": cthrottle.Command})
 }
 
 func TestCases(t *testing.T) {

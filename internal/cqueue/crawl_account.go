@@ -131,6 +131,9 @@ type crawlAccount struct {
 	Seeding   seedingAccount  `json:"seeding"`
 	FollowUps followUpAccount `json:"follow_ups"`
 	Rejected  []rejection     `json:"rejected"`
+	// Failures are the pages that failed or had items dropped, when any
+	// did (cextract --failures).
+	Failures *failuresAccount `json:"failures,omitempty"`
 	// Left is what the frontier holds for the crawl.
 	Left  frontier.Counts           `json:"left"`
 	Tools map[string]*cli.StatsJSON `json:"tools"`

@@ -117,6 +117,7 @@ var passThrough = []struct {
 	{"cextract", "cextract", map[string]string{
 		"rules": "the rules are cqueue crawl's RULES", "r": "the rules are cqueue crawl's RULES",
 		"check": "cqueue crawl checks RULES itself", "explain": "it does not crawl",
+		"failures": "give it to cqueue crawl (--failures FILE), whose account names the first failed pages",
 	}},
 	{"cexport", "cexport", map[string]string{
 		"overwrite-output": "the export is cqueue crawl's OUT, appended to so that a rerun completes it; remove OUT to start over",

@@ -20,6 +20,7 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	tool, o := c.tool, &c.o
 	l := c.readLoopStats()
 	a := c.account(l)
+	a.Failures = c.readFailures()
 	bg := context.WithoutCancel(ctx)
 	info, err := c.fr.Info(bg, frontier.InfoFilter{CrawlID: o.crawlID})
 	if err == nil {
@@ -190,8 +191,9 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 		for _, t := range tools {
 			parts = append(parts, fmt.Sprintf("%s: %s", t, strings.Join(byTool[t], ", ")))
 		}
-		lines = append(lines, "rejected (reported above): "+strings.Join(parts, "; "))
+		lines = append(lines, "rejected: "+strings.Join(parts, "; "))
 	}
+	lines = append(lines, c.failureLines(a.Failures)...)
 	if a.Left.Dead > 0 {
 		lines = append(lines, fmt.Sprintf("%d request(s) dead-lettered, never to be handed out again ('cqueue dump %s' shows them)",
 			a.Left.Dead, c.o.dsnFlag()))

@@ -53,7 +53,9 @@ backslashes included, but nothing in it is expanded: --cfetch '--concurrency 32
 --user-agent "mybot/1.0 (+https://example.com/bot)"'. Repeat it to add more.
 Every tool also reads its settings from the environment (CFETCH_CONCURRENCY=32)
 and the config file, as on its own. The flags cqueue crawl sets itself (-q,
---stats, -o, -r, --db, …) are refused there.
+--stats, -o, -r, --db, …) are refused there. Before anything is queued, every
+tool's flags, variables and config, and OUT's format, are checked as the tool
+checks them: one it would refuse exits 2 with its own message.
 
 Every --publish-every (5s; 0: never) the tools' stats are written to the
 frontier, one snapshot per tool process, for cqueue serve to show (the tools
@@ -82,8 +84,11 @@ interrupted.`,
 // crawlOptions are cqueue crawl's settings.
 type crawlOptions struct {
 	seeds, rules, out string
-	crawlID, appID    string
-	force             bool
+	// failures is --failures FILE: the failed pages, as cextract writes
+	// them ("": a file of the run's own, for the account).
+	failures       string
+	crawlID, appID string
+	force          bool
 	// pass are the words passed on to each tool, by --TOOL flag name.
 	pass map[string][]string
 	// dsn is the frontier: an SQLite path or a Redis URL.
@@ -121,6 +126,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 	c.s.addFlags(f)
 	f.StringVar(&o.crawlID, "crawlid", "", "the crawl's name (default: OUT's name without its extension; with OUT -, the db's)")
 	f.StringVar(&o.appID, "appid", o.appID, "the appid of the seeds")
+	f.StringVar(&o.failures, "failures", "", "write every page that failed (a fetch error, a status other than 2xx) or had items dropped (a required field missing) to `FILE`, one JSON record a line with its reason and the page that linked it (cextract --failures); the account names the first few")
 	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
 	f.DurationVar(&o.publishEvery, "publish-every", toolstats.DefaultEvery, "publish the loop's tools' stats to the frontier every `DURATION`, for cqueue serve; 0: never")
 	for _, pt := range passThrough {

@@ -169,7 +169,7 @@ func (c *crawl) stages(every time.Duration) []*stage {
 		add("cthrottle", "cthrottle", "cthrottle", c.tools.cthrottle, true, store...)
 	}
 	add("cfetch", "cfetch", "cfetch", c.tools.cfetch, false)
-	add("cextract", "cextract", "cextract", c.tools.cextract, false, "--rules="+o.rules)
+	add("cextract", "cextract", "cextract", c.tools.cextract, false, "--rules="+o.rules, "--failures="+c.failuresPath())
 	if o.out != "-" {
 		add("cexport", "cexport", "cexport", c.tools.cexport, true, "--output="+o.out)
 	}

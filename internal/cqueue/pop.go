@@ -19,6 +19,9 @@ type popOptions struct {
 	hostWindow int
 	batch      int
 	poll       time.Duration
+	// seedWait is how long pop --follow waits for the first request of a
+	// frontier never given one (see openSeeded).
+	seedWait time.Duration
 }
 
 // popCmd is a run of cqueue pop: its flags.
@@ -28,8 +31,14 @@ type popCmd struct {
 }
 
 func popCommand() *cli.Command {
-	c := &popCmd{o: popOptions{lease: 5 * time.Minute, window: 256, batch: 128, poll: 50 * time.Millisecond}}
-	return &cli.Command{Name: "pop", Help: popHelp, Flags: c.define, Run: c.run}
+	c := &popCmd{o: popOptions{lease: 5 * time.Minute, window: 256, batch: 128, poll: 50 * time.Millisecond, seedWait: defaultSeedWait}}
+	return &cli.Command{Name: "pop", Help: popHelp, Flags: c.define, Run: c.run,
+		Check: func(env *cli.Env) error {
+			if err := noArgs(env); err != nil {
+				return err
+			}
+			return c.o.check()
+		}}
 }
 
 var popHelp = cli.Help{
@@ -59,6 +68,11 @@ pipeline finishes and acks what it has, while pop waits for those acks (until
 none has come for 2s), gives what it still holds back to the queue (a late ack
 of it still counts) and exits 130.
 
+A frontier never given a request is not a finished crawl but one never seeded
+(a loop run without 'cqueue push SEEDS' first): pop exits 1, "nothing queued", at
+once, or with --follow after --seed-wait without a first request (a loop may
+start while its seeds are being pushed).
+
 It also writes one {"kind":"expired",...} record per crawl it finds past its
 expires (as 'cqueue expire' does); the tools downstream pass it through.
 
@@ -80,6 +94,7 @@ func (c *popCmd) define(f *cli.Flags) {
 	f.IntVar(&c.o.hostWindow, "host-window", 0, "with --follow, hand out no more of a host while this pop holds `N` of its requests in flight (default: 3/4 of --window; --window or more: no cap)")
 	f.IntVar(&c.o.batch, "batch", c.o.batch, "pop at most `N` requests per transaction")
 	f.DurationVar(&c.o.poll, "poll", c.o.poll, "with --follow, the longest wait between looks at the frontier when nothing can be handed out")
+	f.DurationVar(&c.o.seedWait, "seed-wait", c.o.seedWait, "with --follow, how long to wait for the first request of a frontier never given one (or for its file), before exiting 1: nothing queued")
 }
 
 func (c *popCmd) run(ctx context.Context, env *cli.Env) error {
@@ -96,6 +111,26 @@ func (c *popCmd) run(ctx context.Context, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	fr, err := c.openSeeded(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer fr.Close()
+	p := &popper{fr: fr, o: o, out: stdout, w: ndjson.NewWriter(stdout), tool: tool, now: env.Now}
+	tool.RateOut = true // pop reads nothing: its pace is what it hands out
+	tool.Gauges = p.levels
+	tool.StartProgress(time.Second, nil)
+	if err := p.run(ctx); err != nil {
+		tool.Fail(err)
+	}
+	return tool.Done(ctx)
+}
+
+// check refuses settings pop cannot run with.
+func (o popOptions) check() error {
 	switch {
 	case o.max < 0:
 		return cli.Usagef("--max %d: must not be negative", o.max)
@@ -109,20 +144,10 @@ func (c *popCmd) run(ctx context.Context, env *cli.Env) error {
 		return cli.Usagef("--batch %d: must be at least 1", o.batch)
 	case o.poll <= 0:
 		return cli.Usagef("--poll %s: must be positive", o.poll)
+	case o.seedWait < 0:
+		return cli.Usagef("--seed-wait %s: must not be negative", o.seedWait)
 	}
-	fr, err := c.s.open(ctx, env, false)
-	if err != nil {
-		return err
-	}
-	defer fr.Close()
-	p := &popper{fr: fr, o: o, out: stdout, w: ndjson.NewWriter(stdout), tool: tool, now: env.Now}
-	tool.RateOut = true // pop reads nothing: its pace is what it hands out
-	tool.Gauges = p.levels
-	tool.StartProgress(time.Second, nil)
-	if err := p.run(ctx); err != nil {
-		tool.Fail(err)
-	}
-	return tool.Done(ctx)
+	return nil
 }
 
 // hostCap is the host window pop asks the frontier for: --host-window, by

@@ -100,7 +100,8 @@ type pushCmd struct {
 
 func pushCommand() *cli.Command {
 	c := &pushCmd{batch: defaultBatch}
-	return &cli.Command{Name: "push", Help: pushHelp, Flags: c.define, Run: c.run}
+	return &cli.Command{Name: "push", Help: pushHelp, Flags: c.define, Run: c.run,
+		Check: func(*cli.Env) error { return c.check() }}
 }
 
 var pushHelp = cli.Help{
@@ -132,6 +133,19 @@ func (c *pushCmd) define(f *cli.Flags) {
 	f.IntVar(&c.batch, "batch", c.batch, "apply at most `N` records per transaction")
 }
 
+// check refuses settings push cannot run with.
+func (c *pushCmd) check() error {
+	if c.batch < 1 {
+		return cli.Usagef("--batch %d: must be at least 1", c.batch)
+	}
+	if c.d.base != "" {
+		if u, err := url.Parse(c.d.base); err != nil || !u.IsAbs() {
+			return cli.Usagef("--base %q: not an absolute URL", c.d.base)
+		}
+	}
+	return nil
+}
+
 func (c *pushCmd) run(ctx context.Context, env *cli.Env) error {
 	tool, files, stdin := env.Tool, env.Args, env.Stdin
 	s, d, batch := &c.s, &c.d, c.batch
@@ -139,8 +153,8 @@ func (c *pushCmd) run(ctx context.Context, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if batch < 1 {
-		return cli.Usagef("--batch %d: must be at least 1", batch)
+	if err := c.check(); err != nil {
+		return err
 	}
 	// URLs given as arguments are seeds, as with cfetch's input: cqueue
 	// push --db crawl.db https://shop.example/
@@ -155,11 +169,6 @@ func (c *pushCmd) run(ctx context.Context, env *cli.Env) error {
 			return cli.Usagef("give seed URLs or files as arguments, not both (got %q and %q)", urls[0], firstFile(files))
 		}
 		files, stdin = nil, strings.NewReader(strings.Join(urls, "\n")+"\n")
-	}
-	if d.base != "" {
-		if u, err := url.Parse(d.base); err != nil || !u.IsAbs() {
-			return cli.Usagef("--base %q: not an absolute URL", d.base)
-		}
 	}
 	fr, err := s.open(ctx, env, true)
 	if err != nil {
@@ -206,12 +215,15 @@ type pusher struct {
 	max      int
 	now      func() time.Time
 
-	batch   frontier.Batch
-	raws    [][]byte // the input record of each batch entry, for --rejects
-	records int      // records in the batch
-	first   string   // position of the batch's first record
-	last    string   // position of the last record read
-	err     error
+	batch frontier.Batch
+	raws  [][]byte // the input record of each batch entry, for --rejects
+	// returned says which batch entries came back unfetched (leased):
+	// queued again, they are counted as returned, not as queued.
+	returned []bool
+	records  int    // records in the batch
+	first    string // position of the batch's first record
+	last     string // position of the last record read
+	err      error
 
 	lastApply time.Time // when the last batch was applied
 
@@ -337,8 +349,8 @@ func (p *pusher) request(line ndjson.Line, env record.Envelope) {
 		}
 		e.DontFilter = true // it was seen when first queued
 		p.add(e, env.Raw)
+		p.returned[len(p.returned)-1] = true
 		p.batch.Acks = append(p.batch.Acks, req.Lease)
-		p.tool.Stats.Count("requests", "returned", 1)
 		return
 	}
 	p.defaults.fill(&req)
@@ -372,6 +384,7 @@ func (p *pusher) request(line ndjson.Line, env record.Envelope) {
 func (p *pusher) add(e frontier.Entry, raw []byte) {
 	p.batch.Entries = append(p.batch.Entries, e)
 	p.raws = append(p.raws, raw)
+	p.returned = append(p.returned, false)
 	p.records++
 }
 
@@ -415,10 +428,14 @@ func (p *pusher) apply() {
 	}
 	st := p.tool.Stats
 	for i, r := range res.Pushed {
-		if r.Queued {
+		switch {
+		case r.Queued && p.returned[i]:
+			st.Out.Add(1)
+			st.Count("requests", "returned", 1)
+		case r.Queued:
 			st.Out.Add(1)
 			st.Count("requests", "queued", 1)
-		} else {
+		default:
 			p.refused(p.raws[i], r.Reason)
 		}
 	}
@@ -432,7 +449,7 @@ func (p *pusher) apply() {
 		st.Count("acks", "failed", int64(res.Failed))
 	}
 	p.batch = frontier.Batch{Entries: p.batch.Entries[:0], Acks: p.batch.Acks[:0], Fails: p.batch.Fails[:0]}
-	p.raws = p.raws[:0]
+	p.raws, p.returned = p.raws[:0], p.returned[:0]
 	p.records = 0
 }
 

@@ -92,7 +92,8 @@ close its input instead.`,
 // Command returns the cthrottle command, for cli.Main or cli.Execute.
 func Command() *cli.Command {
 	o := &Options{}
-	return &cli.Command{Name: "cthrottle", Help: help, Flags: o.define, Run: o.run}
+	return &cli.Command{Name: "cthrottle", Help: help, Flags: o.define, Run: o.run,
+		Check: func(env *cli.Env) error { _, _, err := o.check(env); return err }}
 }
 
 func (o *Options) define(f *cli.Flags) {

@@ -15,19 +15,9 @@ import (
 // run is the cthrottle command, its flags parsed into o.
 func (o *Options) run(ctx context.Context, env *cli.Env) error {
 	tool, files := env.Tool, env.Args
-	o.getenv = env.Getenv
-	if err := o.Validate(); err != nil {
-		return cli.Usagef("%v", err)
-	}
-	keys, err := newKeyer(o.Key)
+	keys, table, err := o.check(env)
 	if err != nil {
-		return cli.Usagef("%v", err)
-	}
-	table := throttle.NewTable(o.rate)
-	if o.RatesFile != "" {
-		if table, err = readRates(o.RatesFile, o.rate, o.Key == ""); err != nil {
-			return cli.Usagef("%v", err)
-		}
+		return err
 	}
 	store, err := openStore(ctx, o)
 	if err != nil {
@@ -96,4 +86,24 @@ func trimPrefix(err error) error {
 		return fmt.Errorf("%s", msg)
 	}
 	return err
+}
+
+// check completes and checks the options, as run needs them: the keyer
+// and the table of rates (--rates FILE read). Its errors are usage errors.
+func (o *Options) check(env *cli.Env) (*keyer, *throttle.Table, error) {
+	o.getenv = env.Getenv
+	if err := o.Validate(); err != nil {
+		return nil, nil, cli.Usagef("%v", err)
+	}
+	keys, err := newKeyer(o.Key)
+	if err != nil {
+		return nil, nil, cli.Usagef("%v", err)
+	}
+	table := throttle.NewTable(o.rate)
+	if o.RatesFile != "" {
+		if table, err = readRates(o.RatesFile, o.rate, o.Key == ""); err != nil {
+			return nil, nil, cli.Usagef("%v", err)
+		}
+	}
+	return keys, table, nil
 }

@@ -92,3 +92,22 @@ func readCSV(t *testing.T, path string) table {
 	}
 	return tb
 }
+
+// TestDemoScriptSaysItDownloads: on a machine that has never built
+// crawlutils (no module in the cache), scripts/demo.sh says on stderr that
+// it downloads the modules from the Go module proxy first, rather than
+// stay silent for minutes. Here the proxy is off: it says so, then fails.
+func TestDemoScriptSaysItDownloads(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	cmd := exec.Command("bash", "../../scripts/demo.sh")
+	cmd.Env = append(os.Environ(), "OUT="+t.TempDir(), "BIN="+t.TempDir(), "GOMODCACHE="+t.TempDir(), "GOPROXY=off")
+	output, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("scripts/demo.sh built without modules or a proxy:\n%s", output)
+	}
+	if !strings.Contains(string(output), "demo: first build: downloading the Go modules crawlutils needs from the Go module proxy (off)") {
+		t.Fatalf("scripts/demo.sh did not say it downloads modules:\n%s", output)
+	}
+}

@@ -115,6 +115,24 @@ func (ch Chain) Apply(c *Context, vs []Value, why func(proc, reason string)) []V
 	return cur
 }
 
+// Single reports whether the chain gives at most one value whatever it is
+// given: its last processor that decides how many values there are is
+// join or first (a split or a regex after it may make several again).
+// A field that takes every value (all: true) writes a single chain's value
+// as it is, not as a list of one.
+func (ch Chain) Single() bool {
+	single := false
+	for _, p := range ch {
+		switch p.name {
+		case "join", "first":
+			single = true
+		case "split", "regex":
+			single = false
+		}
+	}
+	return single
+}
+
 // ApplyOne runs a lazy chain over one value.
 func (ch Chain) ApplyOne(c *Context, v Value, why func(proc, reason string)) []Value {
 	return ch.Apply(c, []Value{v}, why)

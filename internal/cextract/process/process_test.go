@@ -200,3 +200,35 @@ func TestDateAcceptsCommonFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestChainSingle: a chain whose last word on how many values there are
+// is join or first gives one value, which a field written as a list
+// (all: true) writes as that value, not as a list of one.
+func TestChainSingle(t *testing.T) {
+	mk := func(name string, arg Arg) Proc {
+		p, err := New(name, arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name  string
+		chain Chain
+		want  bool
+	}{
+		{"none", nil, false},
+		{"join", Chain{mk("join", Arg{})}, true},
+		{"first", Chain{mk("strip", Arg{}), mk("first", Arg{})}, true},
+		{"join then per value", Chain{mk("join", scalar(", ")), mk("upper", Arg{}), mk("default", scalar("-"))}, true},
+		{"join then split", Chain{mk("join", Arg{}), mk("split", Arg{})}, false},
+		{"join then regex", Chain{mk("join", Arg{}), mk("regex", scalar(`\d+`))}, false},
+		{"split then join", Chain{mk("split", Arg{}), mk("join", Arg{})}, true},
+		{"per value only", Chain{mk("strip", Arg{}), mk("int", Arg{})}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.chain.Single(); got != tt.want {
+			t.Errorf("%s: Single() = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCrawlFailures: cqueue crawl --failures FILE keeps every page that
+// failed, with its status and the page that linked it, and the account
+// names the first few, the rest counted: the demo site's dead links that
+// the demo rules follow (its discontinued products, listed in their
+// category) are each there once, linked from a page of the site; the 404s
+// in FILE are the 404s the account counts.
+func TestCrawlFailures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawl loops are skipped with -short")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	l := newCrawlSite(t, binDir(t), loopSite)
+	l.writeFile("seeds.txt", l.url+"/\n")
+	r := l.runCrawl(`--stats acct.json --failures failures.jsonl seeds.txt "$RULES" items.csv`)
+	r.want(t, 0, "cqueue: complete: nothing is left queued or in flight\n")
+
+	type failure struct {
+		Kind, URL, Reason, Referer, Error string
+		Status                            int
+	}
+	f, err := os.Open(filepath.Join(l.dir, "failures.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var all []failure
+	notFound := map[string]failure{}
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		var x failure
+		if err := json.Unmarshal(sc.Bytes(), &x); err != nil || x.Kind != "failure" || x.URL == "" || x.Reason == "" {
+			t.Fatalf("failures.jsonl: %q: %v", sc.Text(), err)
+		}
+		all = append(all, x)
+		if x.Status == 404 {
+			if _, dup := notFound[x.URL]; dup {
+				t.Errorf("%s logged twice", x.URL)
+			}
+			notFound[x.URL] = x
+			if x.Reason != "status_404" || !strings.HasPrefix(x.Referer, l.url+"/") {
+				t.Errorf("a 404 without its reason or the page of the site that linked it: %+v", x)
+			}
+		}
+	}
+	if want := l.site.Shape().Discontinued; len(notFound) != want || want <= 5 {
+		t.Errorf("%d pages logged with a 404, want %d (the discontinued products), more than the account shows", len(notFound), want)
+	}
+
+	var acct struct {
+		Pages struct {
+			ByStatus map[string]int64 `json:"by_status"`
+		} `json:"pages"`
+		Failures struct {
+			Count int64             `json:"count"`
+			File  string            `json:"file"`
+			First []json.RawMessage `json:"first"`
+		} `json:"failures"`
+	}
+	b, err := os.ReadFile(filepath.Join(l.dir, "acct.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &acct)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := acct.Pages.ByStatus["404"]; n != int64(len(notFound)) {
+		t.Errorf("the account counts %d 404s, failures.jsonl has %d", n, len(notFound))
+	}
+	if acct.Failures.Count != int64(len(all)) || acct.Failures.File != "failures.jsonl" || len(acct.Failures.First) != min(5, len(all)) {
+		t.Errorf("--stats failures: %d in %q, %d shown; want %d in failures.jsonl, %d shown", acct.Failures.Count, acct.Failures.File, len(acct.Failures.First), len(all), min(5, len(all)))
+	}
+	head := fmt.Sprintf("cqueue: %d pages failed or had items dropped (every one in failures.jsonl):\n", len(all))
+	more := fmt.Sprintf("cqueue:   … and %d more\n", len(all)-5)
+	r.want(t, 0, head, more, fmt.Sprintf("cqueue:   %s: %s, linked from %s\n", all[0].URL, describe(all[0].Status, all[0].Error), all[0].Referer))
+}
+
+// describe is how the account gives a failed page's status or error.
+func describe(status int, err string) string {
+	if err != "" {
+		return err
+	}
+	return fmt.Sprint(status)
+}
