@@ -157,6 +157,9 @@ func (c *crawlCmd) run(ctx context.Context, env *cli.Env) error {
 		return cli.Usagef("want SEEDS RULES OUT, got %d argument(s)", len(rest))
 	}
 	o.seeds, o.rules, o.out = rest[0], rest[1], rest[2]
+	if msg := unresumableOut(o.out); msg != "" {
+		return cli.Usagef("%s", msg)
+	}
 	for _, pt := range passThrough {
 		for _, v := range *raw[pt.flag] {
 			words, err := splitArgs(v)
@@ -261,4 +264,26 @@ func defaultCrawlID(out, dsn string) string {
 		return id
 	}
 	return base
+}
+
+// unresumableOut says why OUT cannot be the export of a crawl loop, or "":
+// a compressed JSON array or XML document cannot be appended to (its
+// closing is inside the compressed data), so a crawl killed once could
+// never be resumed into it.
+func unresumableOut(out string) string {
+	lower := strings.ToLower(out)
+	for _, z := range []string{".gz", ".zst"} {
+		base, ok := strings.CutSuffix(lower, z)
+		if !ok {
+			continue
+		}
+		for _, doc := range []struct{ ext, alt string }{{".json", ".jsonl"}, {".xml", ".jsonl"}} {
+			if strings.HasSuffix(base, doc.ext) {
+				alt := out[:len(base)-len(doc.ext)] + doc.alt + out[len(base):]
+				return fmt.Sprintf("OUT %s: a compressed %s document cannot be appended to, so a crawl killed once could not be resumed into it: export JSON lines (%s) or CSV, or %s uncompressed, and compress it when the crawl is complete",
+					out, strings.ToUpper(doc.ext[1:]), alt, out[:len(base)])
+			}
+		}
+	}
+	return ""
 }
