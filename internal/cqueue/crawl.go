@@ -32,6 +32,7 @@ type crawl struct {
 
 	round    int  // the round this run crawls
 	newRound bool // this run began it
+	state    stateWatch
 }
 
 // metaLastFailure is the crawl metadata that says its last run fetched
@@ -101,7 +102,12 @@ func (c *crawl) run(ctx context.Context) error {
 	if done || err != nil {
 		return err
 	}
-	res := c.runLoop(ctx)
+	loopCtx, stopLoop := context.WithCancelCause(ctx)
+	defer stopLoop(nil)
+	c.state.stop = stopLoop
+	c.state.armed.Store(true) // startRound set the round
+	res := c.runLoop(loopCtx)
+	c.checkState(bg)
 	c.copyToolStats()
 	return cli.Exit(c.finish(ctx, res))
 }

@@ -69,6 +69,9 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	}
 	code := cli.ExitOK
 	switch {
+	case c.state.lost.Load():
+		code, a.State, a.Complete = cli.ExitFailure, "failed", false
+		failures = append(failures, c.lostMessage())
 	case interrupted:
 		code, a.State = cli.ExitInterrupted, "interrupted"
 	case usage:
@@ -207,6 +210,8 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 		lines = append(lines, "complete: nothing is left queued or in flight")
 	case a.State == "interrupted":
 		lines = append(lines, fmt.Sprintf("interrupted: %s; run the same command again to resume", left))
+	case c.state.lost.Load():
+		lines = append(lines, fmt.Sprintf("not complete: %s since the loss; start over as said above", left))
 	case a.State == "failed":
 		lines = append(lines, fmt.Sprintf("not complete: %s; once the failure is fixed, run the same command again to resume", left))
 	default:

@@ -59,6 +59,7 @@ func (c *crawl) lockRun(ctx context.Context) (release func(), err error) {
 		if _, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, c.now()); err == nil && !ok {
 			c.tool.Printf("warning: crawl %q: another run took its lock (this one did not renew it in %s)", c.o.crawlID, lockTTL)
 		}
+		c.checkState(ctx)
 	})
 	return func() {
 		stop()
