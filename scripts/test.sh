@@ -30,7 +30,7 @@ if ! command -v staticcheck >/dev/null 2>&1; then
   (cd / && GOFLAGS= go install honnef.co/go/tools/cmd/staticcheck@v0.8.2) || {
     echo "cannot install staticcheck; the checks above passed, the tests did not run"; exit 1; }
 fi
-staticcheck ./...
+staticcheck -checks all ./...   # every check, the style ones (ST) too
 
 # go test -json, read by internal/cmd/testreport: the usual output (each
 # failing test's output, every package's ok/FAIL line) and at the end the 10

@@ -110,12 +110,12 @@ func (out *output) resume(o *Options, size int64, warn func(format string, a ...
 
 // Flush pushes what the compressor holds to the file (within its open
 // member); without compression there is nothing to do.
-func (o *output) Flush() error {
-	if o.comp == nil {
+func (out *output) Flush() error {
+	if out.comp == nil {
 		return nil
 	}
-	if err := o.comp.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", o.name, unwrapPath(err))
+	if err := out.comp.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", out.name, unwrapPath(err))
 	}
 	return nil
 }
@@ -123,29 +123,29 @@ func (o *output) Flush() error {
 // Sync makes what was written to the file durable: a compressed file's
 // member is ended first, then the file is fsynced. The fsync is left out
 // for stdout and for files that are not regular files.
-func (o *output) Sync() error {
-	if o.comp != nil {
-		if err := o.comp.EndMember(); err != nil {
-			return fmt.Errorf("write %s: %w", o.name, unwrapPath(err))
+func (out *output) Sync() error {
+	if out.comp != nil {
+		if err := out.comp.EndMember(); err != nil {
+			return fmt.Errorf("write %s: %w", out.name, unwrapPath(err))
 		}
 	}
-	if o.file == nil || !o.regular {
+	if out.file == nil || !out.regular {
 		return nil
 	}
-	if err := o.file.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", o.name, unwrapPath(err))
+	if err := out.file.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", out.name, unwrapPath(err))
 	}
 	return nil
 }
 
 // Close syncs and closes the file.
-func (o *output) Close() error {
-	if o.file == nil {
+func (out *output) Close() error {
+	if out.file == nil {
 		return nil
 	}
-	err := o.Sync()
-	if cerr := o.file.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("close %s: %w", o.name, unwrapPath(cerr))
+	err := out.Sync()
+	if cerr := out.file.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close %s: %w", out.name, unwrapPath(cerr))
 	}
 	return err
 }

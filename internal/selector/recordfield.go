@@ -38,7 +38,7 @@ func CompileField(src string) (*FieldSelector, error) {
 
 func (f *FieldSelector) each(d *Doc, fn func(Value) bool) { f.EachIn(d.RecordField, fn) }
 
-// eachIn is each with the record's top-level fields looked up by get.
+// EachIn is each with the record's top-level fields looked up by get.
 func (f *FieldSelector) EachIn(get func(string) json.RawMessage, fn func(Value) bool) {
 	raw := get(f.path[0])
 	for _, k := range f.path[1:] {

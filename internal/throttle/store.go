@@ -8,7 +8,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 )
 
-// NoMaxWait, as Request.MaxWait, reserves however far ahead the slots are.
+// NoMaxWait is the Request.MaxWait that reserves however far ahead the slots are.
 const NoMaxWait time.Duration = -1
 
 // Request asks for the next N start slots of one key.
