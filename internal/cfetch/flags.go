@@ -132,6 +132,7 @@ func (c *command) define(f *cli.Flags) {
 	f.StringVar(&opts.CachePolicy, "cache-policy", opts.CachePolicy, "dummy (every response, until --cache-expire) or rfc9111 (HTTP caching rules) (Scrapy HTTPCACHE_POLICY)")
 	f.DurationVar(&opts.CacheExpire, "cache-expire", 0, "age after which cached responses are not used; 0: never (Scrapy HTTPCACHE_EXPIRATION_SECS)")
 	f.IntSliceVar(&opts.CacheIgnoreCodes, "cache-ignore-codes", nil, "HTTP statuses never cached (Scrapy HTTPCACHE_IGNORE_HTTP_CODES)")
+	f.BoolVar(&opts.CacheFresh, "cache-fresh", false, "with --cache-policy rfc9111: answer from the cache without asking the server while the server's Cache-Control max-age or Expires says a response is fresh (default: every cached page is asked again, conditionally)")
 	f.BoolVar(&opts.CacheOnly, "cache-only", false, "never touch the network: a request not in the cache gets \"error\":\"cache_miss\" (Scrapy HTTPCACHE_IGNORE_MISSING)")
 	f.BoolVarP(&opts.Insecure, "insecure", "k", false, "do not verify TLS certificates (Scrapy's default behaviour)")
 	f.StringVar(&opts.ThrottleDB, "throttle-db", "", "also write each rest of a host (a 429, failures in a row; as long as the Retry-After says) as a hold into the cthrottle schedule in the SQLite `FILE`, so every cthrottle sharing it holds the host too")

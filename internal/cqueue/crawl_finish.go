@@ -151,6 +151,9 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 	if a.Pages.Unchanged > 0 {
 		lines = append(lines, fmt.Sprintf("%s unchanged since the last round (304: %s not sent again)", plural(a.Pages.Unchanged, "page"), bytesText(a.Pages.BytesSaved)))
 	}
+	if a.Pages.FromCache > 0 {
+		lines = append(lines, fmt.Sprintf("%s answered from cfetch's cache without asking the server (they may have changed)", plural(a.Pages.FromCache, "page")))
+	}
 	items := fmt.Sprintf("%s exported to %s", plural(a.Items.Exported, "item"), a.Items.To)
 	if a.Items.Unchanged > 0 {
 		items += fmt.Sprintf(" (%d the same as in the last round, not exported)", a.Items.Unchanged)
