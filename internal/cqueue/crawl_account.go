@@ -157,6 +157,9 @@ type itemsAccount struct {
 	// Unchanged counts the items cexport --changed-only left out: the
 	// same as the last round's.
 	Unchanged int64 `json:"unchanged"`
+	// Gone counts the items of earlier rounds this complete round did not
+	// see (cexport --gone).
+	Gone int64 `json:"gone"`
 }
 
 type seedingAccount struct {

@@ -103,8 +103,15 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 		tool.Printf("%v", err)
 	}
 	if a.Complete && !nothing && !interrupted && len(failures) == 0 {
-		if err := c.endRound(bg); err != nil {
-			tool.Printf("%v", err)
+		if n, err := c.reportGone(bg); err != nil {
+			// The round stays unfinished: a rerun looks again.
+			code, a.State, a.Complete = cli.ExitFailure, "failed", false
+			a.Reasons = append(a.Reasons, "failed: "+err.Error())
+		} else {
+			a.Items.Gone = n
+			if err := c.endRound(bg); err != nil {
+				tool.Printf("%v", err)
+			}
 		}
 	}
 	a.Round = c.round
@@ -159,6 +166,9 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 		items += fmt.Sprintf(" (%d the same as in the last round, not exported)", a.Items.Unchanged)
 	}
 	lines = append(lines, items)
+	if a.Items.Gone > 0 {
+		lines = append(lines, fmt.Sprintf("%s gone since the last round (not seen in this one)", plural(a.Items.Gone, "item")))
+	}
 	s := a.Seeding
 	seeds := fmt.Sprintf("seeds (%s): %d queued", seedsName(a.Seeds), s.Queued)
 	if n := s.Refused[frontier.ReasonDuplicate]; n > 0 {
