@@ -129,7 +129,7 @@ func (c *command) define(f *cli.Flags) {
 	f.DurationVar(&opts.RetryAfterMax, "retry-after-max", opts.RetryAfterMax, "longest Retry-After (on 429 and 503) waited for; a longer one ends the request's retries (a 429's still rests the host this long)")
 	f.StringVar(&opts.SaveDir, "save-dir", "", "write binary bodies to `DIR`/full/<sha1 of the body>.<ext>, named in \"body_path\" (Scrapy FILES_STORE)")
 	f.StringVar(&opts.CacheDir, "cache-dir", "", "keep responses in an HTTP cache in `DIR` and answer from it (Scrapy HTTPCACHE_ENABLED, HTTPCACHE_DIR)")
-	f.StringVar(&opts.CachePolicy, "cache-policy", opts.CachePolicy, "dummy (every response, until --cache-expire) or rfc9111 (HTTP caching rules) (Scrapy HTTPCACHE_POLICY)")
+	f.StringVar(&opts.CachePolicy, "cache-policy", opts.CachePolicy, "dummy (every response, answered without a request, until --cache-expire) or rfc9111 (what HTTP lets a cache store; every page asked again with If-None-Match / If-Modified-Since, a 304 answered from the cache as \"unchanged\") (Scrapy HTTPCACHE_POLICY)")
 	f.DurationVar(&opts.CacheExpire, "cache-expire", 0, "age after which cached responses are not used; 0: never (Scrapy HTTPCACHE_EXPIRATION_SECS)")
 	f.IntSliceVar(&opts.CacheIgnoreCodes, "cache-ignore-codes", nil, "HTTP statuses never cached (Scrapy HTTPCACHE_IGNORE_HTTP_CODES)")
 	f.BoolVar(&opts.CacheFresh, "cache-fresh", false, "with --cache-policy rfc9111: answer from the cache without asking the server while the server's Cache-Control max-age or Expires says a response is fresh (default: every cached page is asked again, conditionally)")
