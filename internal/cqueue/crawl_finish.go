@@ -103,7 +103,12 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 		tool.Printf("%v", err)
 	}
 	if a.Complete && !nothing && !interrupted && len(failures) == 0 {
-		if n, err := c.reportGone(bg); err != nil {
+		var n int64
+		var err error
+		if a.State == "complete" {
+			n, err = c.reportGone(bg)
+		}
+		if err != nil {
 			// The round stays unfinished: a rerun looks again.
 			code, a.State, a.Complete = cli.ExitFailure, "failed", false
 			a.Reasons = append(a.Reasons, "failed: "+err.Error())

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,11 +55,26 @@ type staticHit struct {
 type staticServer struct {
 	mu   sync.Mutex
 	hits []staticHit
+	// hold, when set, holds the requests for its path until it is closed;
+	// held is told of each.
+	hold     chan struct{}
+	holdPath string
+	held     chan string
 }
 
 func (s *staticServer) handler(dir string) http.Handler {
 	fs := http.FileServer(http.Dir(dir))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		hold := s.hold
+		if r.URL.Path != s.holdPath {
+			hold = nil
+		}
+		s.mu.Unlock()
+		if hold != nil {
+			s.held <- r.URL.Path
+			<-hold
+		}
 		sw := &statusWriter{ResponseWriter: w, status: 200}
 		fs.ServeHTTP(sw, r)
 		s.mu.Lock()
@@ -100,10 +116,42 @@ func docPage(title string, links ...string) string {
 	return b.String()
 }
 
-func TestRecrawlStaticSite(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crawl loops are skipped with -short")
+// staticCrawl is a static documentation tree, its server and a crawl of it.
+type staticCrawl struct {
+	t     *testing.T
+	site  string
+	srv   *staticServer
+	l     *loop
+	url   string
+	write func(name, content string, mtime time.Time)
+}
+
+// pages are the URLs of the pages named, sorted.
+func (s *staticCrawl) pages(names ...string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, s.url+"/"+strings.TrimSuffix(n, "index.html"))
 	}
+	sort.Strings(out)
+	return out
+}
+
+// edit changes the tree between rounds: a title is edited (a new mtime,
+// as an editor gives), a page is added and linked from another, which is
+// edited too (its title stays), a page is deleted and its link removed.
+func (s *staticCrawl) edit() {
+	s.write("install.html", docPage("Installing crawlutils"), time.Time{})
+	s.write("usage.html", docPage("Usage", "install.html", "advanced.html"), time.Time{})
+	s.write("advanced.html", docPage("Advanced usage"), time.Time{})
+	s.write("index.html", docPage("Documentation", "intro.html", "install.html", "usage.html"), time.Time{})
+	if err := os.Remove(filepath.Join(s.site, "faq.html")); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// newStaticCrawl serves a tree of five pages, all last modified in 2019,
+// and crawls it once (round 1).
+func newStaticCrawl(t *testing.T) *staticCrawl {
 	bin := binDir(t)
 	site := t.TempDir()
 	old := time.Date(2019, 3, 14, 9, 26, 53, 0, time.UTC)
@@ -131,35 +179,27 @@ func TestRecrawlStaticSite(t *testing.T) {
 	l := &loop{t: t, url: ts.URL, dir: t.TempDir(), bin: bin}
 	l.writeFile("seeds.txt", ts.URL+"/\n")
 	l.writeFile("rules.yml", staticRules)
-	pages := func(names ...string) []string {
-		var out []string
-		for _, n := range names {
-			out = append(out, ts.URL+"/"+strings.TrimSuffix(n, "index.html"))
-		}
-		sort.Strings(out)
-		return out
-	}
+	s := &staticCrawl{t: t, site: site, srv: srv, l: l, url: ts.URL, write: write}
 
 	r := l.runCrawl(staticRecipe)
 	r.want(t, 0, "complete: nothing is left queued or in flight")
 	hist := readDocRows(t, filepath.Join(l.dir, "docs.db"), "pages_history")
-	if got, want := changesOf(hist, "new"), pages("index.html", "intro.html", "install.html", "usage.html", "faq.html"); !slices.Equal(got, want) {
+	if got, want := changesOf(hist, "new"), s.pages("index.html", "intro.html", "install.html", "usage.html", "faq.html"); !slices.Equal(got, want) {
 		t.Fatalf("round 1: history new %q, want %q", got, want)
 	}
+	return s
+}
 
-	// Between the rounds: a title is edited (a new mtime, as an editor
-	// gives), a page is added and linked from another, which is edited
-	// too (its title stays), a page is deleted and its link removed.
-	write("install.html", docPage("Installing crawlutils"), time.Time{})
-	write("usage.html", docPage("Usage", "install.html", "advanced.html"), time.Time{})
-	write("advanced.html", docPage("Advanced usage"), time.Time{})
-	write("index.html", docPage("Documentation", "intro.html", "install.html", "usage.html"), time.Time{})
-	if err := os.Remove(filepath.Join(site, "faq.html")); err != nil {
-		t.Fatal(err)
+func TestRecrawlStaticSite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawl loops are skipped with -short")
 	}
+	s := newStaticCrawl(t)
+	l, srv, pages := s.l, s.srv, s.pages
+	s.edit()
 
 	before := srv.count()
-	r = l.runCrawl(staticRecipe)
+	r := l.runCrawl(staticRecipe)
 	r.want(t, 0, "round 2 begins", "complete: nothing is left queued or in flight")
 	asked := map[string]staticHit{}
 	notModified := 0
@@ -187,7 +227,7 @@ func TestRecrawlStaticSite(t *testing.T) {
 	}
 
 	// The history: the edited title, the new page, the deleted page gone.
-	hist = readDocRows(t, filepath.Join(l.dir, "docs.db"), "pages_history")
+	hist := readDocRows(t, filepath.Join(l.dir, "docs.db"), "pages_history")
 	var round2 []docRow
 	for _, h := range hist {
 		if h.round == 2 {
@@ -204,7 +244,7 @@ func TestRecrawlStaticSite(t *testing.T) {
 		t.Errorf("round 2: history gone %q, want %q", got, want)
 	}
 	for _, h := range round2 {
-		if h.url == ts.URL+"/install.html" && h.title != "Installing crawlutils" {
+		if h.url == s.url+"/install.html" && h.title != "Installing crawlutils" {
 			t.Errorf("round 2: the edited page's title is %q", h.title)
 		}
 	}
@@ -293,4 +333,46 @@ func changesOf(rows []docRow, ch string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestRecrawlInterruptedRoundGoneNothing: a round interrupted (Ctrl-C)
+// declares nothing gone, though the deleted page's item was not seen; the
+// run that completes the round does.
+func TestRecrawlInterruptedRoundGoneNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawl loops are skipped with -short")
+	}
+	s := newStaticCrawl(t)
+	l, srv := s.l, s.srv
+	s.edit()
+	hold := make(chan struct{})
+	srv.mu.Lock()
+	srv.hold, srv.holdPath, srv.held = hold, "/intro.html", make(chan string, 10)
+	srv.mu.Unlock()
+
+	c, stdout, stderr := l.startCrawl(staticRecipe)
+	select {
+	case <-srv.held:
+	case <-time.After(2 * time.Minute):
+		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		t.Fatal("round 2 never asked for /intro.html")
+	}
+	syscall.Kill(-c.Process.Pid, syscall.SIGINT) // every process, as a terminal does
+	close(hold)
+	r := l.wait(c, stdout, stderr)
+	r.want(t, 130, "interrupted")
+	if strings.Contains(r.stderr, "gone") {
+		t.Errorf("the interrupted round declared items gone:\n%s", r.stderr)
+	}
+	hist := readDocRows(t, filepath.Join(l.dir, "docs.db"), "pages_history")
+	if got := changesOf(hist, "gone"); len(got) > 0 {
+		t.Errorf("after the interrupted round: history gone %q", got)
+	}
+
+	r = l.runCrawl(staticRecipe)
+	r.want(t, 0, "complete: nothing is left queued or in flight", "1 item gone since the last round")
+	hist = readDocRows(t, filepath.Join(l.dir, "docs.db"), "pages_history")
+	if got, want := changesOf(hist, "gone"), s.pages("faq.html"); !slices.Equal(got, want) {
+		t.Errorf("after the round completed: history gone %q, want %q", got, want)
+	}
 }
