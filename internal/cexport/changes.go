@@ -33,6 +33,7 @@ const (
 	changeNew       = "new"
 	changeChanged   = "changed"
 	changeUnchanged = "unchanged"
+	changeGone      = "gone"
 )
 
 // changeFieldNames are the fields --change-fields adds to each item.
@@ -47,6 +48,7 @@ const changesSchema = `CREATE TABLE IF NOT EXISTS cexport_changes (
 	last_seen  TEXT NOT NULL,
 	changed_at TEXT NOT NULL,
 	round      INTEGER NOT NULL DEFAULT 0,
+	gone       INTEGER NOT NULL DEFAULT 0, -- the round that found it gone (--gone); 0: not gone
 	PRIMARY KEY (scope, key)
 ) WITHOUT ROWID`
 
@@ -84,6 +86,9 @@ func openChanges(ctx context.Context, o *Options, now func() time.Time, warn fun
 	}
 	if err == nil {
 		_, err = c.conn.ExecContext(ctx, changesSchema)
+	}
+	if err == nil {
+		err = addGoneColumn(ctx, c.conn)
 	}
 	if err != nil {
 		c.close()
@@ -126,6 +131,7 @@ type changeRow struct {
 	digest               [32]byte
 	first, last, changed string
 	round                int
+	gone                 int // the round that found it gone; 0: not gone
 }
 
 // lookup returns the state of key: pending (checked since the last
@@ -136,8 +142,8 @@ func (c *changeTracker) lookup(key string) (changeRow, bool, error) {
 	}
 	var r changeRow
 	var digest []byte
-	err := c.conn.QueryRowContext(c.ctx, `SELECT digest, first_seen, last_seen, changed_at, round FROM cexport_changes WHERE scope = ? AND key = ?`,
-		c.scope, key).Scan(&digest, &r.first, &r.last, &r.changed, &r.round)
+	err := c.conn.QueryRowContext(c.ctx, `SELECT digest, first_seen, last_seen, changed_at, round, gone FROM cexport_changes WHERE scope = ? AND key = ?`,
+		c.scope, key).Scan(&digest, &r.first, &r.last, &r.changed, &r.round, &r.gone)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return r, false, nil
@@ -165,7 +171,8 @@ func (c *changeTracker) check(raw []byte, fields []record.Field) (string, []reco
 	}
 	verdict := changeUnchanged
 	switch {
-	case !ok:
+	case !ok || row.gone > 0:
+		// Never seen, or back after it was found gone.
 		verdict = changeNew
 		row = changeRow{first: seen, changed: seen}
 	case row.digest != digest:
@@ -230,15 +237,15 @@ func (c *changeTracker) commit() error {
 			return err
 		}
 		defer tx.Rollback()
-		put, err := tx.PrepareContext(c.ctx, `INSERT INTO cexport_changes (scope, key, digest, first_seen, last_seen, changed_at, round)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (scope, key) DO UPDATE SET digest = excluded.digest, last_seen = excluded.last_seen,
-				changed_at = excluded.changed_at, round = excluded.round`)
+		put, err := tx.PrepareContext(c.ctx, `INSERT INTO cexport_changes (scope, key, digest, first_seen, last_seen, changed_at, round, gone)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (scope, key) DO UPDATE SET digest = excluded.digest, first_seen = excluded.first_seen,
+				last_seen = excluded.last_seen, changed_at = excluded.changed_at, round = excluded.round, gone = excluded.gone`)
 		if err != nil {
 			return err
 		}
 		for key, r := range c.pending {
-			if _, err := put.ExecContext(c.ctx, c.scope, key, r.digest[:], r.first, r.last, r.changed, r.round); err != nil {
+			if _, err := put.ExecContext(c.ctx, c.scope, key, r.digest[:], r.first, r.last, r.changed, r.round, r.gone); err != nil {
 				return err
 			}
 		}
@@ -327,10 +334,12 @@ func itemSeen(raw []byte, now func() time.Time) (string, int) {
 func addChangeFlags(f interface {
 	BoolVar(p *bool, name string, value bool, usage string)
 	StringVar(p *string, name string, value string, usage string)
+	IntVar(p *int, name string, value int, usage string)
 }, o *Options) {
 	f.BoolVar(&o.ChangedOnly, "changed-only", false, "write an item only when it is new or a field differs from the last item exported with the same --key (a recrawl exports what changed)")
 	f.BoolVar(&o.ChangeFields, "change-fields", false, "add first_seen, last_seen and changed_at (from the items' fetched_at), and the crawl's round, to each item; needs --key")
 	f.BoolVar(&o.History, "history", false, "with a database output and --key: add every new or changed item, with its change and round, to the table TABLE_history")
+	f.IntVar(&o.Gone, "gone", 0, "once `ROUND` of a crawl is complete: report as gone (\"change\": \"gone\") the items last seen in an earlier round, in TABLE_history and, with --changed-only, in a JSON, JSON lines or XML export (cqueue crawl runs it)")
 	f.StringVar(&o.ChangesDB, "changes-db", "", "the SQLite `FILE` where the items' digests are kept between runs (default OUT.changes.db, or the SQLite output's own file)")
 }
 

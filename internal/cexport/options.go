@@ -109,6 +109,9 @@ type Options struct {
 	// ChangesDB is the SQLite file of the change state; "" is
 	// OUT.changes.db, or the SQLite output's own file.
 	ChangesDB string
+	// Gone, once round Gone of a crawl is complete, reports the items
+	// last seen in an earlier round as gone (changes_gone.go); 0: never.
+	Gone int
 
 	// Derived by Validate.
 	format    string // one of the format constants
@@ -319,6 +322,9 @@ func (o *Options) tracksChanges() bool { return o.ChangedOnly || o.ChangeFields 
 // validateChanges checks --changed-only, --change-fields, --history and
 // --changes-db.
 func (o *Options) validateChanges() error {
+	if o.Gone < 0 {
+		return fmt.Errorf("--gone must be the round just completed, 1 or more (got %d)", o.Gone)
+	}
 	if !o.tracksChanges() {
 		if o.ChangesDB != "" {
 			return errors.New("--changes-db needs --changed-only, --change-fields or --history")

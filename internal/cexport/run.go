@@ -44,6 +44,9 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 	if f := inputIsOutput(o.Output, files); f != "" {
 		return cli.Usagef("%s %s: it is also an input (%s); write to another file", o.outputFlag(), o.Output, f)
 	}
+	if o.Gone > 0 {
+		return runGone(ctx, tool, o, files, stdout, now)
+	}
 	s := &session{tool: tool, opts: o, stdout: stdout}
 	switch {
 	case o.db != nil:
@@ -293,26 +296,36 @@ func (s *session) handle(line ndjson.Line, env record.Envelope, top []record.Fie
 		fields = project(fields, o.fields, s.proj)
 		s.proj = fields
 	}
+	s.emit(&line, fields)
+}
+
+// emit writes an item's fields to the export, opened at the first; line
+// is the input line it came from (nil for a record of cexport's own).
+// It reports whether the export can go on.
+func (s *session) emit(line *ndjson.Line, fields []record.Field) bool {
 	if s.exp == nil {
 		if err := s.open(); err != nil {
 			s.fail(err, true)
-			return
+			return false
 		}
 		if err := s.exp.Begin(); err != nil {
 			s.fail(err, true)
-			return
+			return false
 		}
 	}
 	s.tool.Stats.Out.Add(1)
-	if lw, ok := s.exp.(lineWriter); ok {
-		err = lw.WriteLine(line, fields)
+	var err error
+	if lw, ok := s.exp.(lineWriter); ok && line != nil {
+		err = lw.WriteLine(*line, fields)
 	} else {
 		err = s.exp.Write(fields)
 	}
 	if err != nil {
 		s.tool.Stats.Out.Add(-1)
 		s.fail(err, true)
+		return false
 	}
+	return true
 }
 
 // lineWriter is an exporter that reports items it rejects with their line

@@ -357,6 +357,25 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.count("etag 200")
 		io.WriteString(w, "tagged body")
+	case "static":
+		// A static file server's page: Last-Modified years ago, no
+		// Cache-Control (http.ServeContent answers If-Modified-Since).
+		if r.Header.Get("If-Modified-Since") != "" {
+			s.count("static conditional")
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		http.ServeContent(w, r, "", time.Date(2019, 3, 14, 9, 26, 53, 0, time.UTC), strings.NewReader("static body"))
+	case "maxage":
+		// Fresh for an hour by the server's word.
+		s.count("maxage")
+		w.Header().Set("Cache-Control", "max-age=3600")
+		w.Header().Set("ETag", `"m1"`)
+		w.Header().Set("Content-Type", "text/plain")
+		if r.Header.Get("If-None-Match") == `"m1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		io.WriteString(w, "fresh body")
 	case "counter":
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprintf(w, "call %d", s.count(path))

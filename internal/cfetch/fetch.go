@@ -65,7 +65,7 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 	if opts.CacheDir != "" {
 		c, err := httpcache.Open(httpcache.Options{
 			Dir: opts.CacheDir, Policy: opts.CachePolicy,
-			Expire: opts.CacheExpire, IgnoreCodes: opts.CacheIgnoreCodes,
+			Expire: opts.CacheExpire, IgnoreCodes: opts.CacheIgnoreCodes, Fresh: opts.CacheFresh,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("--cache-dir: %v", err)
@@ -97,7 +97,7 @@ type outcome struct {
 	err       *FetchError
 	connected bool // the server was reached (a connection was made)
 	cached    bool // answered from the HTTP cache, without the network
-	unchanged bool // confirmed by a 304, or fresh in the rfc9111 cache
+	unchanged bool // confirmed by a 304
 }
 
 func (o *outcome) release() {

@@ -29,7 +29,6 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 		entry, fresh := f.cache.Lookup(creq, now)
 		if fresh {
 			out = cachedOutcome(entry, j)
-			out.unchanged = f.cache.Policy() == httpcache.RFC9111
 			f.storeCookies(j, out.header)
 			f.hold(parent, j, &out)
 			return out

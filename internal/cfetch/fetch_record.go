@@ -29,6 +29,7 @@ func (f *Fetcher) record(j *job, out *outcome) *response {
 		DurationMS: millis(end.Sub(start)),
 		FetchedAt:  end.UTC().Format(timeLayout),
 		Unchanged:  out.unchanged,
+		Cached:     out.cached,
 	}
 	if out.err != nil {
 		resp.Error, resp.ErrorDetail = out.err.Code, out.err.Detail

@@ -181,6 +181,62 @@ func TestResolveSendsTheHostName(t *testing.T) {
 	}
 }
 
+// TestHTTPCacheRevalidates: with rfc9111 every cached page is asked
+// again, however old its Last-Modified (no heuristic freshness) or long
+// its max-age; only a 304 is "unchanged". --cache-fresh lets the server's
+// max-age answer without asking, marked "cached", never a Last-Modified.
+func TestHTTPCacheRevalidates(t *testing.T) {
+	t.Parallel()
+	s := newFaultServer()
+	defer s.Close()
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "stats.json")
+	args := []string{"--cache-dir", dir, "--cache-policy", "rfc9111", "--stats", stats}
+	in := s.URL + "/static\n" + s.URL + "/maxage\n"
+	runCfetch(t, in, args...)
+	res := runCfetch(t, in, args...)
+	for _, r := range res.resps {
+		if r.Status != 200 || !r.Unchanged || r.Cached {
+			t.Errorf("second run: %s: status %d, unchanged %v, cached %v", r.URL, r.Status, r.Unchanged, r.Cached)
+		}
+	}
+	if s.hits("static conditional") != 1 || s.hits("maxage") != 2 {
+		t.Errorf("the server was asked %d times conditionally for /static, %d times for /maxage", s.hits("static conditional"), s.hits("maxage"))
+	}
+	st := readStats(t, stats)
+	if st.Counts["unchanged"]["responses"] != 2 || st.Counts["from_cache"]["responses"] != 0 {
+		t.Errorf("stats: unchanged %v, from_cache %v", st.Counts["unchanged"], st.Counts["from_cache"])
+	}
+
+	res = runCfetch(t, in, append(args, "--cache-fresh")...)
+	for _, r := range res.resps {
+		fromCache := strings.HasSuffix(r.URL, "/maxage")
+		if r.Status != 200 || r.Unchanged == fromCache || r.Cached != fromCache {
+			t.Errorf("--cache-fresh: %s: status %d, unchanged %v, cached %v", r.URL, r.Status, r.Unchanged, r.Cached)
+		}
+	}
+	if s.hits("static conditional") != 2 || s.hits("maxage") != 2 {
+		t.Errorf("--cache-fresh: the server was asked %d times conditionally for /static, %d times for /maxage", s.hits("static conditional"), s.hits("maxage"))
+	}
+	st = readStats(t, stats)
+	if st.Counts["unchanged"]["responses"] != 1 || st.Counts["from_cache"]["responses"] != 1 {
+		t.Errorf("--cache-fresh stats: unchanged %v, from_cache %v", st.Counts["unchanged"], st.Counts["from_cache"])
+	}
+}
+
+func readStats(t *testing.T, path string) cli.StatsJSON {
+	t.Helper()
+	var st cli.StatsJSON
+	b, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(b, &st)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // TestSaveDir: binary bodies go to files named by their SHA-1.
 func TestSaveDir(t *testing.T) {
 	t.Parallel()

@@ -10,6 +10,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/hostpace"
+	"github.com/crawlutils/crawlutils/internal/httpcache"
 	"github.com/crawlutils/crawlutils/internal/record"
 	"github.com/crawlutils/crawlutils/internal/robots"
 )
@@ -151,6 +152,10 @@ type Options struct {
 	CacheExpire      time.Duration
 	CacheIgnoreCodes []int
 	CacheOnly        bool
+	// CacheFresh lets an rfc9111 entry answer without asking the server
+	// while the server's own Cache-Control max-age or Expires says it is
+	// fresh; without it every entry is revalidated.
+	CacheFresh bool
 
 	// Insecure skips TLS certificate verification.
 	Insecure bool
@@ -299,6 +304,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--throttle-db must be an SQLite file; for %q use --throttle-redis", o.ThrottleDB)
 	case o.CacheOnly && o.CacheDir == "":
 		return fmt.Errorf("--cache-only needs --cache-dir")
+	case o.CacheFresh && (o.CacheDir == "" || o.CachePolicy != httpcache.RFC9111):
+		return fmt.Errorf("--cache-fresh needs --cache-dir and --cache-policy rfc9111 (the dummy policy never asks the server)")
 	}
 	for _, c := range o.RetryCodes {
 		if c < 100 || c > 599 {

@@ -43,6 +43,11 @@ func (p *pipeline) writeResponse(j *job, resp *response) {
 		p.tool.Stats.Count("unchanged", "responses", 1)
 		p.tool.Stats.Count("unchanged", "bytes_saved", resp.Size)
 	}
+	if resp.Cached {
+		// Answered by the cache without asking the server: not known to
+		// be unchanged.
+		p.tool.Stats.Count("from_cache", "responses", 1)
+	}
 	line, err := resp.line()
 	if err != nil {
 		resp.release()

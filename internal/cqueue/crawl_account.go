@@ -145,10 +145,13 @@ type pagesAccount struct {
 	ByClass  map[string]int64 `json:"by_class"`  // 2xx, 3xx, 4xx, 5xx
 	ByStatus map[string]int64 `json:"by_status"` // 200, 404, …
 	Errors   map[string]int64 `json:"errors"`    // failed fetches, by cfetch's error code
-	// Unchanged counts the pages cfetch's HTTP cache confirmed (a 304 to
-	// its conditional request), BytesSaved their bodies, not sent again.
+	// Unchanged counts the pages the server confirmed with a 304 (to
+	// cfetch's conditional request), BytesSaved their bodies, not sent
+	// again. FromCache counts the pages cfetch's cache answered without
+	// asking the server (--cache-fresh, the dummy policy).
 	Unchanged  int64 `json:"unchanged"`
 	BytesSaved int64 `json:"bytes_saved"`
+	FromCache  int64 `json:"from_cache"`
 }
 
 type itemsAccount struct {
@@ -157,6 +160,9 @@ type itemsAccount struct {
 	// Unchanged counts the items cexport --changed-only left out: the
 	// same as the last round's.
 	Unchanged int64 `json:"unchanged"`
+	// Gone counts the items of earlier rounds this complete round did not
+	// see (cexport --gone).
+	Gone int64 `json:"gone"`
 }
 
 type seedingAccount struct {
@@ -219,6 +225,7 @@ func (c *crawl) account(l loopStats) crawlAccount {
 	a.Items = itemsAccount{Exported: l.items(o.out), To: outName(o.out), Unchanged: l.get("cexport").Dropped["unchanged"]}
 	a.Pages.Unchanged = fetch.Counts["unchanged"]["responses"]
 	a.Pages.BytesSaved = fetch.Counts["unchanged"]["bytes_saved"]
+	a.Pages.FromCache = fetch.Counts["from_cache"]["responses"]
 	s := &c.seed
 	a.Seeding = seedingAccount{Lines: s.lines, Queued: s.queued, Refused: nonNil(s.refused), Rejected: nonNil(s.dropped)}
 	push := l.get("push")

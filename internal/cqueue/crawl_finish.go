@@ -107,8 +107,20 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 		tool.Printf("%v", err)
 	}
 	if a.Complete && !nothing && !interrupted && len(failures) == 0 {
-		if err := c.endRound(bg); err != nil {
-			tool.Printf("%v", err)
+		var n int64
+		var err error
+		if a.State == "complete" {
+			n, err = c.reportGone(bg)
+		}
+		if err != nil {
+			// The round stays unfinished: a rerun looks again.
+			code, a.State, a.Complete = cli.ExitFailure, "failed", false
+			a.Reasons = append(a.Reasons, "failed: "+err.Error())
+		} else {
+			a.Items.Gone = n
+			if err := c.endRound(bg); err != nil {
+				tool.Printf("%v", err)
+			}
 		}
 	}
 	a.Round = c.round
@@ -155,11 +167,17 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 	if a.Pages.Unchanged > 0 {
 		lines = append(lines, fmt.Sprintf("%s unchanged since the last round (304: %s not sent again)", plural(a.Pages.Unchanged, "page"), bytesText(a.Pages.BytesSaved)))
 	}
+	if a.Pages.FromCache > 0 {
+		lines = append(lines, fmt.Sprintf("%s answered from cfetch's cache without asking the server (they may have changed)", plural(a.Pages.FromCache, "page")))
+	}
 	items := fmt.Sprintf("%s exported to %s", plural(a.Items.Exported, "item"), a.Items.To)
 	if a.Items.Unchanged > 0 {
 		items += fmt.Sprintf(" (%d the same as in the last round, not exported)", a.Items.Unchanged)
 	}
 	lines = append(lines, items)
+	if a.Items.Gone > 0 {
+		lines = append(lines, fmt.Sprintf("%s gone since the last round (not seen in this one)", plural(a.Items.Gone, "item")))
+	}
 	s := a.Seeding
 	seeds := fmt.Sprintf("seeds (%s): %d queued", seedsName(a.Seeds), s.Queued)
 	if n := s.Refused[frontier.ReasonDuplicate]; n > 0 {

@@ -38,7 +38,9 @@ $CRAWLUTILS_REDIS or $CRAWLUTILS_DB, else OUT.db. The same command run again
 resumes the crawl, after a kill, a Ctrl-C or a failure: seeds seen before are
 refused as duplicates and the export is completed. Run again once the crawl is
 complete, it begins the crawl's next round: every page is fetched again, once,
-its requests, and the items, carrying "round": N; --refresh D leaves out the
+its requests, and the items, carrying "round": N (with cexport --key and
+--changed-only, --change-fields or --history, the items of earlier rounds a
+complete round did not see are reported gone); --refresh D leaves out the
 pages fetched in a round begun less than D ago. Only one run of a crawl runs at
 a time: a second one exits 4 at once (the lock is in the frontier, so it holds
 across machines with Redis; a run that died lets go of it within 30s, at once

@@ -169,7 +169,10 @@ func (c *crawl) stages(every time.Duration) []*stage {
 		add("cthrottle", "cthrottle", "cthrottle", c.tools.cthrottle, true, store...)
 	}
 	add("cfetch", "cfetch", "cfetch", c.tools.cfetch, false)
-	add("cextract", "cextract", "cextract", c.tools.cextract, false, "--rules="+o.rules, "--failures="+c.failuresPath())
+	// The items of unchanged (304) pages too: cexport --changed-only
+	// counts them as seen, not exported, so that the items not seen are
+	// gone (crawl_gone.go), and without it every round has every item.
+	add("cextract", "cextract", "cextract", c.tools.cextract, false, "--rules="+o.rules, "--failures="+c.failuresPath(), "--extract-unchanged")
 	if o.out != "-" {
 		add("cexport", "cexport", "cexport", c.tools.cexport, true, "--output="+o.out)
 	}

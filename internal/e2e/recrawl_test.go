@@ -47,7 +47,7 @@ func readProducts(t *testing.T, path, table string) []productRow {
 	defer db.Close()
 	cols := "url, title, price, '', 0"
 	if strings.HasSuffix(table, "_history") {
-		cols = "url, title, price, change, round"
+		cols = "url, coalesce(title, ''), price, change, round"
 	}
 	rows, err := db.Query("SELECT " + cols + " FROM " + table)
 	if err != nil {
@@ -197,7 +197,8 @@ func recrawlRounds(t *testing.T, bin, frontierArgs string, env ...string) {
 }
 
 // changedProducts lists, as "change url price", the products of the last
-// truth that are new or differ from the one before.
+// truth that are new or differ from the one before, and those of the one
+// before that it lacks (gone).
 func changedProducts(truths [][]demosite.Product, base string) []string {
 	last := truths[len(truths)-1]
 	prev := map[string]demosite.Product{}
@@ -207,13 +208,22 @@ func changedProducts(truths [][]demosite.Product, base string) []string {
 		}
 	}
 	var out []string
+	seen := map[string]bool{}
 	for _, p := range last {
+		seen[p.URL] = true
 		old, ok := prev[p.URL]
 		switch {
 		case !ok:
 			out = append(out, "new "+p.AbsURL(base)+" "+p.Price)
 		case old != p:
 			out = append(out, "changed "+p.AbsURL(base)+" "+p.Price)
+		}
+	}
+	// A product of the round before that this one lacks is gone: its row
+	// has its key (url), no price.
+	for u, p := range prev {
+		if !seen[u] {
+			out = append(out, "gone "+p.AbsURL(base)+" ")
 		}
 	}
 	sort.Strings(out)

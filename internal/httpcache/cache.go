@@ -25,6 +25,11 @@ type Options struct {
 	Policy      string        // Dummy or RFC9111; "" is Dummy
 	Expire      time.Duration // entries this old are misses; 0: never
 	IgnoreCodes []int         // statuses never stored
+	// Fresh, with RFC9111, lets an entry the server declared fresh
+	// (Cache-Control max-age, Expires) answer without asking it. Without
+	// it every entry is asked again (revalidated): a crawl wants the page
+	// as it is now, and a cache only saves the body a 304 does not send.
+	Fresh bool
 }
 
 // Cache is an on-disk HTTP cache (see the package comment). Its methods
@@ -34,6 +39,7 @@ type Cache struct {
 	policy string
 	expire time.Duration
 	ignore map[int]bool
+	fresh  bool
 
 	// Count, when set before the cache is used, is told each event:
 	// "miss", "hit", "stale", "stored", "store_failed", "revalidated".
@@ -46,7 +52,7 @@ func Open(o Options) (*Cache, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	c := &Cache{dir: o.Dir, policy: o.Policy, expire: o.Expire, ignore: map[int]bool{}}
+	c := &Cache{dir: o.Dir, policy: o.Policy, expire: o.Expire, ignore: map[int]bool{}, fresh: o.Fresh}
 	if c.policy == "" {
 		c.policy = Dummy
 	}
@@ -115,8 +121,9 @@ func (c *Cache) Cacheable(r *Request) bool {
 }
 
 // Lookup returns r's entry and whether it may answer r at now without
-// asking the server: with Dummy always, with RFC9111 while it is fresh.
-// An entry that is not fresh is stale: ask the server, with
+// asking the server: with Dummy always; with RFC9111 only with
+// Options.Fresh, while the server's own lifetime says it is fresh. An
+// entry that may not answer is stale: ask the server, with
 // e.Conditional's validators. The entry is nil when there is none, it is
 // Expire old, or it cannot be read.
 func (c *Cache) Lookup(r *Request, now time.Time) (e *Entry, fresh bool) {
@@ -125,7 +132,7 @@ func (c *Cache) Lookup(r *Request, now time.Time) (e *Entry, fresh bool) {
 		c.counter("miss")
 		return nil, false
 	}
-	if c.policy == Dummy || rfcFresh(e, r.Header, now) {
+	if c.policy == Dummy || c.fresh && rfcFresh(e, r.Header, now) {
 		c.counter("hit")
 		return e, true
 	}
@@ -223,9 +230,10 @@ func (c *Cache) Revalidated(e *Entry, h http.Header, now time.Time) {
 }
 
 // keepOnRevalidation reports whether a 304 may leave entry e as stored,
-// without writing it again: e is revalidated every time anyway
-// (Cache-Control no-cache, or max-age=0), no Expire counts its age from
-// when it was stored, and the 304 names the same validators. A nightly
+// without writing it again: e is revalidated every time anyway (without
+// Options.Fresh, or Cache-Control no-cache, or max-age=0), no Expire
+// counts its age from when it was stored, and the 304 names the same
+// validators. A nightly
 // recrawl then costs one read of the entry per unchanged page, no write
 // (a rename per page was a third of cfetch's system time).
 func (c *Cache) keepOnRevalidation(e *Entry, h http.Header) bool {
@@ -234,7 +242,7 @@ func (c *Cache) keepOnRevalidation(e *Entry, h http.Header) bool {
 	}
 	cc := parseCacheControl(e.Header.Values("Cache-Control"))
 	_, noCache := cc["no-cache"]
-	if ma, ok := cc["max-age"]; !noCache && !(ok && ma == "0") {
+	if ma, ok := cc["max-age"]; c.fresh && !noCache && !(ok && ma == "0") {
 		return false
 	}
 	for _, v := range []string{"ETag", "Last-Modified"} {

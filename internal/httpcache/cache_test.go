@@ -120,8 +120,36 @@ func TestDummyLookup(t *testing.T) {
 	}
 }
 
-// TestRFC9111Lookup: what is stored, and when it answers without the
-// server.
+// TestRFC9111Revalidates: without Options.Fresh, every entry is asked
+// of the server again, however fresh its headers say it is.
+func TestRFC9111Revalidates(t *testing.T) {
+	lm := t0.Add(-5 * 365 * 24 * time.Hour).Format(http.TimeFormat)
+	for _, tt := range []struct {
+		name  string
+		store *Response
+	}{
+		{"max-age", resp(200, "x", "Cache-Control", "max-age=3600", "ETag", `"v1"`)},
+		{"Expires", resp(200, "x", "Expires", t0.Add(time.Hour).Format(http.TimeFormat), "Date", t0.Format(http.TimeFormat))},
+		{"Last-Modified years ago", resp(200, "x", "Last-Modified", lm)},
+		{"permanent redirect", resp(301, "", "Location", "/b")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, events := testCache(t, Options{Policy: RFC9111})
+			r := get("http://a.test/")
+			c.Store(r, tt.store, t0)
+			e, fresh := c.Lookup(r, t0.Add(time.Second))
+			if e == nil || fresh {
+				t.Fatalf("Lookup = %v, %v; want an entry to revalidate", e, fresh)
+			}
+			if got := strings.Join(*events, " "); got != "stored stale" {
+				t.Errorf("events %q", got)
+			}
+		})
+	}
+}
+
+// TestRFC9111Lookup: what is stored, and, with Options.Fresh, when it
+// answers without the server.
 func TestRFC9111Lookup(t *testing.T) {
 	lm := t0.Add(-24 * time.Hour).Format(http.TimeFormat)
 	tests := []struct {
@@ -137,14 +165,14 @@ func TestRFC9111Lookup(t *testing.T) {
 		{"max-age: fresh", get("http://a.test/"), resp(200, "x", "Cache-Control", "max-age=60"), 59 * time.Second, true, true, "stored hit"},
 		{"max-age: stale", get("http://a.test/"), resp(200, "x", "Cache-Control", "max-age=60"), 60 * time.Second, true, false, "stored stale"},
 		{"ETag alone: stale at once", get("http://a.test/"), resp(200, "x", "ETag", `"v1"`), 0, true, false, "stored stale"},
-		{"Last-Modified: a tenth of its age", get("http://a.test/"), resp(200, "x", "Last-Modified", lm), 2 * time.Hour, true, true, "stored hit"},
+		{"Last-Modified: no heuristic freshness", get("http://a.test/"), resp(200, "x", "Last-Modified", lm), 2 * time.Hour, true, false, "stored stale"},
 		{"no-store", get("http://a.test/"), resp(200, "x", "Cache-Control", "no-store, max-age=60"), 0, false, false, "miss"},
 		{"request no-cache", get("http://a.test/", "Cache-Control", "no-cache"), resp(200, "x", "Cache-Control", "max-age=60"), 0, true, false, "stored stale"},
 		{"304 is not stored", get("http://a.test/"), resp(304, "", "ETag", `"v1"`), 0, false, false, "miss"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, events := testCache(t, Options{Policy: RFC9111})
+			c, events := testCache(t, Options{Policy: RFC9111, Fresh: true})
 			c.Store(tt.req, tt.store, t0)
 			e, fresh := c.Lookup(tt.req, t0.Add(tt.after))
 			if (e != nil) != tt.found || fresh != tt.fresh {
@@ -192,14 +220,21 @@ func TestRevalidated(t *testing.T) {
 		header    http.Header // the entry's afterwards (Date aside)
 	}{
 		{
-			"max-age: headers updated, stored again", Options{Policy: RFC9111},
+			"max-age, --cache-fresh: headers updated, stored again", Options{Policy: RFC9111, Fresh: true},
 			resp(200, "x", "Cache-Control", "max-age=60", "ETag", `"v1"`, "Content-Type", "text/html"),
 			http.Header{"Cache-Control": {"max-age=120"}, "Etag": {`"v1"`}, "Content-Type": {"text/plain"}, "X-New": {"1"}},
 			true,
 			http.Header{"Cache-Control": {"max-age=120"}, "Etag": {`"v1"`}, "Content-Type": {"text/html"}, "X-New": {"1"}},
 		},
 		{
-			"no-cache, same ETag: not written", Options{Policy: RFC9111},
+			"max-age, same ETag: not written (revalidated every time)", Options{Policy: RFC9111},
+			resp(200, "x", "Cache-Control", "max-age=60", "ETag", `"v1"`),
+			http.Header{"Etag": {`"v1"`}, "X-New": {"1"}},
+			false,
+			http.Header{"Cache-Control": {"max-age=60"}, "Etag": {`"v1"`}},
+		},
+		{
+			"no-cache, same ETag: not written", Options{Policy: RFC9111, Fresh: true},
 			resp(200, "x", "Cache-Control", "no-cache", "ETag", `"v1"`),
 			http.Header{"Etag": {`"v1"`}, "X-New": {"1"}},
 			false,

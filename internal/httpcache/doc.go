@@ -19,12 +19,16 @@
 //
 // Two, as in Scrapy. Dummy stores every response and answers from the
 // cache whenever an entry exists, so a crawl can be re-run without
-// touching the site. RFC9111 stores and answers as an HTTP private cache
-// does (RFC 9111): Cache-Control, Expires, a heuristic tenth of the time
-// since Last-Modified, and validators (ETag, Last-Modified) with which a
-// stale entry is revalidated by If-None-Match and If-Modified-Since. With
-// either, Options.Expire bounds an entry's age and Options.IgnoreCodes
-// lists statuses never stored.
+// touching the site. RFC9111 stores what an HTTP private cache may store
+// (RFC 9111) and asks the server again for every entry, with its
+// validators (If-None-Match from the ETag, If-Modified-Since from the
+// Last-Modified): a crawl wants the page as it is now, and the cache
+// saves the body of what did not change. With Options.Fresh, an entry the
+// server declared fresh (Cache-Control max-age, Expires) answers without
+// asking while it is; a lifetime is never guessed (no heuristic from
+// Last-Modified, unlike Scrapy's RFC2616Policy). With either policy,
+// Options.Expire bounds an entry's age and Options.IgnoreCodes lists
+// statuses never stored.
 //
 // # On disk
 //

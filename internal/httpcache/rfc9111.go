@@ -130,9 +130,12 @@ func rfcFresh(e *Entry, reqHeader http.Header, now time.Time) bool {
 	return age < lifetime
 }
 
-// freshnessLifetime is max-age, else Expires minus Date, else a tenth of
-// the time since Last-Modified, else forever for permanent redirects, else
-// nothing.
+// freshnessLifetime is max-age, else Expires minus Date, else nothing.
+// RFC 9111 §4.2.2 lets a cache guess a lifetime where the server gave
+// none (Scrapy's RFC2616Policy takes a tenth of the time since
+// Last-Modified, and a year for permanent redirects); a crawler does not:
+// a static file server sends a Last-Modified years old and no
+// Cache-Control, and a guess would keep every page "fresh" for months.
 func freshnessLifetime(e *Entry, cc map[string]string) time.Duration {
 	if v, ok := seconds(cc, "max-age"); ok {
 		return v
@@ -147,12 +150,6 @@ func freshnessLifetime(e *Entry, cc map[string]string) time.Duration {
 			return 0 // an invalid Expires means already expired
 		}
 		return min(max(t.Sub(date), 0), maxFreshness)
-	}
-	if lm, err := http.ParseTime(e.Header.Get("Last-Modified")); err == nil && lm.Before(date) {
-		return min(date.Sub(lm)/10, maxFreshness)
-	}
-	if e.Status == 300 || e.Status == 301 || e.Status == 308 {
-		return maxFreshness
 	}
 	return 0
 }

@@ -74,10 +74,14 @@ type Response struct {
 	LatencyMS      float64           `json:"latency_ms,omitempty"`
 	DurationMS     float64           `json:"duration_ms,omitempty"`
 	FetchedAt      string            `json:"fetched_at,omitempty"`
-	// Unchanged: the page is as cfetch's HTTP cache holds it (the server
-	// answered a conditional request with 304, or the cached copy is
-	// fresh); the record has the cached status, headers and body.
+	// Unchanged: the server answered cfetch's conditional request with
+	// 304 Not Modified: the page is as its HTTP cache holds it, and the
+	// record has the cached status, headers and body.
 	Unchanged bool `json:"unchanged,omitempty"`
+	// Cached: cfetch's HTTP cache answered without asking the server
+	// (--cache-policy dummy, --cache-only, or rfc9111 with --cache-fresh
+	// and a lifetime the server gave): the page may have changed since.
+	Cached bool `json:"cached,omitempty"`
 	// Error is a short, stable code (timeout, dns, refused, …); ErrorDetail
 	// is the human-readable reason.
 	Error       string `json:"error,omitempty"`
