@@ -38,8 +38,11 @@ transactions, and an ack passes on once the transaction holding the items before
 committed. A row the database rejects is reported with its line, and the rest goes on (exit
 status 3). -O empties the table first. A JSON array or XML document is always closed properly, even
 when the input ends early or cexport is interrupted; in a file it is closed after every flush,
-so readers see a valid document while cexport runs. CSV uses LF line endings; its header is
---fields, else the first item's fields (later fields not in it are left out, with a warning).
+so readers see a valid document while cexport runs. CSV uses LF line endings; its header (and
+TSV's, Markdown's) is --fields, else the header of the file appended to, else every field the
+--rules file declares, else the first item's fields. An item with a field the header lacks is
+written without it, reported with its line and URL, and counted (errors: not_in_header, exit
+status 3).
 A database that goes away mid-run is waited for (--db-retry, 1m); then cexport fails with the
 acks of the unwritten items held back.
 
@@ -49,7 +52,10 @@ it pass on); --fields chooses, orders and renames fields (price:cost). With --ba
 written as .NAME.part and gets its name only when complete; a rerun numbers after the last.`,
 	Output: "export the items to `FILE`, appending to what it holds (created if missing), or into a database table (sqlite:FILE?table=NAME, postgres://…?table=NAME); pass other records on to stdout (Scrapy's -o)",
 	Examples: `  # items to CSV, requests and acks flow on to the frontier
-  cqueue pop --follow | cfetch | cextract -r rules.yml | cexport -o items.csv | cqueue push
+  cqueue pop --follow | cfetch | cextract -r rules.yml | cexport -r rules.yml -o items.csv | cqueue push
+
+  # a CSV column for every field the rules declare, though the first item lacks some
+  cextract -r shop.yml responses.jsonl | cexport -r shop.yml -o items.csv
 
   # reshape items with jq, then export a JSON array
   jq -c --unbuffered '.data | {title, price}' items.jsonl | cexport -f json > items.json

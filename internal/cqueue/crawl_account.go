@@ -154,6 +154,9 @@ type itemsAccount struct {
 	// Unchanged counts the items cexport --changed-only left out: the
 	// same as the last round's.
 	Unchanged int64 `json:"unchanged"`
+	// NotInHeader counts the items written without fields the CSV's
+	// header lacks (each reported by cexport).
+	NotInHeader int64 `json:"not_in_header"`
 }
 
 type seedingAccount struct {
@@ -213,7 +216,8 @@ func (c *crawl) account(l loopStats) crawlAccount {
 	if a.DurationS > 0 {
 		a.Pages.RatePerS = float64(a.Pages.Total) / a.DurationS
 	}
-	a.Items = itemsAccount{Exported: l.items(o.out), To: outName(o.out), Unchanged: l.get("cexport").Dropped["unchanged"]}
+	a.Items = itemsAccount{Exported: l.items(o.out), To: outName(o.out), Unchanged: l.get("cexport").Dropped["unchanged"],
+		NotInHeader: l.get("cexport").Errors["not_in_header"]}
 	a.Pages.Unchanged = fetch.Counts["unchanged"]["responses"]
 	a.Pages.BytesSaved = fetch.Counts["unchanged"]["bytes_saved"]
 	s := &c.seed

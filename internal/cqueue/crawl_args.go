@@ -119,6 +119,7 @@ var passThrough = []struct {
 		"check": "cqueue crawl checks RULES itself", "explain": "it does not crawl",
 	}},
 	{"cexport", "cexport", map[string]string{
+		"rules": "the rules are cqueue crawl's RULES", "r": "the rules are cqueue crawl's RULES",
 		"overwrite-output": "the export is cqueue crawl's OUT, appended to so that a rerun completes it; remove OUT to start over",
 		"O":                "the export is cqueue crawl's OUT, appended to so that a rerun completes it; remove OUT to start over",
 	}},

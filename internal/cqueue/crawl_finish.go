@@ -155,6 +155,9 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 	if a.Items.Unchanged > 0 {
 		items += fmt.Sprintf(" (%d the same as in the last round, not exported)", a.Items.Unchanged)
 	}
+	if a.Items.NotInHeader > 0 {
+		items += fmt.Sprintf(" (%d written without fields not in its header, reported above)", a.Items.NotInHeader)
+	}
 	lines = append(lines, items)
 	s := a.Seeding
 	seeds := fmt.Sprintf("seeds (%s): %d queued", seedsName(a.Seeds), s.Queued)

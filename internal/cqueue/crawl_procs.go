@@ -166,7 +166,8 @@ func (c *crawl) stages(every time.Duration) []*stage {
 	add("cfetch", "cfetch", "cfetch", c.tools.cfetch, false)
 	add("cextract", "cextract", "cextract", c.tools.cextract, false, "--rules="+o.rules)
 	if o.out != "-" {
-		add("cexport", "cexport", "cexport", c.tools.cexport, true, "--output="+o.out)
+		// The rules declare the items' fields: the header of a CSV has them all.
+		add("cexport", "cexport", "cexport", c.tools.cexport, true, "--output="+o.out, "--rules="+o.rules)
 	}
 	add("push", "cqueue push", "cqueue", c.tools.cqueue, true, append(append([]string{"push"}, o.childFlags...), o.queueFlags...)...)
 	return out
