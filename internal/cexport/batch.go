@@ -72,7 +72,9 @@ type batchExporter struct {
 	o    *Options
 	t    *batchTemplate
 	warn func(format string, a ...any)
-	now  func() time.Time
+	// notInHeader reports an item's fields a batch's header lacks.
+	notInHeader func(fields []string, notIn, hint string)
+	now         func() time.Time
 	// written reports a batch file given its name, with its item count.
 	written func(name string, items int)
 
@@ -162,6 +164,7 @@ func (b *batchExporter) target(out *output) exportTarget {
 	return exportTarget{
 		w: bufio.NewWriterSize(out.w, 64<<10), name: out.name,
 		resumed: out.resumed, seal: out.seal, warn: b.warn,
+		notInHeader: b.notInHeader,
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -12,10 +14,13 @@ import (
 )
 
 // csvExporter writes items as CSV rows (Scrapy's CsvItemExporter), LF line
-// endings. The header is --fields, or the header of the file being appended
-// to, or else the fields of the first item that has any. Items with no
-// fields that come before the header is known are written as empty rows as
-// soon as it is.
+// endings; TSV and Markdown rows too. The header is --fields, or the header
+// of the file being appended to, or the fields the --rules file declares,
+// or else the fields of the first item that has any (after the declared
+// ones, when a rule's fields are the feed's). Items with no fields that
+// come before the header is known are written as empty rows as soon as it
+// is. A field an item has and the header lacks is reported through
+// notInHeader (unless --fields chose the fields) and left out of its row.
 type csvExporter struct {
 	w     *bufio.Writer
 	comma rune
@@ -26,21 +31,30 @@ type csvExporter struct {
 	header      []string
 	column      map[string]int
 	writeHeader bool
-	// notIn, when set, says where the header came from in the warning about
-	// a field it lacks ("" when the user chose the fields: no warning).
-	notIn   string
-	pending int // empty items waiting for the header
-	row     []string
-	cells   [][]byte // the CSV row being written, cells from the item
-	line    []byte
-	warned  warnOnce
+	// lead, when the header is taken from the first item, are the columns
+	// before that item's own (the declared fields).
+	lead []string
+	// notIn says where the header came from, in the report of a field it
+	// lacks ("" when the user chose the fields: no report); hint says how
+	// to have the field in it ({it} is it or them).
+	notIn, hint string
+	notInHeader func(fields []string, notIn, hint string)
+	missing     []string
+	pending     int // empty items waiting for the header
+	row         []string
+	cells       [][]byte // the CSV row being written, cells from the item
+	line        []byte
 }
+
+// hintNoHeader is how to have a field in a header taken from the first item.
+// "{it}" is it or them.
+const hintNoHeader = "cexport --rules FILE or --fields puts {it} in the header"
 
 func newCSVExporter(o *Options, t exportTarget) *csvExporter {
 	e := &csvExporter{
 		w: t.w, comma: o.delimiter, csvSafe: o.CSVSafe,
 		writeHeader: !o.NoHeader && t.resumed.keep == 0,
-		warned:      warnOnce{warn: t.warn, what: "fields not in the CSV header"},
+		notInHeader: t.notInHeader,
 	}
 	switch o.format {
 	case formatTSV:
@@ -48,16 +62,44 @@ func newCSVExporter(o *Options, t exportTarget) *csvExporter {
 	case formatMD:
 		e.rows = rowsMarkdown
 	}
+	d := o.declared
 	switch {
 	case len(o.header) > 0:
 		e.setHeader(o.header)
 	case !o.NoHeader && len(t.resumed.header) > 0:
 		e.setHeader(t.resumed.header)
-		e.notIn = "the CSV header of " + t.name
+		e.notIn = "the header of " + t.name
+		e.hint = "-O FILE starts a new file with every field in its header"
+		if d != nil && t.warn != nil {
+			if lacks := without(d.columns, e.column); len(lacks) > 0 {
+				t.warn("the header of %s lacks fields of %s: %s; items with them are written without them (-O FILE starts a new file with every field)",
+					t.name, d.file, strings.Join(lacks, ", "))
+			}
+		}
+	case d != nil && len(d.columns) > 0 && d.open == "":
+		e.setHeader(d.columns)
+		e.notIn = "the header (the fields of " + d.file + ")"
+		e.hint = "declare {it} in " + d.file
+	case d != nil && len(d.columns) > 0:
+		e.lead = d.columns
+		e.notIn = "the header (the fields of " + d.file + ", then the first item's)"
+		e.hint = fmt.Sprintf("declare {it} in %s (item rule %q takes its fields from the feed)", d.file, d.open)
 	default:
-		e.notIn = "the CSV header (first item's fields)"
+		e.notIn = "the header (the first item's fields)"
+		e.hint = hintNoHeader
 	}
 	return e
+}
+
+// without returns the names not in column, in order.
+func without(names []string, column map[string]int) []string {
+	var out []string
+	for _, n := range names {
+		if _, ok := column[n]; !ok {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func (e *csvExporter) setHeader(h []string) {
@@ -70,6 +112,40 @@ func (e *csvExporter) setHeader(h []string) {
 	}
 	e.row = make([]string, len(h))
 	e.cells = make([][]byte, len(h))
+}
+
+// firstHeader is the header taken from the first item with fields: the
+// declared fields (lead), then the item's others.
+func (e *csvExporter) firstHeader(fields []record.Field) []string {
+	h := slices.Clone(e.lead)
+	seen := make(map[string]bool, len(h))
+	for _, name := range h {
+		seen[name] = true
+	}
+	for _, f := range fields {
+		if !seen[f.Key] {
+			seen[f.Key] = true
+			h = append(h, f.Key)
+		}
+	}
+	return h
+}
+
+// lacks notes the field name the header lacks, for the report after the
+// row is written.
+func (e *csvExporter) lacks(name string) {
+	if e.notIn != "" && !slices.Contains(e.missing, name) {
+		e.missing = append(e.missing, name)
+	}
+}
+
+// report reports the fields of the item just written that the header
+// lacks.
+func (e *csvExporter) report() {
+	if len(e.missing) > 0 && e.notInHeader != nil {
+		e.notInHeader(e.missing, e.notIn, e.hint)
+	}
+	e.missing = e.missing[:0]
 }
 
 // Begin writes a header given by --fields, so even an empty export has it.
@@ -92,11 +168,7 @@ func (e *csvExporter) Write(fields []record.Field) error {
 			e.pending++
 			return nil
 		}
-		h := make([]string, len(fields))
-		for i, f := range fields {
-			h[i] = f.Key
-		}
-		e.setHeader(h)
+		e.setHeader(e.firstHeader(fields))
 		if err := e.Begin(); err != nil {
 			return err
 		}
@@ -107,6 +179,7 @@ func (e *csvExporter) Write(fields []record.Field) error {
 			}
 		}
 	}
+	defer e.report()
 	if e.rows == rowsCSV {
 		return e.writeCSV(fields)
 	}
@@ -114,9 +187,7 @@ func (e *csvExporter) Write(fields []record.Field) error {
 	for _, f := range fields {
 		i, ok := e.column[f.Key]
 		if !ok {
-			if e.notIn != "" {
-				e.warned.do(f.Key, "field %q is not in %s; use --fields to include it", f.Key, e.notIn)
-			}
+			e.lacks(f.Key)
 			continue
 		}
 		e.row[i] = csvCell(f.Value)
@@ -173,9 +244,7 @@ func (e *csvExporter) writeCSV(fields []record.Field) error {
 		if i >= len(e.header) || e.header[i] != f.Key {
 			var ok bool
 			if i, ok = e.column[f.Key]; !ok {
-				if e.notIn != "" {
-					e.warned.do(f.Key, "field %q is not in %s; use --fields to include it", f.Key, e.notIn)
-				}
+				e.lacks(f.Key)
 				continue
 			}
 		}

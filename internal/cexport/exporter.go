@@ -38,6 +38,10 @@ type exportTarget struct {
 	seal func(closing string) error
 	// warn reports a problem with the data that does not stop the export.
 	warn func(format string, a ...any)
+	// notInHeader reports the fields of the item being written that a
+	// table format's header lacks (left out of its row): notIn says where
+	// the header came from, hint how to have them in it.
+	notInHeader func(fields []string, notIn, hint string)
 }
 
 // newExporter returns the exporter for the validated options o.

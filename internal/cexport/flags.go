@@ -38,8 +38,11 @@ transactions, and an ack passes on once the transaction holding the items before
 committed. A row the database rejects is reported with its line, and the rest goes on (exit
 status 3). -O empties the table first. A JSON array or XML document is always closed properly, even
 when the input ends early or cexport is interrupted; in a file it is closed after every flush,
-so readers see a valid document while cexport runs. CSV uses LF line endings; its header is
---fields, else the first item's fields (later fields not in it are left out, with a warning).
+so readers see a valid document while cexport runs. CSV uses LF line endings; its header (and
+TSV's, Markdown's) is --fields, else the header of the file appended to, else every field the
+--rules file declares, else the first item's fields. An item with a field the header lacks is
+written without it, reported with its line and URL, and counted (errors: not_in_header, exit
+status 3).
 A database that goes away mid-run is waited for (--db-retry, 1m); then cexport fails with the
 acks of the unwritten items held back.
 
@@ -49,7 +52,10 @@ it pass on); --fields chooses, orders and renames fields (price:cost). With --ba
 written as .NAME.part and gets its name only when complete; a rerun numbers after the last.`,
 	Output: "export the items to `FILE`, appending to what it holds (created if missing), or into a database table (sqlite:FILE?table=NAME, postgres://…?table=NAME); pass other records on to stdout (Scrapy's -o)",
 	Examples: `  # items to CSV, requests and acks flow on to the frontier
-  cqueue pop --follow | cfetch | cextract -r rules.yml | cexport -o items.csv | cqueue push
+  cqueue pop --follow | cfetch | cextract -r rules.yml | cexport -r rules.yml -o items.csv | cqueue push
+
+  # a CSV column for every field the rules declare, though the first item lacks some
+  cextract -r shop.yml responses.jsonl | cexport -r shop.yml -o items.csv
 
   # reshape items with jq, then export a JSON array
   jq -c --unbuffered '.data | {title, price}' items.jsonl | cexport -f json > items.json
@@ -96,6 +102,7 @@ func (c *command) define(f *cli.Flags) {
 	o := c.o
 	f.StringVarP(&o.Format, "format", "f", "", "export `FORMAT`: jsonl (jsonlines, ndjson), json, csv, tsv, xml or markdown (md); default from the -o FILE extension, else jsonl (Scrapy FEED_FORMAT)")
 	f.StringSliceVar(&o.Fields, "fields", nil, "export these `FIELDS` in this order, comma-separated, each NAME or NAME:NEWNAME (price:cost; \\: is a colon in a name); for CSV the header (Scrapy FEED_EXPORT_FIELDS)")
+	f.StringVarP(&o.Rules, "rules", "r", "", "the rules `FILE` the items were extracted with (cextract -r FILE): the csv, tsv or markdown header holds every field its item rules declare, in its order (Scrapy FEED_EXPORT_FIELDS); cqueue crawl gives it")
 	f.BoolVar(&o.Append, "append", false, "deprecated: -o FILE appends anyway (Scrapy FEEDS overwrite: false); -O FILE overwrites")
 	f.StringVar(&o.CSVDelimiter, "csv-delimiter", ",", "CSV field separator, one `CHAR` (\\t or tab: a tab)")
 	f.BoolVar(&o.NoHeader, "no-header", false, "write no CSV header line (Scrapy include_headers_line: false)")

@@ -55,9 +55,13 @@ type Options struct {
 	Append bool
 	// Fields, when set, are the item fields to export, in this order (the
 	// CSV header), each NAME or FROM:TO (export FROM under the name TO; see
-	// parseFieldSpec). Otherwise CSV takes the first item's fields and the
-	// other formats export every field.
+	// parseFieldSpec). Otherwise CSV takes the fields the Rules declare,
+	// or the first item's fields, and the other formats export every field.
 	Fields []string
+	// Rules, when set, is the rules file the items were extracted with:
+	// the header of a table format holds every field its item rules
+	// declare (declared.go).
+	Rules string
 	// Types, when set, keeps only the items whose "type" is one of them
 	// (Scrapy's item_classes); an object without "kind" has no type.
 	Types []string
@@ -124,7 +128,9 @@ type Options struct {
 	// fields is Fields parsed; header their exported names.
 	fields []fieldSpec
 	header []string
-	where  *predicate
+	// declared is what the Rules file declares, or nil.
+	declared *declared
+	where    *predicate
 	// batch is the parsed Output template with batches, or nil.
 	batch *batchTemplate
 }
@@ -183,6 +189,11 @@ func (o *Options) Validate() error {
 	}
 	if err := checkNames("--type", o.Types); err != nil {
 		return err
+	}
+	if o.Rules != "" {
+		if o.declared, err = readDeclared(o.Rules, o.Types, o.Flatten); err != nil {
+			return err
+		}
 	}
 	if o.Where != "" {
 		if o.where, err = compilePredicate(o.Where); err != nil {

@@ -48,6 +48,11 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 		return runGone(ctx, tool, o, files, stdout, now)
 	}
 	s := &session{tool: tool, opts: o, stdout: stdout}
+	if d := o.declared; d != nil && o.isTable() && len(o.header) == 0 {
+		if w := d.unreached(o.Types); w != "" {
+			tool.Printf("%s", w)
+		}
+	}
 	switch {
 	case o.db != nil:
 		// Database calls outlive an interrupt: the last batch is written.
@@ -63,7 +68,7 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 		s.exp = sink
 	case o.batch != nil:
 		s.out = &output{name: o.Output}
-		s.exp = &batchExporter{o: o, t: o.batch, warn: tool.Printf, now: now,
+		s.exp = &batchExporter{o: o, t: o.batch, warn: tool.Printf, notInHeader: s.notInHeader, now: now,
 			written: func(name string, items int) {
 				if items >= 0 {
 					tool.Stats.Count("files", name, int64(items))
@@ -111,7 +116,7 @@ func (s *session) open() error {
 	s.exp = newExporter(o, exportTarget{
 		w: bufio.NewWriterSize(out.w, 64<<10), name: out.name,
 		resumed: out.resumed, seal: out.seal,
-		warn: s.tool.Printf,
+		warn: s.tool.Printf, notInHeader: s.notInHeader,
 	})
 	return nil
 }
@@ -159,6 +164,10 @@ type session struct {
 	// changes, with --changed-only, --change-fields or --history, judges
 	// each item against the last run's (changes.go).
 	changes *changeTracker
+	// cur is the item being written; notInHeaderN counts the items
+	// written without fields the header lacks (notinheader.go).
+	cur          current
+	notInHeaderN int
 
 	// err is the first output error: it ends the run. broken says it was
 	// the export's own output, which then cannot be closed properly.
@@ -268,6 +277,7 @@ func (s *session) handle(line ndjson.Line, env record.Envelope, top []record.Fie
 		return
 	}
 	o := s.opts
+	data0 := fields // for the report of fields not in the header
 	if len(o.Types) > 0 && !slices.Contains(o.Types, typ) {
 		s.tool.Stats.Count("filtered", "type", 1)
 		return
@@ -296,7 +306,9 @@ func (s *session) handle(line ndjson.Line, env record.Envelope, top []record.Fie
 		fields = project(fields, o.fields, s.proj)
 		s.proj = fields
 	}
+	s.cur = current{line: line, top: top, data: data0}
 	s.emit(&line, fields)
+	s.cur = current{}
 }
 
 // emit writes an item's fields to the export, opened at the first; line

@@ -163,6 +163,9 @@ type itemsAccount struct {
 	// Gone counts the items of earlier rounds this complete round did not
 	// see (cexport --gone).
 	Gone int64 `json:"gone"`
+	// NotInHeader counts the items written without fields the CSV's
+	// header lacks (each reported by cexport).
+	NotInHeader int64 `json:"not_in_header"`
 }
 
 type seedingAccount struct {
@@ -222,7 +225,8 @@ func (c *crawl) account(l loopStats) crawlAccount {
 	if a.DurationS > 0 {
 		a.Pages.RatePerS = float64(a.Pages.Total) / a.DurationS
 	}
-	a.Items = itemsAccount{Exported: l.items(o.out), To: outName(o.out), Unchanged: l.get("cexport").Dropped["unchanged"]}
+	a.Items = itemsAccount{Exported: l.items(o.out), To: outName(o.out), Unchanged: l.get("cexport").Dropped["unchanged"],
+		NotInHeader: l.get("cexport").Errors["not_in_header"]}
 	a.Pages.Unchanged = fetch.Counts["unchanged"]["responses"]
 	a.Pages.BytesSaved = fetch.Counts["unchanged"]["bytes_saved"]
 	a.Pages.FromCache = fetch.Counts["from_cache"]["responses"]

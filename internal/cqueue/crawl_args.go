@@ -120,6 +120,7 @@ var passThrough = []struct {
 		"failures": "give it to cqueue crawl (--failures FILE), whose account names the first failed pages",
 	}},
 	{"cexport", "cexport", map[string]string{
+		"rules": "the rules are cqueue crawl's RULES", "r": "the rules are cqueue crawl's RULES",
 		"overwrite-output": "the export is cqueue crawl's OUT, appended to so that a rerun completes it; remove OUT to start over",
 		"O":                "the export is cqueue crawl's OUT, appended to so that a rerun completes it; remove OUT to start over",
 	}},

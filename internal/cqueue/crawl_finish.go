@@ -174,6 +174,9 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 	if a.Items.Unchanged > 0 {
 		items += fmt.Sprintf(" (%d the same as in the last round, not exported)", a.Items.Unchanged)
 	}
+	if a.Items.NotInHeader > 0 {
+		items += fmt.Sprintf(" (%d written without fields not in its header, reported above)", a.Items.NotInHeader)
+	}
 	lines = append(lines, items)
 	if a.Items.Gone > 0 {
 		lines = append(lines, fmt.Sprintf("%s gone since the last round (not seen in this one)", plural(a.Items.Gone, "item")))

@@ -174,7 +174,8 @@ func (c *crawl) stages(every time.Duration) []*stage {
 	// gone (crawl_gone.go), and without it every round has every item.
 	add("cextract", "cextract", "cextract", c.tools.cextract, false, "--rules="+o.rules, "--failures="+c.failuresPath(), "--extract-unchanged")
 	if o.out != "-" {
-		add("cexport", "cexport", "cexport", c.tools.cexport, true, "--output="+o.out)
+		// The rules declare the items' fields: the header of a CSV has them all.
+		add("cexport", "cexport", "cexport", c.tools.cexport, true, "--output="+o.out, "--rules="+o.rules)
 	}
 	add("push", "cqueue push", "cqueue", c.tools.cqueue, true, append(append([]string{"push"}, o.childFlags...), o.queueFlags...)...)
 	return out

@@ -66,6 +66,7 @@ func TestCheckPassThrough(t *testing.T) {
 		{"cexport", []string{"-f", "csv", "--fields", "a,b"}, ""},
 		{"cexport", []string{"-O", "x.csv"}, "remove OUT to start over"},
 		{"cexport", []string{"-o", "x.csv"}, "connected by pipes"},
+		{"cexport", []string{"--rules=other.yml"}, "the rules are cqueue crawl's RULES"},
 		{"pop", []string{"--window", "64", "--max", "10"}, ""},
 		{"pop", []string{"--db", "x.db"}, "the frontier is cqueue crawl's --db or --redis"},
 		{"push", []string{"--order", "lifo"}, "give it to cqueue crawl"},

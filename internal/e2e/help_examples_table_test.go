@@ -69,6 +69,9 @@ var helpExampleRuns = map[string]exampleRun{
 
 	// cdedupe
 	// cexport
+	"cextract -r shop.yml responses.jsonl | cexport -r shop.yml -o items.csv": {
+		check: `test "$(head -1 items.csv)" = url,title,price,upc,availability,category,rating,description`,
+	},
 	"cexport --type product --where '.price > 10' --fields title:Title,price:Price --csv-safe -o products.csv < items.jsonl": {
 		out:   []string{"products.csv"}, // (the > in the predicate is no redirection)
 		check: `head -1 products.csv | grep -qx Title,Price && test "$(wc -l < products.csv)" -ge 2`,
