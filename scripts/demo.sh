@@ -10,7 +10,7 @@
 #   CONCURRENCY=32 scripts/demo.sh  more requests at once
 #
 # The crawl is one loop closed through the frontier (scripts/crawl.sh):
-#   cqueue pop --follow | cfetch | cextract -r demo.yml | cexport -o products.csv | cqueue push
+#   cqueue pop --follow | cfetch | cextract -r demo.yml | cexport -r demo.yml -o products.csv | cqueue push
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}

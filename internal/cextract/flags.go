@@ -226,11 +226,11 @@ array (.getall()). Fields without a value are left out of the item.
 Responses with an error, a non-2xx status or a binary body give no items or
 links, only their ack. Links are followed from <a href> and <area href>,
 resolved against <base href>, fragments dropped, http(s) only, once per page.`,
-	Examples: `  cqueue pop --follow | cfetch | cextract -r shop.yml --rejects refused.jsonl | cexport -o items.csv | cqueue push
+	Examples: `  cqueue pop --follow | cfetch | cextract -r shop.yml --rejects refused.jsonl | cexport -r shop.yml -o items.csv | cqueue push
   cextract --check shop.yml
   cextract -r shop.yml --explain < one-response.ndjson
   cextract -r shop.yml --explain '/catalogue/' responses.ndjson
-  cfetch < urls.txt | cextract -f title=h1 -f 'price=p.price_color::text' | cexport -o items.csv
+  cfetch < urls.txt | cextract -f title=h1 -f 'price=p.price_color::text' | cexport --fields title,price -o items.csv
   cextract --each 'article.product_pod' -f 'title=h3 a::attr(title)' \
       -f 'price=substring-after(.//p[@class="price_color"], "£")' responses.ndjson
   cextract -f 'tags[]=.tags a::text' -f 'links=count(//a)' < responses.ndjson

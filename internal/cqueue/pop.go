@@ -80,7 +80,7 @@ With --follow it looks once a second whether a crawl it serves is paused
 ('cqueue serve' pauses one: the crawl's metadata "paused" is 1); while one is, it
 hands out nothing (of any crawl), beating and taking acks as usual, until it is
 resumed or the crawl is over.`,
-	Examples: `  cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml | cexport -o items.csv | cqueue push --db crawl.db
+	Examples: `  cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml | cexport -r shop.yml -o items.csv | cqueue push --db crawl.db
   cqueue pop --db crawl.db --max 1000 > batch.jsonl      # a cron batch
   cqueue pop --db crawl.db --follow --window 256 --lease 10m`,
 }

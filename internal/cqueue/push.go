@@ -120,7 +120,7 @@ before fetching it): it is returned to the queue at once, not counted as a retry
 Records of other kinds pass through to stdout. Refused requests are counted by
 reason in the summary and, with --rejects FILE, written there with a "reason".`,
 	Examples: `  cqueue push --db crawl.db --crawlid shop --appid demo < seeds.txt
-  cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml | cexport -o items.csv | cqueue push --db crawl.db
+  cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml | cexport -r shop.yml -o items.csv | cqueue push --db crawl.db
   jq -c 'select(.kind == "request")' dump.jsonl | cqueue push --db other.db`,
 }
 
