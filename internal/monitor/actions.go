@@ -27,6 +27,10 @@ func decode(w http.ResponseWriter, r *http.Request, needCrawl bool) (string, boo
 	err := dec.Decode(&b)
 	if errors.Is(err, io.EOF) {
 		err = nil // an empty body is {}
+	} else if err == nil {
+		if _, more := dec.Token(); !errors.Is(more, io.EOF) {
+			err = errors.New("more after the JSON object")
+		}
 	}
 	var tooBig *http.MaxBytesError
 	switch {

@@ -124,9 +124,13 @@ func (s *Server) apiCrawls(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		meta := snap.Meta[c.CrawlID]
+		shown := meta
+		if !s.authorized(r) {
+			shown = publicMeta(meta)
+		}
 		cj := crawlJSON{CrawlID: c.CrawlID, AppID: c.AppID, State: c.State, Paused: meta[frontier.MetaPaused] == "1",
 			Expires: c.Expires, Queued: c.Pending, InFlight: c.InFlight, Dead: c.Dead,
-			HighPriority: c.HighPriority, LowPriority: c.LowPriority, Hosts: len(c.Hosts), Meta: meta}
+			HighPriority: c.HighPriority, LowPriority: c.LowPriority, Hosts: len(c.Hosts), Meta: shown}
 		for _, t := range snap.Tools {
 			if t.CrawlID == c.CrawlID || t.CrawlID == "" {
 				cj.Tools++
@@ -369,4 +373,20 @@ func (s *Server) apiStats(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"as_of": snap.At.UTC().Format(time.RFC3339Nano),
 		"queued": snap.Counts.Queued, "in_flight": snap.Counts.InFlight, "dead": snap.Counts.Dead, "counters": counters})
+}
+
+// publicMeta is the part of a crawl's metadata shown to a read without the
+// token: its round, and whether it is paused; not its run lock (host, pid,
+// boot id), nor the paths of its rules, seeds and export.
+func publicMeta(meta map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range meta {
+		if k == "round" || k == "round_state" || k == frontier.MetaPaused || k == "started_at" || strings.HasPrefix(k, "round_started") {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -86,6 +87,12 @@ func (s *Server) secure(next http.Handler) http.Handler {
 				unauthorized(w)
 				return
 			}
+			// A query that does not parse (?crawlid=%zz) is refused, not
+			// read as no filter (every crawl).
+			if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+				writeError(w, http.StatusBadRequest, "bad_request", "the query does not parse: "+err.Error())
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -112,10 +119,13 @@ func (s *Server) authorized(r *http.Request) bool {
 	if s.token == "" {
 		return false
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
+	// RFC 7235: the scheme is case-insensitive ("bearer" too), then one
+	// or more spaces.
+	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return false
 	}
+	got = strings.TrimLeft(got, " ")
 	a, b := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(s.token))
 	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
 }
