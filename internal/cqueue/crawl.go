@@ -80,6 +80,9 @@ func (c *crawl) run(ctx context.Context) error {
 	if err := c.checkFrontier(bg); err != nil {
 		return err
 	}
+	if err := c.checkStopped(bg); err != nil {
+		return err
+	}
 	if err := c.startRound(bg); err != nil {
 		return err
 	}
@@ -98,7 +101,9 @@ func (c *crawl) run(ctx context.Context) error {
 	if done || err != nil {
 		return err
 	}
-	res := c.runLoop(ctx)
+	loopCtx, stopWatch := c.watchStop(ctx)
+	res := c.runLoop(loopCtx)
+	stopWatch()
 	c.copyToolStats()
 	return cli.Exit(c.finish(ctx, res))
 }

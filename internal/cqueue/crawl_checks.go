@@ -45,7 +45,7 @@ func (c *crawl) checkFrontier(ctx context.Context) error {
 		if ci.CrawlID == o.crawlID || ci.Pending+ci.InFlight == 0 {
 			continue
 		}
-		tool.Printf("the frontier %s also holds crawl %q (%d queued, %d in flight), which this crawl loop would fetch too, with these rules, into %s: to resume that crawl, give --crawlid %s; to drop it, cqueue stop %s --crawlid %s; or give this crawl its own %s",
+		tool.Printf("the frontier %s also holds crawl %q (%d queued, %d in flight), which this crawl loop would fetch too, with these rules, into %s: to resume that crawl, give --crawlid %s; to drop it, cqueue stop --purge %s --crawlid %s; or give this crawl its own %s",
 			redactDSN(o.dsn), ci.CrawlID, ci.Pending, ci.InFlight, outName(o.out), shellQuote(ci.CrawlID), o.dsnFlag(), shellQuote(ci.CrawlID), own)
 		refused = true
 	}

@@ -5,7 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/demosite"
 )
 
 // How a run of cqueue crawl ends when it does not crawl to the end: a
@@ -56,14 +60,14 @@ func (l *loop) roundOf(db, crawlID string) (int, string) {
 	return info.Crawls[0].Round, info.Crawls[0].RoundState
 }
 
-func crawlEndSetup(t *testing.T) *loop {
+func crawlEndSetup(t *testing.T, site demosite.Options) *loop {
 	if testing.Short() {
 		t.Skip("crawl loops are skipped with -short")
 	}
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
-	l := newCrawlSite(t, binDir(t), loopSite)
+	l := newCrawlSite(t, binDir(t), site)
 	l.writeFile("seeds.txt", l.url+"/\n")
 	return l
 }
@@ -71,7 +75,7 @@ func crawlEndSetup(t *testing.T) *loop {
 // A --refresh run with nothing due writes its --stats (a monitor must not
 // read last night's file) and leaves no round shown as running.
 func TestCrawlNothingDueWritesStats(t *testing.T) {
-	l := crawlEndSetup(t)
+	l := crawlEndSetup(t, loopSite)
 	l.runCrawl(`--stats night1.json --refresh 24h seeds.txt "$RULES" items.jsonl`).want(t, 0, "complete: nothing is left queued or in flight")
 	if s := l.readStats("night1.json"); s.State != "complete" || s.Round != 1 {
 		t.Fatalf("night 1: %+v", s)
@@ -87,4 +91,60 @@ func TestCrawlNothingDueWritesStats(t *testing.T) {
 	}
 	// Without --refresh, the next run begins round 2 as it would have.
 	l.runCrawl(`seeds.txt "$RULES" items.jsonl`).want(t, 0, `crawl "items": round 2 begins (round 1 was complete)`)
+}
+
+// stopMidway starts a crawl of a slow site to items-0.jsonl, stops it
+// with cqueue stop once some pages are fetched, and returns how it ended.
+func (l *loop) stopMidway(t *testing.T) crawlRun {
+	t.Helper()
+	c, stdout, stderr := l.startCrawl(`--stats stopped.json --cfetch '--concurrency 2' seeds.txt "$RULES" items-0.jsonl`)
+	l.waitRequests(30, 5*time.Minute)
+	out := l.run(`cqueue stop --db items-0.jsonl.db --crawlid items-0`)
+	if !strings.Contains(out, `"kept":true`) {
+		t.Errorf("cqueue stop of a crawl run by cqueue crawl: %s", out)
+	}
+	return l.wait(c, stdout, stderr)
+}
+
+// A stopped crawl is never reported complete; the next run says so and
+// how to go on, and both ways work.
+func TestCrawlStopped(t *testing.T) {
+	slow := loopSite
+	slow.Latency = 20 * time.Millisecond
+	for _, how := range []string{"resume", "next-round"} {
+		t.Run(how, func(t *testing.T) {
+			l := crawlEndSetup(t, slow)
+			r := l.stopMidway(t)
+			r.want(t, 5, "cqueue: stopped at ", "kept; the next run does nothing until given --resume")
+			s := l.readStats("stopped.json")
+			if s.State != "stopped" || s.Complete || s.Exit == nil || *s.Exit != 5 || s.Pages.Total == 0 || s.Left.Queued == 0 {
+				t.Errorf("--stats of the stopped run: %+v", s)
+			}
+			if round, state := l.roundOf("items-0.jsonl.db", "items-0"); round != 1 || state != "stopped" {
+				t.Errorf("cqueue info says round %d %q, want round 1 stopped", round, state)
+			}
+			// Run again as cron would: nothing done, and said why.
+			before := l.site.Stats().Requests
+			l.runCrawl(`seeds.txt "$RULES" items-0.jsonl`).want(t, 5,
+				`this run does nothing. To resume the round, run the same command with --resume; to begin the next round over from the seeds, with --next-round`)
+			if n := l.site.Stats().Requests; n != before {
+				t.Errorf("a run of a stopped crawl made %d requests", n-before)
+			}
+			switch how {
+			case "resume":
+				l.runCrawl(`--resume seeds.txt "$RULES" items-0.jsonl`).want(t, 0, `crawl "items-0": resuming round 1`, "complete: nothing is left queued or in flight")
+				if dups := l.checkItems(); dups > 4 { // at most what was in flight at the stop
+					t.Errorf("%d products exported twice", dups)
+				}
+			case "next-round":
+				l.runCrawl(`--next-round seeds.txt "$RULES" items-0.jsonl`).want(t, 0, `(--next-round)`, `round 2 begins (round 1 was complete)`, "complete: nothing is left queued or in flight")
+				if round, state := l.roundOf("items-0.jsonl.db", "items-0"); round != 2 || state != "complete" {
+					t.Errorf("after --next-round, cqueue info says round %d %q", round, state)
+				}
+				l.checkItems()
+			}
+			// Then the crawl runs as any: the next run begins a round.
+			l.runCrawl(`seeds.txt "$RULES" items-0.jsonl`).want(t, 0, "round ")
+		})
+	}
 }
