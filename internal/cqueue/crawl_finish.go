@@ -110,6 +110,7 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	}
 	a.Round = c.round
 	a.Exit = &code
+	c.leaveLastRun(bg, a)
 	if !o.quiet {
 		for _, line := range c.accountLines(a) {
 			tool.Printf("%s", line)

@@ -2,11 +2,13 @@ package cqueue
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/monitor"
 )
 
 // A crawl run by cqueue crawl is stopped (cqueue stop, or cqueue serve's
@@ -125,4 +127,17 @@ func (c *crawl) markStopped(ctx context.Context, a *crawlAccount, code int, inte
 func (c *crawl) stoppedLine(a crawlAccount) string {
 	return fmt.Sprintf("stopped at %s (cqueue stop, or cqueue serve's Stop) after %s: %d queued, %d in flight, kept; the next run does nothing until given --resume (resume the round) or --next-round (begin round %d over)",
 		a.StoppedAt, plural(a.Pages.Total, "page"), a.Left.Queued, a.Left.InFlight, a.Round+1)
+}
+
+// leaveLastRun keeps the run's totals in the crawl's metadata
+// (monitor.MetaLastRun), for cqueue serve once the tools' stats are gone.
+func (c *crawl) leaveLastRun(ctx context.Context, a crawlAccount) {
+	b, err := json.Marshal(map[string]any{"pages": a.Pages.Total, "items": a.Items.Exported, "errors": sum(a.Pages.Errors),
+		"state": a.State, "exit": a.Exit, "started_at": a.StartedAt, "duration_s": a.DurationS})
+	if err == nil {
+		_, err = c.fr.SetCrawlMeta(ctx, c.o.crawlID, map[string]string{monitor.MetaLastRun: string(b)}, true)
+	}
+	if err != nil {
+		c.tool.Printf("%v", err)
+	}
 }
