@@ -43,6 +43,9 @@ const metaLastFailure = "last_failure"
 // reported by finish.
 func (c *crawl) run(ctx context.Context) error {
 	tool, o := c.tool, &c.o
+	if o.resume && o.nextRound {
+		return cli.Usagef("--resume and --next-round: give one of them")
+	}
 	var err error
 	_, throttle := o.pass["cthrottle"]
 	if c.tools, err = findTools(throttle); err != nil {

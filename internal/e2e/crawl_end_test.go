@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/demosite"
+	"github.com/crawlutils/crawlutils/internal/frontier"
 )
 
 // How a run of cqueue crawl ends when it does not crawl to the end: a
@@ -146,5 +148,75 @@ func TestCrawlStopped(t *testing.T) {
 			// Then the crawl runs as any: the next run begins a round.
 			l.runCrawl(`seeds.txt "$RULES" items-0.jsonl`).want(t, 0, "round ")
 		})
+	}
+}
+
+// setPaused sets the crawl's pause as cqueue serve's Pause and Resume do.
+func (l *loop) setPaused(db, crawlID string, paused bool) {
+	l.t.Helper()
+	ctx := context.Background()
+	fr, err := frontier.Open(ctx, filepath.Join(l.dir, db), frontier.Options{})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	defer fr.Close()
+	v := "0"
+	if paused {
+		v = "1"
+	}
+	if _, err := fr.SetCrawlMeta(ctx, crawlID, map[string]string{frontier.MetaPaused: v}, true); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+// inFlight is what cqueue info says the crawl has in flight.
+func (l *loop) inFlight(db string) int64 {
+	l.t.Helper()
+	var info struct {
+		InFlight int64 `json:"in_flight"`
+	}
+	if err := json.Unmarshal([]byte(l.run(`cqueue info --db `+db)), &info); err != nil {
+		l.t.Fatal(err)
+	}
+	return info.InFlight
+}
+
+// With --cthrottle at a low rate, the requests cthrottle holds for their
+// slots when the crawl is paused go back to the frontier unfetched, not
+// fetched one slot after another; the resumed crawl fetches every page.
+func TestCrawlPauseGivesBackThrottledRequests(t *testing.T) {
+	l := crawlEndSetup(t, demosite.Options{Products: 60})
+	c, stdout, stderr := l.startCrawl(`--pop '--window 50' --cthrottle '--rate 5/s' seeds.txt "$RULES" items-0.jsonl`)
+	l.waitRequests(12, 5*time.Minute)
+	// Wait for cthrottle to hold a good many requests: in flight, far
+	// more than the few that are fetched at once.
+	deadline := time.Now().Add(5 * time.Minute)
+	for l.inFlight("items-0.jsonl.db") < 30 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the crawl never had 30 requests in flight")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	l.setPaused("items-0.jsonl.db", "items-0", true)
+	paused := l.site.Stats().Requests
+	// Everything in flight comes back: given back unfetched, or fetched
+	// and acked (the few due as the pause was read).
+	for l.inFlight("items-0.jsonl.db") > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("requests still in flight long after the pause")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// A pause is read within a second: at 5/s, a few more pages, not
+	// the 30 held.
+	n := l.site.Stats().Requests - paused
+	t.Logf("%d requests fetched after the pause", n)
+	if n > 12 {
+		t.Errorf("%d requests were fetched after the pause", n)
+	}
+	l.setPaused("items-0.jsonl.db", "items-0", false)
+	l.wait(c, stdout, stderr).want(t, 0, "complete: nothing is left queued or in flight")
+	if dups := l.checkItems(); dups != 0 {
+		t.Errorf("%d products exported twice", dups)
 	}
 }
