@@ -120,7 +120,7 @@ func infoCommand() *cli.Command {
 		Description: `Writes one record: {"kind":"info","queued":…,"in_flight":…,"dead":…,"crawls":[…]},
 each crawl with its state (active, stopped, expired), expires, total_pending,
 in_flight, dead, high_priority, low_priority and per-domain counts, and for a
-crawl run by cqueue crawl its round, round_state (running or complete) and
+crawl run by cqueue crawl its round, round_state (running, complete or stopped) and
 round_started_at.`,
 		Examples: `  cqueue info --db crawl.db | jq '.crawls[] | {crawlid, total_pending, in_flight}'`,
 	}, func(f *cli.Flags) {
