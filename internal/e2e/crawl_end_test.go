@@ -220,3 +220,33 @@ func TestCrawlPauseGivesBackThrottledRequests(t *testing.T) {
 		t.Errorf("%d products exported twice", dups)
 	}
 }
+
+// The same for a stop: the requests cthrottle holds go back unfetched, the
+// run ends stopped, and --resume fetches every page.
+func TestCrawlStopGivesBackThrottledRequests(t *testing.T) {
+	l := crawlEndSetup(t, demosite.Options{Products: 60})
+	c, stdout, stderr := l.startCrawl(`--pop '--window 50' --cthrottle '--rate 5/s' seeds.txt "$RULES" items-0.jsonl`)
+	l.waitRequests(12, 5*time.Minute)
+	deadline := time.Now().Add(5 * time.Minute)
+	for l.inFlight("items-0.jsonl.db") < 30 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the crawl never had 30 requests in flight")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	l.run(`cqueue stop --db items-0.jsonl.db --crawlid items-0`)
+	stopped := l.site.Stats().Requests
+	l.wait(c, stdout, stderr).want(t, 5, "cqueue: stopped at ")
+	n := l.site.Stats().Requests - stopped
+	t.Logf("%d requests fetched after the stop", n)
+	if n > 12 {
+		t.Errorf("%d requests were fetched after the stop", n)
+	}
+	if q := l.inFlight("items-0.jsonl.db"); q != 0 {
+		t.Errorf("%d requests left in flight after the stopped run", q)
+	}
+	l.runCrawl(`--resume --cthrottle '--rate 50/s' seeds.txt "$RULES" items-0.jsonl`).want(t, 0, "complete: nothing is left queued or in flight")
+	if dups := l.checkItems(); dups != 0 {
+		t.Errorf("%d products exported twice", dups)
+	}
+}
