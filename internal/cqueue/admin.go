@@ -120,7 +120,7 @@ func infoCommand() *cli.Command {
 		Description: `Writes one record: {"kind":"info","queued":…,"in_flight":…,"dead":…,"crawls":[…]},
 each crawl with its state (active, stopped, expired), expires, total_pending,
 in_flight, dead, high_priority, low_priority and per-domain counts, and for a
-crawl run by cqueue crawl its round, round_state (running or complete) and
+crawl run by cqueue crawl its round, round_state (running, complete or stopped) and
 round_started_at.`,
 		Examples: `  cqueue info --db crawl.db | jq '.crawls[] | {crawlid, total_pending, in_flight}'`,
 	}, func(f *cli.Flags) {
@@ -150,23 +150,39 @@ round_started_at.`,
 
 func stopCommand() *cli.Command {
 	var crawlID string
+	var purge bool
 	return admin("stop", cli.Help{
 		Usage:   "cqueue stop --crawlid ID [flags]",
 		Summary: "purge a crawl's queued requests and refuse its later pushes",
 		Description: `Writes {"kind":"stop","crawlid":ID,"purged":N}. Requests of the crawl in
-flight finish when acked; their follow-ups are refused (reason "stopped").`,
+flight finish when acked; their follow-ups are refused (reason "stopped").
+A crawl run by 'cqueue crawl' keeps its queue instead ({"purged":0,"kept":true}):
+its run ends gracefully within seconds (exit 5, "stopped"), and the next run
+says how to resume it (--resume) or begin its next round over (--next-round);
+with --purge it is purged as any crawl.`,
 		Examples: `  cqueue stop --db crawl.db --crawlid shop`,
 	}, func(f *cli.Flags) {
 		f.StringVar(&crawlID, "crawlid", "", "the crawl to stop (required)")
+		f.BoolVar(&purge, "purge", false, "purge the queue of a crawl run by cqueue crawl too, as any crawl's")
 	}, func() string {
 		if crawlID == "" {
 			return "--crawlid is required"
 		}
 		return ""
 	}, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer, now time.Time) error {
-		n, err := fr.Stop(ctx, crawlID, now)
+		var n int
+		var kept bool
+		var err error
+		if purge {
+			n, err = fr.Stop(ctx, crawlID, now)
+		} else {
+			n, kept, err = frontier.StopCrawl(ctx, fr, crawlID, now)
+		}
 		if err != nil {
 			return err
+		}
+		if kept {
+			return writeJSON(w, map[string]any{"kind": "stop", "crawlid": crawlID, "purged": 0, "kept": true})
 		}
 		return writeJSON(w, map[string]any{"kind": "stop", "crawlid": crawlID, "purged": n})
 	})

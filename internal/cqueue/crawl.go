@@ -44,6 +44,9 @@ const metaLastFailure = "last_failure"
 // reported by finish.
 func (c *crawl) run(ctx context.Context) error {
 	tool, o := c.tool, &c.o
+	if o.resume && o.nextRound {
+		return cli.Usagef("--resume and --next-round: give one of them")
+	}
 	var err error
 	_, throttle := o.pass["cthrottle"]
 	if c.tools, err = findTools(throttle); err != nil {
@@ -84,6 +87,9 @@ func (c *crawl) run(ctx context.Context) error {
 	if err := c.checkFrontier(bg); err != nil {
 		return err
 	}
+	if err := c.checkStopped(bg); err != nil {
+		return err
+	}
 	if err := c.startRound(bg); err != nil {
 		return err
 	}
@@ -106,7 +112,9 @@ func (c *crawl) run(ctx context.Context) error {
 	defer stopLoop(nil)
 	c.state.stop = stopLoop
 	c.state.armed.Store(true) // startRound set the round
+	loopCtx, stopWatch := c.watchStop(loopCtx)
 	res := c.runLoop(loopCtx)
+	stopWatch()
 	c.checkState(bg)
 	c.copyToolStats()
 	return cli.Exit(c.finish(ctx, res))

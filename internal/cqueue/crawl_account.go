@@ -119,9 +119,12 @@ type crawlAccount struct {
 	Round     int     `json:"round"`
 	DurationS float64 `json:"duration_s"`
 	// State is running (while the crawl runs), complete, incomplete (it
-	// can be resumed), interrupted or failed.
+	// can be resumed), interrupted, failed, stopped (cqueue stop) or
+	// nothing_due (--refresh).
 	State    string `json:"state"`
 	Complete bool   `json:"complete"`
+	// StoppedAt is when the crawl was stopped, with State stopped.
+	StoppedAt string `json:"stopped_at,omitempty"`
 	// Exit is the exit status (absent while running).
 	Exit *int `json:"exit,omitempty"`
 	// Reasons say why the crawl failed or is not complete.

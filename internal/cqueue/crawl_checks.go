@@ -45,7 +45,7 @@ func (c *crawl) checkFrontier(ctx context.Context) error {
 		if ci.CrawlID == o.crawlID || ci.Pending+ci.InFlight == 0 {
 			continue
 		}
-		tool.Printf("the frontier %s also holds crawl %q (%d queued, %d in flight), which this crawl loop would fetch too, with these rules, into %s: to resume that crawl, give --crawlid %s; to drop it, cqueue stop %s --crawlid %s; or give this crawl its own %s",
+		tool.Printf("the frontier %s also holds crawl %q (%d queued, %d in flight), which this crawl loop would fetch too, with these rules, into %s: to resume that crawl, give --crawlid %s; to drop it, cqueue stop --purge %s --crawlid %s; or give this crawl its own %s",
 			redactDSN(o.dsn), ci.CrawlID, ci.Pending, ci.InFlight, outName(o.out), shellQuote(ci.CrawlID), o.dsnFlag(), shellQuote(ci.CrawlID), own)
 		refused = true
 	}
@@ -121,14 +121,12 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 		return true, fmt.Errorf("crawl %q has nothing queued or in flight and its seeds were seen before, but its last run could fetch nothing (%s): %s",
 			o.crawlID, c.meta[metaLastFailure], c.startOver())
 	case fresh > 0:
-		if !o.quiet {
-			tool.Printf("crawl %q round %d: every seed was fetched in a round begun less than %s ago (--refresh): nothing to crawl",
-				o.crawlID, c.round, o.store.refresh)
-		}
+		code := cli.ExitOK
 		if s.rejected() > 0 {
-			return true, cli.Exit(cli.ExitPartial) // the seeds rejected were reported
+			code = cli.ExitPartial // the seeds rejected were reported
 		}
-		return true, nil
+		return true, c.nothingDue(ctx, fmt.Sprintf("crawl %q round %d: every seed was fetched in a round begun less than %s ago (--refresh): nothing to crawl",
+			o.crawlID, c.round, o.store.refresh), code)
 	default:
 		// A round that ended without being marked complete (a crawl made
 		// before rounds, or a run killed as it ended): the next run

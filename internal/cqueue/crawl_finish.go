@@ -89,6 +89,7 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 			a.State = "complete"
 		}
 	}
+	code = c.markStopped(bg, &a, code, cli.Interrupted(ctx))
 	if len(failures) > 0 {
 		a.Reasons = append(a.Reasons, "failed: "+strings.Join(failures, ", "))
 	}
@@ -125,6 +126,7 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	}
 	a.Round = c.round
 	a.Exit = &code
+	c.leaveLastRun(bg, a)
 	if !o.quiet {
 		for _, line := range c.accountLines(a) {
 			tool.Printf("%s", line)
@@ -225,6 +227,8 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 	lines = append(lines, a.Reasons...)
 	left := fmt.Sprintf("%d queued, %d in flight", a.Left.Queued, a.Left.InFlight)
 	switch {
+	case a.State == stateStopped:
+		lines = append(lines, c.stoppedLine(a))
 	case a.Complete && a.Pages.Total > 0 && len(a.Pages.ByStatus) == 0:
 		lines = append(lines, "nothing is left queued or in flight, and the seeds are marked as seen: "+c.startOver())
 	case a.Complete && a.State != "interrupted":

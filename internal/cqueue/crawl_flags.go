@@ -71,8 +71,9 @@ Exit status: 0 the crawl is complete; 1 a tool failed, or nothing could be
 fetched at all (every fetch failed: the account says why), or no seed and
 nothing queued; 2 usage error, rules with errors, or a rerun refused; 3 the
 crawl finished but records were rejected (reported above, and counted in the
-account) or a tool exited 3; 4 another run of the crawl is running; 130
-interrupted.`,
+account) or a tool exited 3; 4 another run of the crawl is running; 5 the crawl
+was stopped (cqueue stop, or cqueue serve's Stop): this run, and every run
+after it until one is given --resume or --next-round; 130 interrupted.`,
 	Examples: `  cqueue crawl seeds.txt shop.yml items.csv
   cqueue crawl seeds.txt shop.yml items.csv --cfetch '--concurrency 32 --delay 250ms'
   cqueue crawl seeds.txt shop.yml items.csv --cthrottle '--rate 2/s'   # per host, for every loop on this frontier
@@ -91,6 +92,8 @@ type crawlOptions struct {
 	failures       string
 	crawlID, appID string
 	force          bool
+	// resume and nextRound say how a stopped crawl goes on.
+	resume, nextRound bool
 	// pass are the words passed on to each tool, by --TOOL flag name.
 	pass map[string][]string
 	// dsn is the frontier: an SQLite path or a Redis URL.
@@ -130,6 +133,8 @@ func (c *crawlCmd) define(f *cli.Flags) {
 	f.StringVar(&o.appID, "appid", o.appID, "the appid of the seeds")
 	f.StringVar(&o.failures, "failures", "", "write every page that failed (a fetch error, a status other than 2xx) or had items dropped (a required field missing) to `FILE`, one JSON record a line with its reason and the page that linked it (cextract --failures); the account names the first few")
 	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
+	f.BoolVar(&o.resume, "resume", false, "resume a crawl stopped by cqueue stop (or cqueue serve's Stop) where it stopped")
+	f.BoolVar(&o.nextRound, "next-round", false, "drop what a stopped crawl's round left and begin its next round from the seeds")
 	f.DurationVar(&o.publishEvery, "publish-every", toolstats.DefaultEvery, "publish the loop's tools' stats to the frontier every `DURATION`, for cqueue serve; 0: never")
 	for _, pt := range passThrough {
 		c.raw[pt.flag] = f.StringArray(pt.flag, nil, fmt.Sprintf("pass `ARGS` to %s (words split as by a shell, nothing expanded; repeatable)", pt.tool))

@@ -19,8 +19,8 @@ import (
 // once; a run that finds it unfinished resumes it. The round and when each
 // began are kept in the crawl's metadata.
 const (
-	metaRound      = "round"       // the current round, 1, 2, …
-	metaRoundState = "round_state" // running or complete
+	metaRound      = frontier.MetaRound // the current round, 1, 2, …
+	metaRoundState = "round_state"      // running or complete
 )
 
 // metaRoundStarted is the metadata key of when round r began (RFC 3339).

@@ -2,6 +2,7 @@ package cqueue
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -35,7 +36,8 @@ type pauseWatch struct {
 	order  []string             // the round robin of the reads
 	next   int
 	paused map[string]bool
-	last   time.Time // the last periodic read
+	told   map[string]bool // paused crawls whose pause record was written
+	last   time.Time       // the last periodic read
 }
 
 // isPaused reports whether a crawl pop serves is paused.
@@ -100,6 +102,7 @@ func (w *pauseWatch) read(ctx context.Context, fr frontier.Frontier, ids []strin
 			w.paused[id] = true
 		} else {
 			delete(w.paused, id)
+			delete(w.told, id)
 		}
 	}
 	return w.isPaused(), nil
@@ -116,6 +119,9 @@ func (p *popper) paused(ctx, bg context.Context) (done bool, err error) {
 	}
 	if cli.ReaderGone(p.out) {
 		return false, errReaderGone
+	}
+	if err := p.tellPaused(); err != nil {
+		return false, err
 	}
 	if err := p.w.Flush(); err != nil { // an expired notification
 		return false, err
@@ -142,4 +148,33 @@ func (p *popper) holdBack(bg context.Context, res frontier.PopResult) (bool, err
 	}
 	_, err = p.fr.Apply(bg, frontier.Batch{Releases: leases}, p.now())
 	return true, err
+}
+
+// tellPaused writes a pause record, {"kind":"pause","crawlid":ID}, once
+// for each crawl found paused: a tool downstream holding the crawl's
+// requests (cthrottle) gives them back to the frontier unfetched (release
+// records, which cqueue push applies), rather than fetching them for as
+// long as their slots take; cqueue push drops the record at the end of
+// the loop.
+func (p *popper) tellPaused() error {
+	if p.pause.told == nil {
+		p.pause.told = map[string]bool{}
+	}
+	for id := range p.pause.paused {
+		if p.pause.told[id] {
+			continue
+		}
+		p.pause.told[id] = true
+		b, err := json.Marshal(struct {
+			Kind    string `json:"kind"`
+			CrawlID string `json:"crawlid"`
+		}{kindPause, id})
+		if err != nil {
+			return err
+		}
+		if err := p.w.WriteLine(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }

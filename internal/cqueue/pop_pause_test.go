@@ -70,7 +70,12 @@ func TestPopPauses(t *testing.T) {
 	acked := 0
 	ackAll := func() {
 		t.Helper()
-		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		var lines []string // the requests handed out (pause records aside)
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			if strings.Contains(line, `"lease":"`) {
+				lines = append(lines, line)
+			}
+		}
 		var leases []string
 		for _, line := range lines[acked:] {
 			i := strings.Index(line, `"lease":"`) + len(`"lease":"`)
@@ -99,6 +104,10 @@ func TestPopPauses(t *testing.T) {
 		t.Fatalf("counts while paused = %+v, want 6 queued", c)
 	}
 
+	// It says so down the loop, once: a pause record.
+	if n := strings.Count(out.String(), `{"kind":"pause","crawlid":"c"}`); n != 1 {
+		t.Errorf("a paused pop wrote %d pause records, want 1:\n%s", n, out.String())
+	}
 	setPaused("0")
 	waitFor(t, "a window handed out after the resume", func() bool { return handed() == 2 })
 	// Paused while running: the acks still come in, nothing more goes out.

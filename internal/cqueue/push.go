@@ -276,6 +276,11 @@ func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
 			p.request(line, env)
 		case env.Kind == record.KindAck:
 			p.ack(line, env)
+		case env.Kind == kindRelease:
+			p.release(line, env)
+		case env.Kind == kindPause:
+			// Said to the tools of the loop by pop; nothing for stdout.
+			p.tool.Stats.Count("passed", "pause_dropped", 1)
 		default:
 			kind := env.Kind
 			if kind == "" {
@@ -413,7 +418,7 @@ func (p *pusher) settle(a record.Ack) {
 
 // apply commits the batch: its requests, then its acks.
 func (p *pusher) apply() {
-	if p.err != nil || len(p.batch.Entries)+len(p.batch.Acks)+len(p.batch.Fails) == 0 {
+	if p.err != nil || len(p.batch.Entries)+len(p.batch.Acks)+len(p.batch.Fails)+len(p.batch.Releases) == 0 {
 		return
 	}
 	p.lastApply = time.Now()
@@ -448,7 +453,10 @@ func (p *pusher) apply() {
 	if res.Failed > 0 {
 		st.Count("acks", "failed", int64(res.Failed))
 	}
-	p.batch = frontier.Batch{Entries: p.batch.Entries[:0], Acks: p.batch.Acks[:0], Fails: p.batch.Fails[:0]}
+	if res.Released > 0 {
+		st.Count("requests", "released", int64(res.Released))
+	}
+	p.batch = frontier.Batch{Entries: p.batch.Entries[:0], Acks: p.batch.Acks[:0], Fails: p.batch.Fails[:0], Releases: p.batch.Releases[:0]}
 	p.raws, p.returned = p.raws[:0], p.returned[:0]
 	p.records = 0
 }

@@ -67,6 +67,9 @@ type item struct {
 	key    string
 	origin string
 	leased bool
+	// crawl and lease name a leased request, for a pause of its crawl;
+	// pause is the crawl a pause record names.
+	crawl, lease, pause string
 
 	rate    throttle.Rate // set when it is reserved
 	maxWait time.Duration
@@ -143,6 +146,13 @@ func (p *pipeline) read(ctx context.Context, r *ndjson.Reader) {
 		}
 		p.seq++
 		it := &item{pos: line.Pos(), raw: rec.env.Raw, class: c, key: key, origin: origin, leased: leased, seq: p.seq, index: -1}
+		switch {
+		case leased:
+			it.crawl, _ = stringField(rec.fields, "crawlid")
+			it.lease, _ = stringField(rec.fields, "lease")
+		case c == classPass && rec.env.Kind == kindPause:
+			it.pause, _ = stringField(rec.fields, "crawlid")
+		}
 		select {
 		case p.sem <- struct{}{}:
 		case <-p.stop:

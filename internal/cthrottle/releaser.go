@@ -55,6 +55,7 @@ func (p *pipeline) release(ctx context.Context) {
 				open = false
 				break
 			}
+			p.givesBack(w, it)
 			w.push(it)
 		more:
 			for range 4096 {
@@ -64,6 +65,7 @@ func (p *pipeline) release(ctx context.Context) {
 						open = false
 						break more
 					}
+					p.givesBack(w, it)
 					w.push(it)
 				default:
 					break more

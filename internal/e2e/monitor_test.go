@@ -56,6 +56,9 @@ func TestMonitorInBrowser(t *testing.T) {
 	// A site slow enough for the crawl to last while the page watches it.
 	opts := loopSite
 	opts.Latency = 40 * time.Millisecond
+	// Pages enough (about 1,100: 22 s at least) that the crawl is still
+	// under way when the test presses Stop.
+	opts.Products = 1000
 	site := demosite.New(opts)
 	srv := httptest.NewServer(site)
 	t.Cleanup(srv.Close)
@@ -142,8 +145,7 @@ echo "${PIPESTATUS[*]}" > status`)
 		return n
 	}
 	// (By 150 pages the charts have a few seconds of history for the
-	// screenshot; the site cannot answer the 450 pages of the crawl in
-	// less than 9s.)
+	// screenshot.)
 	first := done()
 	deadline := time.Now().Add(time.Minute)
 	for done() < first+150 {
@@ -152,8 +154,8 @@ echo "${PIPESTATUS[*]}" > status`)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if state := text(demo + ` .badge`); state != "active" {
-		t.Errorf("the demo crawl shows state %q, want active", state)
+	if state := text(demo + ` .badge`); state != "running" {
+		t.Errorf("the demo crawl shows status %q, want running", state)
 	}
 
 	// The loop's five tools show, with their last stats, and items/s and
@@ -263,6 +265,17 @@ echo "${PIPESTATUS[*]}" > status`)
 	items := strings.Count(l.run("cat items.jsonl"), "\n")
 	if stats.Counters["acked"] == 0 || items == 0 || stats.Counters["purged_stopped"] == 0 {
 		t.Errorf("after the stop: %d acked, %d items, %d purged", stats.Counters["acked"], items, stats.Counters["purged_stopped"])
+	}
+
+	// The page shows the crawl stopped, not "active", with its totals as
+	// its tools published them.
+	stoppedShown, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
+		const c = document.querySelector('[data-crawlid="demo"]');
+		const pages = c && c.querySelector('.key-pages-total b');
+		return !!c && c.querySelector('.badge').textContent === 'stopped' && !!pages && Number(pages.textContent.replace(/,/g, '')) > 0;
+	})()`, chromedp.WithPollingTimeout(time.Minute)))
+	if err != nil || !stoppedShown {
+		t.Errorf("after the stop the page shows the demo crawl %q with %q pages (%v)", text(demo+` .badge`), text(demo+` .key-pages-total b`), err)
 	}
 
 	pwned, err := chromedp.Run(ctx, chromedp.Evaluate[string](`typeof window.pwned`))

@@ -38,12 +38,12 @@ func TestCrawlFailsWhenRedisRestartsEmpty(t *testing.T) {
 	r := l.wait(c, stdout, stderr)
 	t.Logf("cqueue crawl, Redis killed and restarted empty after %d requests:\n%s", 40, r.stderr)
 	r.want(t, 1, `the frontier lost this crawl's state`, "so the crawl cannot be complete",
-		"To start over: drop what is left of the crawl (cqueue stop --redis "+srv.URL()+" --crawlid items-0), remove items-0.jsonl, and run the same command with another crawl name (--crawlid items-0-2)")
+		"To start over: drop what is left of the crawl (cqueue stop --purge --redis "+srv.URL()+" --crawlid items-0), remove items-0.jsonl, and run the same command with another crawl name (--crawlid items-0-2)")
 	if strings.Contains(r.stderr, "complete: nothing is left") || strings.Contains(r.stderr, "to resume") {
 		t.Errorf("a crawl whose frontier lost its state says it is complete, or can be resumed:\n%s", r.stderr)
 	}
 	// Starting over as it says completes the crawl, every product once.
-	l.run("cqueue stop --redis " + srv.URL() + " --crawlid items-0 && rm items-0.jsonl")
+	l.run("cqueue stop --purge --redis " + srv.URL() + " --crawlid items-0 && rm items-0.jsonl")
 	l.runCrawl(`seeds.txt "$RULES" items-0.jsonl --crawlid items-0-2`, env).want(t, 0, "complete: nothing is left queued or in flight")
 	if dups := l.checkItems(); dups != 0 {
 		t.Errorf("%d products exported twice after starting over", dups)

@@ -283,7 +283,7 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier, sharded bool) {
 			now = now.Add(agreeConsumerTimeout + time.Duration(rnd.IntN(3_000_000))*time.Microsecond)
 			what = "time jump past the consumer timeout"
 		default:
-			switch rnd.IntN(3) {
+			switch rnd.IntN(4) {
 			case 0:
 				c := fmt.Sprint("c", rnd.IntN(3))
 				what = "stop " + c
@@ -293,6 +293,14 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier, sharded bool) {
 						t.Fatal(err)
 					}
 					got[i] = fmt.Sprint(n)
+				}
+			case 3:
+				c := fmt.Sprint("c", rnd.IntN(3))
+				what = "unstop " + c
+				for _, f := range fs {
+					if err := f.Unstop(ctx, c, now); err != nil {
+						t.Fatal(err)
+					}
 				}
 			case 1:
 				what = "expire"

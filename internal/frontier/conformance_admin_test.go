@@ -53,6 +53,27 @@ func TestStop(t *testing.T) {
 		if len(info.Crawls) != 1 || info.Crawls[0].State != StateStopped {
 			t.Errorf("Info(c1) = %+v", info)
 		}
+		// Unstop: the crawl takes pushes again; what was purged stays purged.
+		if err := f.Unstop(ctx, "c1", t0); err != nil {
+			t.Fatal(err)
+		}
+		info, _ = f.Info(ctx, InfoFilter{CrawlID: "c1"})
+		if len(info.Crawls) != 1 || info.Crawls[0].State != StateActive || info.Crawls[0].Pending != 0 {
+			t.Errorf("Info(c1) after Unstop = %+v", info)
+		}
+		if res := push(t, f, t0, req(t, "http://new.test/", "crawl", "c1")); res[0].Reason != "" {
+			t.Errorf("push after Unstop = %+v", res[0])
+		}
+		// Unstopping a crawl that is not stopped changes nothing.
+		if err := f.Unstop(ctx, "c2", t0); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Unstop(ctx, "nosuch", t0); err != nil {
+			t.Fatal(err)
+		}
+		if info, _ := f.Info(ctx, InfoFilter{CrawlID: "c2"}); len(info.Crawls) != 1 || info.Crawls[0].State != StateActive || info.Crawls[0].Pending != 1 {
+			t.Errorf("Info(c2) after Unstop = %+v", info)
+		}
 	})
 }
 

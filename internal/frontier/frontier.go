@@ -76,6 +76,10 @@ type Frontier interface {
 	// their lease expires. Stopping a crawl the frontier has never seen
 	// blacklists it in advance.
 	Stop(ctx context.Context, crawlID string, now time.Time) (purged int, err error)
+	// Unstop makes a stopped crawl active again: its later pushes are
+	// queued as any crawl's. What Stop purged stays purged. A crawl that
+	// is not stopped (or unknown) is left as it is.
+	Unstop(ctx context.Context, crawlID string, now time.Time) error
 	// Expire purges the crawls whose expiry has passed at now, and returns
 	// every crawl expired since the last call, each once, for an "expired"
 	// notification. Pop purges expired crawls too, and Expire still reports

@@ -355,6 +355,14 @@ func (r *Redis) Stop(ctx context.Context, crawlID string, now time.Time) (int, e
 	return int(n), nil
 }
 
+// Unstop implements Frontier.
+func (r *Redis) Unstop(ctx context.Context, crawlID string, now time.Time) error {
+	if err := r.run(ctx, unstopScript, r.prefix, crawlID).Err(); err != nil {
+		return r.fail("unstop", err)
+	}
+	return nil
+}
+
 // Expire implements Frontier.
 func (r *Redis) Expire(ctx context.Context, now time.Time) ([]Expired, error) {
 	v, err := r.run(ctx, expireScript, r.prefix, now.Unix()).Slice()

@@ -36,6 +36,19 @@ flush_stats()
 return n
 `)
 
+// unstopScript: ARGV P, crawlid. Makes a stopped crawl active again (and
+// expiring again, when it has an expiry).
+var unstopScript = redis.NewScript(luaLib + `
+local crawl = ARGV[2]
+local ckey = F .. 'c:' .. crawl
+if num(redis.call('HGET', ckey, 'state')) == 1 then
+	redis.call('HSET', ckey, 'state', 0)
+	local exp = num(redis.call('HGET', ckey, 'expires'))
+	if exp > 0 then redis.call('ZADD', F .. 'expiring', exp, crawl) end
+end
+return 0
+`)
+
 // infoScript: ARGV P, appid filter, crawlid filter ("" = all). Returns per
 // crawl {crawlid, appid, expires, state, {{host, pending, in flight, dead,
 // high, low}...}}.

@@ -51,6 +51,14 @@ func (s *Sharded) Stop(ctx context.Context, crawlID string, now time.Time) (int,
 	return n, err
 }
 
+// Unstop implements Frontier: the crawl is made active in every shard.
+func (s *Sharded) Unstop(ctx context.Context, crawlID string, now time.Time) error {
+	_, err := gather(ctx, s, func(ctx context.Context, r *Redis) (struct{}, error) {
+		return struct{}{}, r.Unstop(ctx, crawlID, now)
+	})
+	return err
+}
+
 // Expire implements Frontier. Each shard knows the expiry of the requests
 // it holds; a crawl expired in several shards at once is reported once,
 // with their purged requests added up.

@@ -114,6 +114,14 @@ func (f *SQLite) Stop(ctx context.Context, crawlID string, now time.Time) (int, 
 	return purged, err
 }
 
+// Unstop implements Frontier.
+func (f *SQLite) Unstop(ctx context.Context, crawlID string, now time.Time) error {
+	return f.write(ctx, "unstop", func(tx *ptx, stats map[string]int64) error {
+		_, err := tx.ExecContext(ctx, `UPDATE frontier_crawls SET state = 0 WHERE crawlid = ? AND state = 1`, crawlID)
+		return err
+	})
+}
+
 // Info implements Frontier.
 func (f *SQLite) Info(ctx context.Context, filter InfoFilter) (Info, error) {
 	var info Info

@@ -63,13 +63,17 @@ func (s *Server) actStop(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	n, err := s.fr.Stop(r.Context(), id, s.now())
+	n, kept, err := frontier.StopCrawl(r.Context(), s.fr, id, s.now())
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, "store", err.Error())
 		return
 	}
 	s.sampleSoon()
-	writeJSON(w, http.StatusOK, map[string]any{"kind": "stop", "crawlid": id, "purged": n})
+	answer := map[string]any{"kind": "stop", "crawlid": id, "purged": n}
+	if kept {
+		answer["kept"] = true
+	}
+	writeJSON(w, http.StatusOK, answer)
 }
 
 // expiredJSON is cqueue expire's record.

@@ -98,7 +98,12 @@ type crawlJSON struct {
 	CrawlID      string            `json:"crawlid"`
 	AppID        string            `json:"appid,omitempty"`
 	State        string            `json:"state"`
+	Status       string            `json:"status"`
 	Paused       bool              `json:"paused"`
+	Round        int               `json:"round,omitempty"`
+	StartedAt    string            `json:"started_at,omitempty"`
+	ElapsedS     *float64          `json:"elapsed_s,omitempty"`
+	Totals       *totalsJSON       `json:"totals,omitempty"`
 	Expires      int64             `json:"expires,omitempty"`
 	Queued       int64             `json:"queued"`
 	InFlight     int64             `json:"in_flight"`
@@ -135,6 +140,17 @@ func (s *Server) apiCrawls(w http.ResponseWriter, r *http.Request) {
 			if t.CrawlID == c.CrawlID || t.CrawlID == "" {
 				cj.Tools++
 			}
+		}
+		totals, published, working := totalsOf(snap.Tools, c.CrawlID)
+		if !published {
+			totals, published = lastRunTotals(meta)
+		}
+		if published {
+			cj.Totals = &totals
+		}
+		cj.Status = statusOf(c, meta, working)
+		if round, started, elapsed, ok := elapsedOf(meta, snap.At); ok {
+			cj.Round, cj.StartedAt, cj.ElapsedS = round, started, &elapsed
 		}
 		if p, ok := s.sampler.recent(c.CrawlID, rateWindow); ok {
 			cj.Tracked, cj.Rates = true, ratesOf(p)

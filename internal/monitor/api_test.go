@@ -58,6 +58,9 @@ func TestResources(t *testing.T) {
 		shop.Rates != (Rates{Pages: 1}) {
 		t.Errorf("/crawls: shop = %+v", shop)
 	}
+	if shop.Status != "idle" || shop.Totals != nil || shop.ElapsedS != nil {
+		t.Errorf("/crawls: shop (work left, nothing on it) = status %q, totals %v, elapsed %v", shop.Status, shop.Totals, shop.ElapsedS)
+	}
 	if other := crawls.Crawls[0]; other.CrawlID != "other" || other.Queued != 1 || other.Rates.Pages != 0 {
 		t.Errorf("/crawls: other = %+v", other)
 	}

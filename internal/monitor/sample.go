@@ -129,21 +129,25 @@ func (s *sampler) read(ctx context.Context, now time.Time) (*snapshot, error) {
 			return nil, fmt.Errorf("the tools' stats: %w", err)
 		}
 	}
-	s.mu.RLock()
-	prev := s.cur
-	s.mu.RUnlock()
+	// Every crawl's metadata, up to maxCrawls, those with work left first:
+	// a finished crawl's says whether it is complete or stopped, and how
+	// long its round ran.
 	n := 0
-	for _, c := range snap.Crawls {
-		wasPaused := prev != nil && prev.Meta[c.CrawlID][frontier.MetaPaused] == "1"
-		if c.Pending+c.InFlight == 0 && !wasPaused || n >= maxCrawls {
-			continue
+	for _, pass := range []bool{true, false} {
+		for _, c := range snap.Crawls {
+			if (c.Pending+c.InFlight > 0) != pass {
+				continue
+			}
+			if n >= maxCrawls {
+				break
+			}
+			n++
+			m, err := s.fr.CrawlMeta(ctx, c.CrawlID)
+			if err != nil {
+				return nil, err
+			}
+			snap.Meta[c.CrawlID] = m
 		}
-		n++
-		m, err := s.fr.CrawlMeta(ctx, c.CrawlID)
-		if err != nil {
-			return nil, err
-		}
-		snap.Meta[c.CrawlID] = m
 	}
 	return snap, nil
 }

@@ -101,6 +101,14 @@
       el('span', { class: 'key-' + cls }, label + ' ', el('b', { class: cls }, num(value)))));
   }
 
+  // elapsed writes seconds as 42 s, 12 min 5 s, 3 h 20 min.
+  function elapsed(s) {
+    s = Math.round(Number(s));
+    if (s < 60) return `${s} s`;
+    if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+    return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  }
+
   function duration(ms) {
     const s = Math.round(ms / 1000);
     return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
@@ -169,7 +177,7 @@
     if (info && info.control) {
       const stop = el('button', { type: 'button', class: 'stop' }, 'Stop');
       stop.addEventListener('click', () => ask('stop', c.crawlid,
-        `Stop crawl “${name}”? Its queued requests are purged and later pushes refused; what is in flight finishes, and the crawl loop then ends by itself.`));
+        `Stop crawl “${name}”? A crawl run by cqueue crawl keeps its queue: its run ends within seconds, and its next run says how to resume it. Any other crawl has its queued requests purged and later pushes refused; what is in flight finishes, and the crawl loop then ends by itself.`));
       const pause = el('button', { type: 'button', class: 'pause' }, 'Pause');
       pause.addEventListener('click', () => {
         const paused = k.root.dataset.paused === '1';
@@ -188,14 +196,21 @@
     const k = card(c);
     const q = 'crawlid=' + encodeURIComponent(c.crawlid);
     k.root.dataset.paused = c.paused ? '1' : '0';
-    k.badges.replaceChildren(el('span', { class: 'badge ' + c.state }, c.state),
-      ...(c.paused ? [el('span', { class: 'badge paused' }, 'paused')] : []));
-    numbers(k.numbers, [['queued', c.queued, 'queued'], ['in flight', c.in_flight, 'in-flight'], ['dead', c.dead, 'dead'],
+    // The status says what the crawl does (running, paused, stopped,
+    // complete, idle, expired), not the frontier's state alone.
+    const status = c.status || c.state;
+    k.badges.replaceChildren(el('span', { class: 'badge status ' + status }, status),
+      ...(c.round ? [el('span', { class: 'badge round' }, `round ${Number(c.round)}`)] : []),
+      ...(c.elapsed_s !== undefined && c.elapsed_s !== null
+        ? [el('span', { class: 'badge elapsed', title: 'since ' + c.started_at }, elapsed(c.elapsed_s))] : []));
+    const totals = c.totals ? [['pages', c.totals.pages, 'pages-total'], ['items', c.totals.items, 'items-total'],
+      ['errors', c.totals.errors, 'errors-total']] : [];
+    numbers(k.numbers, [...totals, ['queued', c.queued, 'queued'], ['in flight', c.in_flight, 'in-flight'], ['dead', c.dead, 'dead'],
       ['pages/s', c.rates.pages_per_s, 'pages'], ['errors/s', c.rates.errors_per_s, 'errors'],
       ['items/s', c.rates.items_per_s, 'items'], ['HTTP errors/s', c.rates.http_errors_per_s, 'http-errors'],
       ['hosts', c.hosts, 'hosts'], ['tools', c.tools, 'tools']]);
     if (k.stop) {
-      k.stop.disabled = c.state !== 'active';
+      k.stop.disabled = c.state !== 'active' || status === 'stopped';
       k.pause.textContent = c.paused ? 'Resume' : 'Pause';
     }
     const [series, failing, slow, dead, tools] = await Promise.all([

@@ -1,0 +1,252 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/demosite"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+)
+
+// How a run of cqueue crawl ends when it does not crawl to the end: a
+// --refresh run with nothing due, a crawl stopped by cqueue stop.
+
+// crawlStats is the part of cqueue crawl's --stats FILE these tests read.
+type crawlStats struct {
+	State    string   `json:"state"`
+	Complete bool     `json:"complete"`
+	Round    int      `json:"round"`
+	Exit     *int     `json:"exit"`
+	Reasons  []string `json:"reasons"`
+	Pages    struct {
+		Total int64 `json:"total"`
+	} `json:"pages"`
+	Left struct {
+		Queued   int64 `json:"queued"`
+		InFlight int64 `json:"in_flight"`
+	} `json:"left"`
+}
+
+func (l *loop) readStats(name string) crawlStats {
+	l.t.Helper()
+	var s crawlStats
+	b, err := os.ReadFile(filepath.Join(l.dir, name))
+	if err == nil {
+		err = json.Unmarshal(b, &s)
+	}
+	if err != nil {
+		l.t.Fatalf("--stats %s: %v", name, err)
+	}
+	return s
+}
+
+// roundOf is the crawl's round and round_state, as cqueue info says.
+func (l *loop) roundOf(db, crawlID string) (int, string) {
+	l.t.Helper()
+	var info struct {
+		Crawls []struct {
+			Round      int    `json:"round"`
+			RoundState string `json:"round_state"`
+		} `json:"crawls"`
+	}
+	out := l.run(`cqueue info --db ` + db + ` --crawlid ` + crawlID)
+	if err := json.Unmarshal([]byte(out), &info); err != nil || len(info.Crawls) != 1 {
+		l.t.Fatalf("cqueue info: %v: %s", err, out)
+	}
+	return info.Crawls[0].Round, info.Crawls[0].RoundState
+}
+
+func crawlEndSetup(t *testing.T, site demosite.Options) *loop {
+	if testing.Short() {
+		t.Skip("crawl loops are skipped with -short")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	l := newCrawlSite(t, binDir(t), site)
+	l.writeFile("seeds.txt", l.url+"/\n")
+	return l
+}
+
+// A --refresh run with nothing due writes its --stats (a monitor must not
+// read last night's file) and leaves no round shown as running.
+func TestCrawlNothingDueWritesStats(t *testing.T) {
+	l := crawlEndSetup(t, loopSite)
+	l.runCrawl(`--stats night1.json --refresh 24h seeds.txt "$RULES" items.jsonl`).want(t, 0, "complete: nothing is left queued or in flight")
+	if s := l.readStats("night1.json"); s.State != "complete" || s.Round != 1 {
+		t.Fatalf("night 1: %+v", s)
+	}
+	r := l.runCrawl(`--stats night2.json --refresh 24h seeds.txt "$RULES" items.jsonl`)
+	r.want(t, 0, `every seed was fetched in a round begun less than 24h0m0s ago (--refresh): nothing to crawl`)
+	s := l.readStats("night2.json")
+	if s.State != "nothing_due" || !s.Complete || s.Round != 1 || s.Exit == nil || *s.Exit != 0 || s.Pages.Total != 0 || len(s.Reasons) != 1 {
+		t.Errorf("night 2's --stats: %+v", s)
+	}
+	if round, state := l.roundOf("items.jsonl.db", "items"); round != 1 || state != "complete" {
+		t.Errorf("after a run with nothing due, cqueue info says round %d %q, want round 1 complete", round, state)
+	}
+	// Without --refresh, the next run begins round 2 as it would have.
+	l.runCrawl(`seeds.txt "$RULES" items.jsonl`).want(t, 0, `crawl "items": round 2 begins (round 1 was complete)`)
+}
+
+// stopMidway starts a crawl of a slow site to items-0.jsonl, stops it
+// with cqueue stop once some pages are fetched, and returns how it ended.
+func (l *loop) stopMidway(t *testing.T) crawlRun {
+	t.Helper()
+	c, stdout, stderr := l.startCrawl(`--stats stopped.json --cfetch '--concurrency 2' seeds.txt "$RULES" items-0.jsonl`)
+	l.waitRequests(30, 5*time.Minute)
+	out := l.run(`cqueue stop --db items-0.jsonl.db --crawlid items-0`)
+	if !strings.Contains(out, `"kept":true`) {
+		t.Errorf("cqueue stop of a crawl run by cqueue crawl: %s", out)
+	}
+	return l.wait(c, stdout, stderr)
+}
+
+// A stopped crawl is never reported complete; the next run says so and
+// how to go on, and both ways work.
+func TestCrawlStopped(t *testing.T) {
+	slow := loopSite
+	slow.Latency = 20 * time.Millisecond
+	for _, how := range []string{"resume", "next-round"} {
+		t.Run(how, func(t *testing.T) {
+			l := crawlEndSetup(t, slow)
+			r := l.stopMidway(t)
+			r.want(t, 5, "cqueue: stopped at ", "kept; the next run does nothing until given --resume")
+			s := l.readStats("stopped.json")
+			if s.State != "stopped" || s.Complete || s.Exit == nil || *s.Exit != 5 || s.Pages.Total == 0 || s.Left.Queued == 0 {
+				t.Errorf("--stats of the stopped run: %+v", s)
+			}
+			if round, state := l.roundOf("items-0.jsonl.db", "items-0"); round != 1 || state != "stopped" {
+				t.Errorf("cqueue info says round %d %q, want round 1 stopped", round, state)
+			}
+			// Run again as cron would: nothing done, and said why.
+			before := l.site.Stats().Requests
+			l.runCrawl(`seeds.txt "$RULES" items-0.jsonl`).want(t, 5,
+				`this run does nothing. To resume the round, run the same command with --resume; to begin the next round over from the seeds, with --next-round`)
+			if n := l.site.Stats().Requests; n != before {
+				t.Errorf("a run of a stopped crawl made %d requests", n-before)
+			}
+			switch how {
+			case "resume":
+				l.runCrawl(`--resume seeds.txt "$RULES" items-0.jsonl`).want(t, 0, `crawl "items-0": resuming round 1`, "complete: nothing is left queued or in flight")
+				if dups := l.checkItems(); dups > 4 { // at most what was in flight at the stop
+					t.Errorf("%d products exported twice", dups)
+				}
+			case "next-round":
+				l.runCrawl(`--next-round seeds.txt "$RULES" items-0.jsonl`).want(t, 0, `(--next-round)`, `round 2 begins (round 1 was complete)`, "complete: nothing is left queued or in flight")
+				if round, state := l.roundOf("items-0.jsonl.db", "items-0"); round != 2 || state != "complete" {
+					t.Errorf("after --next-round, cqueue info says round %d %q", round, state)
+				}
+				l.checkItems()
+			}
+			// Then the crawl runs as any: the next run begins a round.
+			l.runCrawl(`seeds.txt "$RULES" items-0.jsonl`).want(t, 0, "round ")
+		})
+	}
+}
+
+// setPaused sets the crawl's pause as cqueue serve's Pause and Resume do.
+func (l *loop) setPaused(db, crawlID string, paused bool) {
+	l.t.Helper()
+	ctx := context.Background()
+	fr, err := frontier.Open(ctx, filepath.Join(l.dir, db), frontier.Options{})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	defer fr.Close()
+	v := "0"
+	if paused {
+		v = "1"
+	}
+	if _, err := fr.SetCrawlMeta(ctx, crawlID, map[string]string{frontier.MetaPaused: v}, true); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+// inFlight is what cqueue info says the crawl has in flight.
+func (l *loop) inFlight(db string) int64 {
+	l.t.Helper()
+	var info struct {
+		InFlight int64 `json:"in_flight"`
+	}
+	if err := json.Unmarshal([]byte(l.run(`cqueue info --db `+db)), &info); err != nil {
+		l.t.Fatal(err)
+	}
+	return info.InFlight
+}
+
+// With --cthrottle at a low rate, the requests cthrottle holds for their
+// slots when the crawl is paused go back to the frontier unfetched, not
+// fetched one slot after another; the resumed crawl fetches every page.
+func TestCrawlPauseGivesBackThrottledRequests(t *testing.T) {
+	l := crawlEndSetup(t, demosite.Options{Products: 60})
+	c, stdout, stderr := l.startCrawl(`--pop '--window 50' --cthrottle '--rate 5/s' seeds.txt "$RULES" items-0.jsonl`)
+	l.waitRequests(12, 5*time.Minute)
+	// Wait for cthrottle to hold a good many requests: in flight, far
+	// more than the few that are fetched at once.
+	deadline := time.Now().Add(5 * time.Minute)
+	for l.inFlight("items-0.jsonl.db") < 30 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the crawl never had 30 requests in flight")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	l.setPaused("items-0.jsonl.db", "items-0", true)
+	paused := l.site.Stats().Requests
+	// Everything in flight comes back: given back unfetched, or fetched
+	// and acked (the few due as the pause was read).
+	for l.inFlight("items-0.jsonl.db") > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("requests still in flight long after the pause")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// A pause is read within a second: at 5/s, a few more pages, not
+	// the 30 held.
+	n := l.site.Stats().Requests - paused
+	t.Logf("%d requests fetched after the pause", n)
+	if n > 12 {
+		t.Errorf("%d requests were fetched after the pause", n)
+	}
+	l.setPaused("items-0.jsonl.db", "items-0", false)
+	l.wait(c, stdout, stderr).want(t, 0, "complete: nothing is left queued or in flight")
+	if dups := l.checkItems(); dups != 0 {
+		t.Errorf("%d products exported twice", dups)
+	}
+}
+
+// The same for a stop: the requests cthrottle holds go back unfetched, the
+// run ends stopped, and --resume fetches every page.
+func TestCrawlStopGivesBackThrottledRequests(t *testing.T) {
+	l := crawlEndSetup(t, demosite.Options{Products: 60})
+	c, stdout, stderr := l.startCrawl(`--pop '--window 50' --cthrottle '--rate 5/s' seeds.txt "$RULES" items-0.jsonl`)
+	l.waitRequests(12, 5*time.Minute)
+	deadline := time.Now().Add(5 * time.Minute)
+	for l.inFlight("items-0.jsonl.db") < 30 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the crawl never had 30 requests in flight")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	l.run(`cqueue stop --db items-0.jsonl.db --crawlid items-0`)
+	stopped := l.site.Stats().Requests
+	l.wait(c, stdout, stderr).want(t, 5, "cqueue: stopped at ")
+	n := l.site.Stats().Requests - stopped
+	t.Logf("%d requests fetched after the stop", n)
+	if n > 12 {
+		t.Errorf("%d requests were fetched after the stop", n)
+	}
+	if q := l.inFlight("items-0.jsonl.db"); q != 0 {
+		t.Errorf("%d requests left in flight after the stopped run", q)
+	}
+	l.runCrawl(`--resume --cthrottle '--rate 50/s' seeds.txt "$RULES" items-0.jsonl`).want(t, 0, "complete: nothing is left queued or in flight")
+	if dups := l.checkItems(); dups != 0 {
+		t.Errorf("%d products exported twice", dups)
+	}
+}
