@@ -13,6 +13,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cfetch"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/cqueue"
+	"github.com/crawlutils/crawlutils/internal/crawl"
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
 	"github.com/crawlutils/crawlutils/internal/demosite"
 	"github.com/crawlutils/crawlutils/internal/scripttest"
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 		"cextract":  cextract.Command,
 		"cfetch":    cfetch.Command,
 		"cthrottle": cthrottle.Command,
-		"cqueue":    cqueue.Command,
+		"cqueue":    func() *cli.Command { return cqueue.Command(crawl.Command()) },
 		"truth":     truth,
 	})
 }

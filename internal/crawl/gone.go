@@ -1,4 +1,4 @@
-package cqueue
+package crawl
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/frontier"
 )
 
 // Items gone: once a round is complete, the items of earlier rounds it did
@@ -27,7 +28,7 @@ import (
 // gone).
 func (c *crawl) reportGone(ctx context.Context) (int64, error) {
 	o := &c.o
-	if o.out == "-" || c.round < 2 || len(freshRounds(c.meta, c.round, o.store.refresh, c.now())) > 0 {
+	if o.out == "-" || c.round < 2 || len(frontier.FreshRounds(c.meta, c.round, o.store.Refresh, c.now())) > 0 {
 		return 0, nil
 	}
 	stats := filepath.Join(c.tmp, "gone.json")

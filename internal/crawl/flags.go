@@ -1,9 +1,10 @@
-package cqueue
+package crawl
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -109,18 +110,19 @@ type crawlOptions struct {
 	config       string
 	// store has the frontier's settings (queue order, dedupe) for the
 	// seeds, which cqueue crawl pushes itself.
-	store store
+	store cqueue.Store
 }
 
 // crawlCmd is a run of cqueue crawl: its flags.
 type crawlCmd struct {
-	s    store
+	s    cqueue.Store
 	o    crawlOptions
 	raw  map[string]*[]string // the pass-through flags, as given
 	args []string             // the arguments, as given
 }
 
-func crawlCommand() *cli.Command {
+// Command is cqueue crawl, a subcommand of cqueue (cqueue.Command).
+func Command() *cli.Command {
 	c := &crawlCmd{o: crawlOptions{appID: "crawl", pass: map[string][]string{}}, raw: map[string]*[]string{}}
 	return &cli.Command{Name: "crawl", Help: crawlHelp, Flags: c.define, Run: c.run,
 		Rewrite: func(args []string) []string { c.args = args; return args }}
@@ -128,7 +130,7 @@ func crawlCommand() *cli.Command {
 
 func (c *crawlCmd) define(f *cli.Flags) {
 	o := &c.o
-	c.s.addFlags(f)
+	c.s.AddFlags(f)
 	f.StringVar(&o.crawlID, "crawlid", "", "the crawl's name (default: OUT's name without its extension; with OUT -, the db's)")
 	f.StringVar(&o.appID, "appid", o.appID, "the appid of the seeds")
 	f.StringVar(&o.failures, "failures", "", "write every page that failed (a fetch error, a status other than 2xx) or had items dropped (a required field missing) to `FILE`, one JSON record a line with its reason and the page that linked it (cextract --failures); the account names the first few")
@@ -139,7 +141,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 	for _, pt := range passThrough {
 		c.raw[pt.flag] = f.StringArray(pt.flag, nil, fmt.Sprintf("pass `ARGS` to %s (words split as by a shell, nothing expanded; repeatable)", pt.tool))
 	}
-	c.s.addQueueFlags(f)
+	c.s.AddQueueFlags(f)
 }
 
 // run runs the crawl (see crawl.run).
@@ -205,15 +207,15 @@ func (c *crawlCmd) run(ctx context.Context, env *cli.Env) error {
 
 // setStore resolves the frontier and the flags the loop's pop and push get
 // for it; it returns a usage message when the flags do not add up.
-func (o *crawlOptions) setStore(s *store, getenv func(string) string) string {
-	if s.db != "" && s.redis != "" {
+func (o *crawlOptions) setStore(s *cqueue.Store, getenv func(string) string) string {
+	if s.DB != "" && s.Redis != "" {
 		return "--db and --redis: give one"
 	}
-	dsn, err := s.dsn(getenv)
-	if err != nil && !errors.Is(err, errNoFrontier) {
+	dsn, err := s.DSN(getenv)
+	if err != nil && !errors.Is(err, cqueue.ErrNoFrontier) {
 		return err.Error()
 	}
-	s.opts.Getenv = getenv
+	s.Opts.Getenv = getenv
 	if err != nil {
 		if o.out == "-" {
 			return "OUT is -: give --db FILE or --redis URL (the frontier is OUT.db otherwise)"
@@ -226,23 +228,23 @@ func (o *crawlOptions) setStore(s *store, getenv func(string) string) string {
 		// sight of ps: it may hold a password.
 		o.childFlags = []string{"--db", dsn}
 	}
-	if s.busyTimeout > 0 {
-		o.childFlags = append(o.childFlags, "--busy-timeout", s.busyTimeout.String())
+	if s.BusyTimeout > 0 {
+		o.childFlags = append(o.childFlags, "--busy-timeout", s.BusyTimeout.String())
 	}
-	if s.scrapyKeys {
+	if s.ScrapyKeys {
 		o.queueFlags = append(o.queueFlags, "--scrapy-fingerprints")
 	}
-	if s.opts.DedupeTTL > 0 {
-		o.queueFlags = append(o.queueFlags, "--dedupe-ttl", s.opts.DedupeTTL.String())
+	if s.Opts.DedupeTTL > 0 {
+		o.queueFlags = append(o.queueFlags, "--dedupe-ttl", s.Opts.DedupeTTL.String())
 	}
-	if s.refresh > 0 {
-		o.queueFlags = append(o.queueFlags, "--refresh", s.refresh.String())
+	if s.Refresh > 0 {
+		o.queueFlags = append(o.queueFlags, "--refresh", s.Refresh.String())
 	}
-	if s.opts.Order == frontier.LIFO {
+	if s.Opts.Order == frontier.LIFO {
 		o.queueFlags = append(o.queueFlags, "--order", "lifo")
 	}
-	if s.opts.DepthPriority != 0 {
-		o.queueFlags = append(o.queueFlags, "--depth-priority", strconv.Itoa(s.opts.DepthPriority))
+	if s.Opts.DepthPriority != 0 {
+		o.queueFlags = append(o.queueFlags, "--depth-priority", strconv.Itoa(s.Opts.DepthPriority))
 	}
 	return ""
 }
@@ -250,9 +252,9 @@ func (o *crawlOptions) setStore(s *store, getenv func(string) string) string {
 // dsnFlag is the frontier's flag, for the commands a message suggests.
 func (o *crawlOptions) dsnFlag() string {
 	if dedupe.IsRedisURL(o.dsn) {
-		return "--redis " + shellQuote(redactDSN(o.dsn))
+		return "--redis " + cli.ShellQuote(frontier.RedactDSN(o.dsn))
 	}
-	return "--db " + shellQuote(o.dsn)
+	return "--db " + cli.ShellQuote(o.dsn)
 }
 
 // defaultCrawlID names a crawl after its export (never after its rules: a

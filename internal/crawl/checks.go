@@ -1,4 +1,4 @@
-package cqueue
+package crawl
 
 import (
 	"context"
@@ -46,7 +46,7 @@ func (c *crawl) checkFrontier(ctx context.Context) error {
 			continue
 		}
 		tool.Printf("the frontier %s also holds crawl %q (%d queued, %d in flight), which this crawl loop would fetch too, with these rules, into %s: to resume that crawl, give --crawlid %s; to drop it, cqueue stop --purge %s --crawlid %s; or give this crawl its own %s",
-			redactDSN(o.dsn), ci.CrawlID, ci.Pending, ci.InFlight, outName(o.out), shellQuote(ci.CrawlID), o.dsnFlag(), shellQuote(ci.CrawlID), own)
+			frontier.RedactDSN(o.dsn), ci.CrawlID, ci.Pending, ci.InFlight, outName(o.out), cli.ShellQuote(ci.CrawlID), o.dsnFlag(), cli.ShellQuote(ci.CrawlID), own)
 		refused = true
 	}
 	if refused {
@@ -126,7 +126,7 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 			code = cli.ExitPartial // the seeds rejected were reported
 		}
 		return true, c.nothingDue(ctx, fmt.Sprintf("crawl %q round %d: every seed was fetched in a round begun less than %s ago (--refresh): nothing to crawl",
-			o.crawlID, c.round, o.store.refresh), code)
+			o.crawlID, c.round, o.store.Refresh), code)
 	default:
 		// A round that ended without being marked complete (a crawl made
 		// before rounds, or a run killed as it ended): the next run

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package cqueue
+package crawl
 
 import "os/exec"
 

@@ -1,4 +1,4 @@
-package cqueue
+package crawl
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"io"
 	"os"
 	"path/filepath"
@@ -106,10 +107,6 @@ func (c *crawl) readSeeds() error {
 func (c *crawl) pushSeeds(ctx context.Context) error {
 	t := cli.NewTool("cqueue", c.tool.Stderr)
 	t.Quiet = true
-	d := &seedDefaults{crawlID: c.o.crawlID, appID: c.o.appID, round: c.round}
-	p := &pusher{tool: t, f: c.fr, defaults: d, mode: c.o.store.keyMode(),
-		out: ndjson.NewWriter(io.Discard), max: defaultBatch, now: c.now, refresh: c.o.store.refresh,
-		rounds: map[string]map[string]string{c.o.crawlID: c.meta}}
 	var r *ndjson.Reader
 	if c.o.seeds == "-" {
 		f, err := os.Open(c.seed.filePath)
@@ -121,8 +118,8 @@ func (c *crawl) pushSeeds(ctx context.Context) error {
 	} else {
 		r = ndjson.NewReader([]string{c.o.seeds}, nil)
 	}
-	p.run(ctx, r)
-	if p.err != nil {
+	if err := cqueue.PushSeeds(ctx, t, c.fr, r, cqueue.Seeds{CrawlID: c.o.crawlID, AppID: c.o.appID, Round: c.round,
+		Store: c.o.store, Now: c.now, Meta: c.meta}); err != nil {
 		return cli.Exit(cli.ExitFailure) // reported by the pusher
 	}
 	st := t.Stats.JSON(t.Name)

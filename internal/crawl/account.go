@@ -1,4 +1,4 @@
-package cqueue
+package crawl
 
 import (
 	"encoding/json"
@@ -212,7 +212,7 @@ func (c *crawl) account(l loopStats) crawlAccount {
 	o := &c.o
 	a := crawlAccount{
 		Tool: "cqueue crawl", Version: cli.Version, CrawlID: o.crawlID, AppID: o.appID,
-		Frontier: redactDSN(o.dsn), Seeds: o.seeds, Rules: o.rules, Out: o.out,
+		Frontier: frontier.RedactDSN(o.dsn), Seeds: o.seeds, Rules: o.rules, Out: o.out,
 		StartedAt: c.start.UTC().Format(time.RFC3339), DurationS: time.Since(c.start).Seconds(),
 		State: "running", Tools: map[string]*cli.StatsJSON(l),
 	}

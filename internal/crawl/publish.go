@@ -1,4 +1,4 @@
-package cqueue
+package crawl
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func (c *crawl) publishEvery(stages []*stage) (stop func()) {
 	round := func(final bool) {
 		// A write waits for the store as the loop's own writers do (the
 		// busy timeout), the last one at most 2s.
-		timeout := c.o.store.busyTimeout
+		timeout := c.o.store.BusyTimeout
 		if timeout <= 0 {
 			timeout = dedupe.DefaultBusyTimeout
 		}
@@ -45,7 +45,7 @@ func (c *crawl) publishEvery(stages []*stage) (stop func()) {
 		defer cancel()
 		err := func() error {
 			if store == nil {
-				s, err := toolstats.Open(ctx, c.o.dsn, toolstats.Options{BusyTimeout: timeout, Prefix: c.o.store.opts.Prefix, Getenv: c.getenv})
+				s, err := toolstats.Open(ctx, c.o.dsn, toolstats.Options{BusyTimeout: timeout, Prefix: c.o.store.Opts.Prefix, Getenv: c.getenv})
 				if err != nil {
 					return err
 				}

@@ -1,6 +1,7 @@
-package cqueue
+package crawl
 
 import (
+	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cexport"
@@ -16,7 +17,7 @@ import (
 func stageCommand(key string) *cli.Command {
 	switch key {
 	case "pop", "push":
-		return Command()
+		return cqueue.Command()
 	case "cthrottle":
 		return cthrottle.Command()
 	case "cfetch":

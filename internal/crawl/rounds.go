@@ -1,4 +1,4 @@
-package cqueue
+package crawl
 
 import (
 	"context"
@@ -19,12 +19,12 @@ import (
 // once; a run that finds it unfinished resumes it. The round and when each
 // began are kept in the crawl's metadata.
 const (
-	metaRound      = frontier.MetaRound // the current round, 1, 2, …
-	metaRoundState = "round_state"      // running or complete
+	metaRound      = frontier.MetaRound      // the current round, 1, 2, …
+	metaRoundState = frontier.MetaRoundState // running or complete
 )
 
 // metaRoundStarted is the metadata key of when round r began (RFC 3339).
-func metaRoundStarted(r int) string { return fmt.Sprintf("round_%d_started_at", r) }
+var metaRoundStarted = frontier.MetaRoundStarted
 
 // ExitRunning is cqueue crawl's exit status when another run of the same
 // crawl holds its run lock.
@@ -53,7 +53,7 @@ func (c *crawl) lockRun(ctx context.Context) (release func(), err error) {
 	}
 	if !ok {
 		return nil, cli.Errorf(ExitRunning, "crawl %q is already running (%s holds its lock in %s): this run exits; the lock expires %s after that run stops renewing it",
-			c.o.crawlID, frontier.DescribeLockHolder(cur), redactDSN(c.o.dsn), lockTTL)
+			c.o.crawlID, frontier.DescribeLockHolder(cur), frontier.RedactDSN(c.o.dsn), lockTTL)
 	}
 	stop := cli.Every(lockBeat, func() {
 		if _, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, c.now()); err == nil && !ok {
@@ -153,46 +153,4 @@ func dbOutTable(out string) string {
 		return ""
 	}
 	return v.Get("table")
-}
-
-// freshRounds lists the rounds before round whose start is less than
-// refresh before now: a URL seen in one of them is not fetched again.
-func freshRounds(meta map[string]string, round int, refresh time.Duration, now time.Time) []int {
-	if refresh <= 0 {
-		return nil
-	}
-	var out []int
-	for r := round - 1; r >= 1; r-- {
-		t, err := time.Parse(time.RFC3339, meta[metaRoundStarted(r)])
-		if err != nil {
-			continue
-		}
-		if now.Sub(t) < refresh {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// crawlInfoRound is a crawl in cqueue info: the frontier's counts and,
-// for a crawl cqueue crawl runs, its round.
-type crawlInfoRound struct {
-	frontier.CrawlInfo
-	Round          int    `json:"round,omitempty"`
-	RoundState     string `json:"round_state,omitempty"`
-	RoundStartedAt string `json:"round_started_at,omitempty"`
-}
-
-// withRounds adds each crawl's round, from its metadata.
-func withRounds(ctx context.Context, fr frontier.Frontier, crawls []frontier.CrawlInfo) ([]crawlInfoRound, error) {
-	out := make([]crawlInfoRound, 0, len(crawls))
-	for _, ci := range crawls {
-		m, err := fr.CrawlMeta(ctx, ci.CrawlID)
-		if err != nil {
-			return nil, err
-		}
-		r, _ := strconv.Atoi(m[metaRound])
-		out = append(out, crawlInfoRound{CrawlInfo: ci, Round: r, RoundState: m[metaRoundState], RoundStartedAt: m[metaRoundStarted(r)]})
-	}
-	return out, nil
 }

@@ -1,4 +1,4 @@
-package cqueue
+package crawl
 
 import (
 	"context"
@@ -250,7 +250,7 @@ func (c *crawl) startOver() string {
 	if dedupe.IsRedisURL(c.o.dsn) {
 		return "to crawl them again, give another --crawlid"
 	}
-	return fmt.Sprintf("to crawl them again, remove %s (or give another --crawlid)", shellQuote(c.o.dsn))
+	return fmt.Sprintf("to crawl them again, remove %s (or give another --crawlid)", cli.ShellQuote(c.o.dsn))
 }
 
 func plural(n int64, noun string) string {

@@ -1,4 +1,4 @@
-package cqueue
+package crawl
 
 import (
 	"context"
@@ -74,7 +74,7 @@ func (c *crawl) run(ctx context.Context) error {
 		return err
 	}
 
-	if c.fr, err = o.store.openDSN(ctx, o.dsn); err != nil {
+	if c.fr, err = o.store.OpenAt(ctx, o.dsn, true); err != nil {
 		return err
 	}
 	defer c.fr.Close()
@@ -137,10 +137,4 @@ func (c *crawl) copyToolStats() {
 			c.tool.Printf("warning: %s: %v", cli.EnvName(name, "stats"), err)
 		}
 	}
-}
-
-// openDSN opens the frontier at dsn with s's settings, creating an SQLite
-// file (the crawl pushes its seeds first).
-func (s store) openDSN(ctx context.Context, dsn string) (frontier.Frontier, error) {
-	return s.openAt(ctx, dsn, true)
 }

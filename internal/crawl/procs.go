@@ -1,4 +1,4 @@
-package cqueue
+package crawl
 
 import (
 	"bufio"
@@ -171,7 +171,7 @@ func (c *crawl) stages(every time.Duration) []*stage {
 	add("cfetch", "cfetch", "cfetch", c.tools.cfetch, false)
 	// The items of unchanged (304) pages too: cexport --changed-only
 	// counts them as seen, not exported, so that the items not seen are
-	// gone (crawl_gone.go), and without it every round has every item.
+	// gone (gone.go), and without it every round has every item.
 	add("cextract", "cextract", "cextract", c.tools.cextract, false, "--rules="+o.rules, "--failures="+c.failuresPath(), "--extract-unchanged")
 	if o.out != "-" {
 		// The rules declare the items' fields: the header of a CSV has them all.
@@ -356,12 +356,4 @@ func (c *crawl) relay(s *stage, r io.Reader) {
 			return
 		}
 	}
-}
-
-// redactDSN hides a Redis URL's password.
-func redactDSN(dsn string) string {
-	if !dedupe.IsRedisURL(dsn) {
-		return dsn
-	}
-	return dedupe.RedactRedisURL(dsn)
 }
