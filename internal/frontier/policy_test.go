@@ -38,6 +38,8 @@ func TestPolicyCheck(t *testing.T) {
 		{"negative depth", Policy{}, record.Request{URL: "http://a.test/", Depth: -1}, ReasonInvalid},
 		{"negative expires", Policy{}, record.Request{URL: "http://a.test/", Expires: -1}, ReasonInvalid},
 		{"empty allowed domain", Policy{}, record.Request{URL: "http://a.test/", AllowedDomains: []string{" "}}, ReasonInvalid},
+		{"allowed domain with a port", Policy{}, record.Request{URL: "http://a.test/", AllowedDomains: []string{"a.test:8080"}}, ReasonInvalid},
+		{"allowed domain as a URL", Policy{}, record.Request{URL: "http://a.test/", AllowedDomains: []string{"https://a.test/"}}, ReasonInvalid},
 		{"bad regex", Policy{}, record.Request{URL: "http://a.test/", AllowRegex: []string{"a("}}, ReasonInvalid},
 		{"python-only regex", Policy{}, record.Request{URL: "http://a.test/", DenyRegex: []string{"(?!x)"}}, ReasonInvalid},
 		{"attrs not an object", Policy{}, record.Request{URL: "http://a.test/", Attrs: []byte(`[1]`)}, ReasonInvalid},
@@ -55,6 +57,7 @@ func TestPolicyCheck(t *testing.T) {
 		{"follow-up on domain", Policy{}, record.Request{URL: "http://a.test/x", Depth: 1, AllowedDomains: []string{"a.test"}}, ""},
 		{"follow-up on subdomain", Policy{}, record.Request{URL: "http://www.A.test:8080/x", Depth: 1, AllowedDomains: []string{"a.test"}}, ""},
 		{"suffix is not a subdomain", Policy{}, record.Request{URL: "http://ba.test/x", Depth: 1, AllowedDomains: []string{"a.test"}}, policy.ReasonOffsite},
+		{"trailing dot", Policy{}, record.Request{URL: "http://www.a.test./x", Depth: 1, AllowedDomains: []string{"a.test"}}, ""},
 		{"IDN allowed domain", Policy{}, record.Request{URL: "http://www.xn--mnchen-3ya.de/", Depth: 1, AllowedDomains: []string{"münchen.de"}}, ""},
 
 		{"allow_regex matches", Policy{}, record.Request{URL: "http://a.test/item/1", Depth: 1, AllowRegex: []string{`/cat/`, `/item/\d+`}}, ""},
@@ -71,6 +74,8 @@ func TestPolicyCheck(t *testing.T) {
 
 		{"default ignored extension", Policy{}, record.Request{URL: "http://a.test/file.PDF", Depth: 1}, policy.ReasonExtension},
 		{"tar.gz", Policy{}, record.Request{URL: "http://a.test/x.tar.gz?download=1", Depth: 1}, policy.ReasonExtension},
+		{"webp", Policy{}, record.Request{URL: "http://a.test/x.webp", Depth: 1}, policy.ReasonExtension},
+		{"TAR.GZ", Policy{}, record.Request{URL: "http://a.test/x.TAR.GZ", Depth: 1}, policy.ReasonExtension},
 		{"html passes", Policy{}, record.Request{URL: "http://a.test/x.html", Depth: 1}, ""},
 		{"query is not the path", Policy{}, record.Request{URL: "http://a.test/x?f=a.pdf", Depth: 1}, ""},
 		{"own deny_extensions replace the default", Policy{}, record.Request{URL: "http://a.test/x.pdf", Depth: 1, DenyExtensions: []string{".php"}}, ""},
