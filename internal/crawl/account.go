@@ -12,6 +12,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/policy"
 )
 
 // loopStats are the stats files of the loop's tools, by stage key, as last
@@ -195,18 +196,6 @@ type rejection struct {
 // the rerun handles them, nothing was wrong with them.
 var notRejected = map[string]bool{"interrupted": true, "not_fetched": true, "unchanged": true}
 
-// extractPolicyDrops are cextract's drop reasons for the follow-ups the
-// crawl policy of their page's request keeps out (docs/cextract.md), with
-// the name cqueue push gives the same refusal: follow-ups dropped, as
-// push's refusals are, not records rejected.
-var extractPolicyDrops = map[string]string{
-	"maxdepth":        frontier.ReasonMaxDepth,
-	"allowed_domains": frontier.ReasonOffsite,
-	"allow_regex":     frontier.ReasonNotAllowed,
-	"deny_regex":      frontier.ReasonDenied,
-	"deny_extensions": frontier.ReasonExtension,
-}
-
 // account sums up the crawl from the tools' stats.
 func (c *crawl) account(l loopStats) crawlAccount {
 	o := &c.o
@@ -248,9 +237,11 @@ func (c *crawl) account(l loopStats) crawlAccount {
 		}
 		for _, k := range slices.Sorted(maps.Keys(st.Dropped)) {
 			n := st.Dropped[k]
-			switch reason, policy := extractPolicyDrops[k]; {
+			// cextract's crawl-policy drops are follow-ups dropped, as push's
+			// refusals are, not records rejected (old names count too).
+			switch reason, isPolicy := policy.Canonical(k); {
 			case n <= 0 || notRejected[k]:
-			case key == "cextract" && policy:
+			case key == "cextract" && isPolicy:
 				a.FollowUps.Dropped[reason] += n
 			default:
 				a.Rejected = append(a.Rejected, rejection{Tool: stageName(key), Reason: k, Count: n})

@@ -9,15 +9,16 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
 
-// The follow-ups cextract keeps out by the crawl policy (maxdepth, …) are
-// follow-ups dropped, under push's names, as push's refusals are: not
-// records rejected, which would make a complete crawl exit 3. A bad
+// The follow-ups cextract keeps out by the crawl policy (max_depth, …) are
+// follow-ups dropped, as push's refusals are: not records rejected, which
+// would make a complete crawl exit 3. The names cextract used before the
+// vocabulary was one (maxdepth, allowed_domains, …) count the same. A bad
 // record is still a rejection.
 func TestAccountPolicyDropsAreNotRejections(t *testing.T) {
 	c := &crawl{o: crawlOptions{crawlID: "items", out: "items.csv"}, start: time.Now()}
 	a := c.account(loopStats{
 		"cextract": &cli.StatsJSON{Dropped: map[string]int64{
-			"maxdepth": 10, "allowed_domains": 2, "allow_regex": 3, "deny_regex": 4, "deny_extensions": 5, "invalid": 1,
+			"max_depth": 9, "maxdepth": 1, "offsite": 1, "allowed_domains": 1, "not_allowed": 3, "deny_regex": 4, "extension": 5, "invalid": 1,
 		}},
 		"push": &cli.StatsJSON{Counts: map[string]map[string]int64{"refused": {"duplicate": 7, "max_depth": 1}}},
 	})
