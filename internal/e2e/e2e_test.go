@@ -16,12 +16,17 @@ import (
 	"github.com/crawlutils/crawlutils/internal/crawl"
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
 	"github.com/crawlutils/crawlutils/internal/demosite"
+	"github.com/crawlutils/crawlutils/internal/integration"
 	"github.com/crawlutils/crawlutils/internal/scripttest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
+// Every test here is an integration test: each runs the commands as
+// processes, most a whole crawl, some against real servers (redis-server,
+// kcat, chromium). Unless CRAWLUTILS_INTEGRATION=1 (scripts/test.sh sets
+// it), TestMain runs only TestIntegration, which says so.
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]func() *cli.Command{
+	scripttest.Main(integration.Package(m, "TestIntegration"), map[string]func() *cli.Command{
 		"cdedupe":   cdedupe.Command,
 		"cexport":   cexport.Command,
 		"cextract":  cextract.Command,
@@ -30,6 +35,12 @@ func TestMain(m *testing.M) {
 		"cqueue":    func() *cli.Command { return cqueue.Command(crawl.Command()) },
 		"truth":     truth,
 	})
+}
+
+// TestIntegration is skipped, saying why, unless CRAWLUTILS_INTEGRATION=1:
+// see TestMain.
+func TestIntegration(t *testing.T) {
+	integration.Skip(t, "internal/e2e runs the commands as processes, against real servers")
 }
 
 // pipelineSite is the demo site every pipeline script gets at $SITE.
