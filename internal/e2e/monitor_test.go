@@ -254,7 +254,13 @@ echo "${PIPESTATUS[*]}" > status`)
 	screenshot(t, ctx)
 
 	// Stop, from the page: a wrong token first, then the right one.
-	do("press Stop", chromedp.Click(chromedp.CSS(demo+` button.stop`)), chromedp.WaitVisible(chromedp.CSS(`#token`)),
+	// The button is found and clicked in one step of the page's thread: the
+	// page puts its cards back every second, so a node found by one
+	// protocol call may be stale by the next.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { document.querySelector('`+demo+` button.stop').click(); return true; })()`)); err != nil {
+		t.Fatalf("press Stop: %v", err)
+	}
+	do("type a wrong token", chromedp.WaitVisible(chromedp.CSS(`#token`)),
 		chromedp.SendKeys(chromedp.CSS(`#token`), "not-the-token"), chromedp.Click(chromedp.CSS(`#confirm-ok`)))
 	refused, err := chromedp.Run(ctx, chromedp.Poll[string](`document.getElementById('confirm-error').textContent`,
 		chromedp.WithPollingTimeout(time.Minute)))
