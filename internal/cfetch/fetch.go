@@ -56,7 +56,7 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 		opts:   opts,
 		retry:  newRetryPolicy(opts),
 		agent:  opts.robotsAgent(),
-		mem:    newBudget(opts.MaxMemory),
+		mem:    newBudget(bodyBudget(opts)),
 		now:    time.Now,
 	}
 	f.transport = newTransport(opts, f.proxy)

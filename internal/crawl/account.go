@@ -126,6 +126,10 @@ type crawlAccount struct {
 	Complete bool   `json:"complete"`
 	// StoppedAt is when the crawl was stopped, with State stopped.
 	StoppedAt string `json:"stopped_at,omitempty"`
+	// PausedAt is since when the crawl is paused (cqueue serve's Pause),
+	// when the run ended with it paused: the next run does nothing until
+	// it is resumed.
+	PausedAt string `json:"paused_at,omitempty"`
 	// Exit is the exit status (absent while running).
 	Exit *int `json:"exit,omitempty"`
 	// Reasons say why the crawl failed or is not complete.

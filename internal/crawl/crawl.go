@@ -33,6 +33,7 @@ type crawl struct {
 	round    int  // the round this run crawls
 	newRound bool // this run began it
 	state    stateWatch
+	pause    pauseTeller
 }
 
 // metaLastFailure is the crawl metadata that says its last run fetched
@@ -88,6 +89,9 @@ func (c *crawl) run(ctx context.Context) error {
 		return err
 	}
 	if err := c.checkStopped(bg); err != nil {
+		return err
+	}
+	if err := c.checkPaused(bg); err != nil {
 		return err
 	}
 	if err := c.startRound(bg); err != nil {

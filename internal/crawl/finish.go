@@ -90,6 +90,7 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 		}
 	}
 	code = c.markStopped(bg, &a, code, cli.Interrupted(ctx))
+	c.markPaused(bg, &a)
 	if len(failures) > 0 {
 		a.Reasons = append(a.Reasons, "failed: "+strings.Join(failures, ", "))
 	}
@@ -225,6 +226,9 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 			a.Left.Dead, c.o.dsnFlag()))
 	}
 	lines = append(lines, a.Reasons...)
+	if a.PausedAt != "" {
+		lines = append(lines, c.pausedLine(a))
+	}
 	left := fmt.Sprintf("%d queued, %d in flight", a.Left.Queued, a.Left.InFlight)
 	switch {
 	case a.State == stateStopped:

@@ -74,7 +74,8 @@ nothing queued; 2 usage error, rules with errors, or a rerun refused; 3 the
 crawl finished but records were rejected (reported above, and counted in the
 account) or a tool exited 3; 4 another run of the crawl is running; 5 the crawl
 was stopped (cqueue stop, or cqueue serve's Stop): this run, and every run
-after it until one is given --resume or --next-round; 130 interrupted.`,
+after it until one is given --resume or --next-round; 6 the crawl is paused
+(cqueue serve's Pause): this run did nothing; 130 interrupted.`,
 	Examples: `  cqueue crawl seeds.txt shop.yml items.csv
   cqueue crawl seeds.txt shop.yml items.csv --cfetch '--concurrency 32 --delay 250ms'
   cqueue crawl seeds.txt shop.yml items.csv --cthrottle '--rate 2/s'   # per host, for every loop on this frontier
@@ -135,7 +136,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 	f.StringVar(&o.appID, "appid", o.appID, "the appid of the seeds")
 	f.StringVar(&o.failures, "failures", "", "write every page that failed (a fetch error, a status other than 2xx) or had items dropped (a required field missing) to `FILE`, one JSON record a line with its reason and the page that linked it (cextract --failures); the account names the first few")
 	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
-	f.BoolVar(&o.resume, "resume", false, "resume a crawl stopped by cqueue stop (or cqueue serve's Stop) where it stopped")
+	f.BoolVar(&o.resume, "resume", false, "resume a crawl stopped by cqueue stop (or cqueue serve's Stop) where it stopped, or paused by cqueue serve's Pause")
 	f.BoolVar(&o.nextRound, "next-round", false, "drop what a stopped crawl's round left and begin its next round from the seeds")
 	f.DurationVar(&o.publishEvery, "publish-every", toolstats.DefaultEvery, "publish the loop's tools' stats to the frontier every `DURATION`, for cqueue serve; 0: never")
 	for _, pt := range passThrough {

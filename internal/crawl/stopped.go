@@ -37,9 +37,14 @@ func (c *crawl) watchStop(ctx context.Context) (loop context.Context, stop func(
 	loop, cancel := context.WithCancel(ctx)
 	bg := context.WithoutCancel(ctx)
 	end := cli.Every(stopCheckEvery, func() {
-		if m, err := c.fr.CrawlMeta(bg, c.o.crawlID); err == nil && m[frontier.MetaStopped] != "" {
+		m, err := c.fr.CrawlMeta(bg, c.o.crawlID)
+		if err != nil {
+			return
+		}
+		if m[frontier.MetaStopped] != "" {
 			cancel()
 		}
+		c.pause.see(c, m)
 	})
 	return loop, func() { end(); cancel() }
 }
