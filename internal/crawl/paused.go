@@ -1,4 +1,4 @@
-package cqueue
+package crawl
 
 import (
 	"context"
