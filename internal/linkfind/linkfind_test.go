@@ -133,7 +133,7 @@ func TestLooksLikeURL(t *testing.T) {
 }
 
 func TestJSONStrings(t *testing.T) {
-	got := JSONStrings(`{"b": ["/x.html", 1, {"u": "https://a.test/"}], "a": "not a url", "c": "/y"}`)
+	got := JSONStrings(`{"b": ["/x.html", 1, {"u": "https://a.test/"}], "a": "not a url", "c": "/y", "@context": "https://schema.org"}`)
 	want := []string{"/x.html", "https://a.test/", "/y"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("JSONStrings = %q, want %q", got, want)

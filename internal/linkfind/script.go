@@ -115,8 +115,9 @@ func unquoteJS(lit string) (string, bool) {
 	return b.String(), true
 }
 
-// JSONStrings returns the strings of a JSON document (values, not keys)
-// that look like URLs, in document order; nothing when it is not JSON.
+// JSONStrings returns the strings of a JSON document (values, not keys;
+// not JSON-LD's "@context") that look like URLs, objects' members in the
+// order of their keys; nothing when it is not JSON.
 func JSONStrings(text string) []string {
 	var v any
 	if err := json.Unmarshal([]byte(text), &v); err != nil {
@@ -140,7 +141,9 @@ func JSONStrings(text string) []string {
 			// Object members in a stable order: by key.
 			keys := make([]string, 0, len(v))
 			for k := range v {
-				keys = append(keys, k)
+				if k != "@context" { // JSON-LD's vocabulary, not a link
+					keys = append(keys, k)
+				}
 			}
 			slices.Sort(keys)
 			for i := len(keys) - 1; i >= 0; i-- {
