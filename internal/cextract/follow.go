@@ -34,8 +34,14 @@ type candidate struct {
 	sitemap bool
 	denyExt policy.Extensions // the link rule's; none for sitemap entries
 	ownExt  bool              // denyExt is not Scrapy's default: write "deny_extensions":[]
-	// A rule with kinds says what each link is: its kind, where it was
-	// found, and for a POST form its method and body.
+	// found says what the link is, for a rule with kinds (nil otherwise:
+	// a candidate stays small for the common rule).
+	found *foundLink
+}
+
+// foundLink is what a rule with kinds says of a link: its kind, where it
+// was found, and for a POST form its method and body.
+type foundLink struct {
 	kind         linkfind.Kind
 	source       string
 	method, body string
@@ -190,7 +196,7 @@ func (r *linkRule) kindLinks(p *page, out []candidate, st *LinkStats) ([]candida
 	}
 	pctx := &process.Context{Base: p.base}
 	add := func(s string, u *url.URL, l *linkfind.Link) {
-		c := candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt, kind: l.Kind, source: l.Source, method: l.Method, body: l.Body}
+		c := candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt, found: &foundLink{kind: l.Kind, source: l.Source, method: l.Method, body: l.Body}}
 		if !r.ownExt && l.Kind&(linkfind.Resources|linkfind.Scripts) != 0 {
 			c.denyExt, c.ownExt = nil, true
 		}

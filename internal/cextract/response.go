@@ -35,6 +35,8 @@ type processor struct {
 
 	unchanged bool // --extract-unchanged
 
+	cands []candidate // a page's link candidates, reused (see follow)
+
 	reported map[string]int // selector error -> times printed
 	writeErr bool           // a write failed and was reported
 }
@@ -213,7 +215,10 @@ func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 	st := p.tool.Stats
 	var ls LinkStats
 	e := emitter{p: p, line: line, pg: pg, parent: parent}
-	var cands []candidate
+	// The candidates' slice is kept from page to page (cleared, so that
+	// it holds no page alive).
+	cands := p.cands
+	defer func() { clear(cands); p.cands = cands[:0] }()
 	for _, r := range p.x.links {
 		ok, why := r.match.matches(pg)
 		var tr *ruleTrace
@@ -309,8 +314,8 @@ func (e *emitter) emit(c *candidate) {
 		e.start()
 	}
 	h := xxh3.HashString128(c.url)
-	if c.method != "" {
-		h = xxh3.HashString128(c.method + " " + c.url + "\n" + c.body)
+	if f := c.found; f != nil && f.method != "" {
+		h = xxh3.HashString128(f.method + " " + c.url + "\n" + f.body)
 	}
 	if _, dup := e.seen[h]; dup {
 		return
@@ -320,7 +325,7 @@ func (e *emitter) emit(c *candidate) {
 	prio := e.parent.Priority + c.rule.step
 	if c.rule.priority != nil {
 		prio = *c.rule.priority
-	} else if c.kind&(linkfind.Resources|linkfind.Scripts) != 0 {
+	} else if c.found != nil && c.found.kind&(linkfind.Resources|linkfind.Scripts) != 0 {
 		prio += resourcePriorityStep
 	}
 	// Within the bounds every reader of requests enforces.
@@ -492,11 +497,12 @@ func (e *requestEncoder) encode(c *candidate, priority, depth int, reason string
 	b := make([]byte, 0, 64+len(url)+len(e.referer)+len(inherited))
 	b = append(b, `{"kind":"request","url":`...)
 	b = record.AppendString(b, url)
-	if c.method != "" {
+	f := c.found
+	if f != nil && f.method != "" {
 		b = append(b, `,"method":`...)
-		b = record.AppendString(b, c.method)
+		b = record.AppendString(b, f.method)
 		b = append(b, `,"headers":{"Content-Type":"application/x-www-form-urlencoded"},"body":`...)
-		b = record.AppendString(b, c.body)
+		b = record.AppendString(b, f.body)
 	}
 	if priority != 0 {
 		b = append(b, `,"priority":`...)
@@ -511,11 +517,11 @@ func (e *requestEncoder) encode(c *candidate, priority, depth int, reason string
 		b = append(b, e.referer...)
 	}
 	b = append(b, inherited...)
-	if c.kind != 0 {
+	if f != nil {
 		b = append(b, `,"link_kind":`...)
-		b = record.AppendString(b, c.kind.String())
+		b = record.AppendString(b, f.kind.String())
 		b = append(b, `,"source":`...)
-		b = record.AppendString(b, c.source)
+		b = record.AppendString(b, f.source)
 	}
 	if reason != "" {
 		b = append(b, `,"reason":`...)
