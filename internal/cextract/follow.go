@@ -131,12 +131,16 @@ func (r *linkRule) links(p *page, out []candidate, st *LinkStats) ([]candidate, 
 	if r.ex.Kinds != 0 {
 		return r.kindLinks(p, out, st)
 	}
-	add := func(s string, u *url.URL) {
+	add := func(s string, u *url.URL, _ *linkfind.Link) {
 		out = append(out, candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt})
 	}
 	if r.sel == nil {
 		pctx := &process.Context{Base: p.base}
-		s, err := r.ex.each(p.html(), nil, pctx, func(s string, u *url.URL, _ *linkfind.Link) { add(s, u) })
+		var seen map[string]bool
+		if !r.ex.KeepDuplicates {
+			seen = map[string]bool{}
+		}
+		s, err := r.ex.eachHref(p.html(), pctx, seen, add)
 		st.add(s)
 		return out, err
 	}
@@ -178,7 +182,7 @@ func (r *linkRule) links(p *page, out []candidate, st *LinkStats) ([]candidate, 
 		case !r.ex.allowed(s, u.Hostname()):
 			st.Denied++
 		default:
-			add(s, u)
+			add(s, u, nil)
 		}
 	}
 	return out, err
@@ -217,7 +221,7 @@ func (r *linkRule) kindLinks(p *page, out []candidate, st *LinkStats) ([]candida
 		st.add(cst)
 		return out, nil
 	}
-	s, err := r.ex.eachSeen(p.html(), pageURL, pctx, seen, add)
+	s, err := r.ex.eachKind(p.html(), pageURL, pctx, seen, add)
 	st.add(s)
 	return out, err
 }

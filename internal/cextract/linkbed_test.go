@@ -5,11 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/fingerprint"
+	"github.com/crawlutils/crawlutils/internal/linkfind"
+	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
 // bedCase is one way a page, its headers or a stylesheet points at a URL:
@@ -257,4 +262,37 @@ func benchmarkLinks(b *testing.B, kinds []string) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+}
+
+// FuzzLinksAllKinds: with every kind, any page gives links that are
+// absolute http(s) URLs without a fragment that the frontier takes, each
+// with its kind and source, and never a panic.
+func FuzzLinksAllKinds(f *testing.F) {
+	for _, s := range []string{
+		`<a href="/a" ping="/p b"><img src=i srcset="j 1x, k 2x"></a><form><input name=q value="a b"></form>`,
+		`<base href="https://other.example/x/"><iframe srcdoc="<a href=y>y</a>"></iframe>`,
+		`<!--[if IE]><link rel=stylesheet href="ie.css"><![endif]--><div style="background:url('b.png')" data-x='{"u":"/j"}' onclick="go('/c')">`,
+		`<script>location='/s?x=' + 1 / 2</script><style>@import "s.css"; a{b:url(\68 ttp://x.test/)}</style>`,
+		`<meta http-equiv=refresh content="0;url=http://[::1]:99999/"><form method=post action="http://a:b@c/"><select name=s multiple></select></form>`,
+	} {
+		f.Add(s)
+	}
+	ex := LinkExtractor{Kinds: linkfind.All, PostForms: true}
+	f.Fuzz(func(t *testing.T, body string) {
+		d := selector.ParseDoc(body, "https://example.com/dir/page.html?q=1")
+		_, err := ex.each(d, nil, nil, func(s string, u *url.URL, l *linkfind.Link) {
+			if l == nil || l.Kind == 0 || l.Source == "" {
+				t.Fatalf("%q: link %+v", s, l)
+			}
+			if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || strings.Contains(s, "#") {
+				t.Fatalf("%q is not an absolute http(s) URL without fragment", s)
+			}
+			if c, err := fingerprint.ScrapyCanonical(s); err != nil || fingerprint.Host(c) == "" {
+				t.Fatalf("%q: frontier refuses it: canonical %q, %v", s, c, err)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -94,27 +94,41 @@ func (e *LinkExtractor) each(d *selector.Doc, pageURL *url.URL, pctx *process.Co
 	if !e.KeepDuplicates {
 		seen = map[string]bool{}
 	}
-	return e.eachSeen(d, pageURL, pctx, seen, fn)
+	if e.Kinds != 0 {
+		return e.eachKind(d, pageURL, pctx, seen, fn)
+	}
+	return e.eachHref(d, pctx, seen, fn)
 }
 
-// eachSeen is each with the set of the URLs seen already (nil: keep
-// duplicates).
-func (e *LinkExtractor) eachSeen(d *selector.Doc, pageURL *url.URL, pctx *process.Context, seen map[string]bool, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
+// eachKind is each for an extractor with Kinds, with the set of the URLs
+// seen already (nil: keep duplicates).
+func (e *LinkExtractor) eachKind(d *selector.Doc, pageURL *url.URL, pctx *process.Context, seen map[string]bool, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
 	var st LinkStats
-	base := d.Base()
-	regions, err := e.regions(d)
+	var one [1]*html.Node
+	regions, err := e.regions(d, one[:0])
 	if err != nil {
 		return st, err
 	}
-	if e.Kinds != 0 {
-		if pageURL == nil {
-			pageURL = d.URL
-		}
-		o := linkfind.Options{Kinds: e.Kinds, PostForms: e.PostForms, URL: pageURL, Base: base}
-		for _, region := range regions {
-			linkfind.HTML(region, o, func(l linkfind.Link) { e.found(&l, pctx, seen, &st, fn) })
-		}
-		return st, nil
+	if pageURL == nil {
+		pageURL = d.URL
+	}
+	o := linkfind.Options{Kinds: e.Kinds, PostForms: e.PostForms, URL: pageURL, Base: d.Base()}
+	for _, region := range regions {
+		linkfind.HTML(region, o, func(l linkfind.Link) { e.found(&l, pctx, seen, &st, fn) })
+	}
+	return st, nil
+}
+
+// eachHref is each for an extractor without Kinds: the values of Tags
+// and Attrs. It is apart from eachKind so that fn, which linkfind keeps,
+// does not escape here: the common rule allocates no closure.
+func (e *LinkExtractor) eachHref(d *selector.Doc, pctx *process.Context, seen map[string]bool, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
+	var st LinkStats
+	base := d.Base()
+	var one [1]*html.Node
+	regions, err := e.regions(d, one[:0])
+	if err != nil {
+		return st, err
 	}
 	var vals []process.Value
 	for _, region := range regions {
@@ -190,10 +204,10 @@ func (e *LinkExtractor) keep(base *url.URL, ref string, l *linkfind.Link, seen m
 	}
 }
 
-// regions are the subtrees links are looked for in: the page, or the
-// elements the Restrict selectors select.
-func (e *LinkExtractor) regions(d *selector.Doc) ([]*html.Node, error) {
-	regions := []*html.Node{d.Root}
+// regions appends to buf the subtrees links are looked for in: the page,
+// or the elements the Restrict selectors select.
+func (e *LinkExtractor) regions(d *selector.Doc, buf []*html.Node) ([]*html.Node, error) {
+	regions := append(buf, d.Root)
 	if len(e.Restrict) > 0 {
 		regions = regions[:0]
 		for _, sel := range e.Restrict {
