@@ -25,7 +25,7 @@ func (p *pipeline) wire(j *job) context.Context {
 	if p.lag != nil {
 		p.lag(j)
 	}
-	if j.paced == nil {
+	if j.paced == nil && j.robotsFor == "" {
 		return p.fetchCtx
 	}
 	start := j.thisStart
@@ -61,11 +61,20 @@ func (s *scheduler) pace(h *host, j *job) {
 // (a retry or a redirect hop of j may have started since); a late or
 // repeated report changes nothing.
 func (s *scheduler) sent(j *job, start, at time.Time) {
-	h := j.paced
-	if h == nil || !j.thisStart.Equal(start) {
+	if !j.thisStart.Equal(start) {
 		return
 	}
-	s.unpace(j)
+	h := j.paced
+	switch {
+	case h != nil:
+		s.unpace(j)
+	case j.robotsFor != "":
+		if h = s.hosts[j.robotsFor]; h == nil {
+			return
+		}
+	default:
+		return
+	}
 	if at.After(h.lastStart) {
 		h.lastStart = at
 		if h.lim != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
+	"github.com/crawlutils/crawlutils/internal/robots"
 )
 
 // arrivals is a loopback site that records when each request for a page
@@ -146,4 +147,26 @@ func TestSchedulerWaitsForTheSend(t *testing.T) {
 			t.Error("a host without a delay waits for a send")
 		}
 	})
+}
+
+// TestRobotsSendStartsTheDelay: the first page after robots.txt waits the
+// Crawl-delay from robots.txt's send, not from the decision to fetch it.
+func TestRobotsSendStartsTheDelay(t *testing.T) {
+	o := DefaultOptions()
+	o.RandomDelay = false
+	m := newSim(t, &o)
+	m.add("http://a.test/1")
+	robotsJob := m.s.next(m.now)
+	if robotsJob == nil || robotsJob.robotsFor == "" {
+		t.Fatalf("first job %+v, want robots.txt", robotsJob)
+	}
+	t0 := m.now
+	m.now = m.now.Add(200 * time.Millisecond)
+	m.s.sent(robotsJob, robotsJob.thisStart, m.now)
+	m.now = m.now.Add(10 * time.Millisecond)
+	entry := &robotsEntry{state: robotsParsed, rules: robots.Parse([]byte("User-agent: *\nCrawl-delay: 1\n"), "crawlutils"), expires: m.now.Add(time.Hour)}
+	m.s.finish(&finish{kind: finRobots, j: robotsJob, key: robotsJob.robotsFor, status: 200, robots: robotsVerdict{entry: entry}}, m.now)
+	if got := m.s.wake(m.now).Sub(t0); got != 1200*time.Millisecond {
+		t.Errorf("the page may start %s after robots.txt's start, want 1.2s (its send, then the Crawl-delay)", got)
+	}
 }
