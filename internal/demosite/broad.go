@@ -33,7 +33,9 @@ import (
 // without an answer); robots-5xx (robots.txt answers 500: a polite crawler
 // takes it as disallow-all and fetches nothing more).
 //
-// The site records every request's arrival time per host, and counts
+// The site records every request's arrival time per host (the kernel's
+// receive time when served through ArrivalListener, else its clock's), and
+// counts
 // politeness violations (BroadStats): a request to a delayed host less
 // than its Crawl-delay after the previous one, and a request arriving
 // while more than PerHost requests of its host are being answered.
@@ -177,7 +179,11 @@ func (b *Broad) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such host here", http.StatusMisdirectedRequest)
 		return
 	}
-	done := b.arrive(i, r.URL.Path)
+	at, ok := arrivalTime(r.Context())
+	if !ok {
+		at = b.now()
+	}
+	done := b.arrive(i, r.URL.Path, at)
 	defer done()
 	class := BroadClassOf(i)
 	if class == BroadDead {

@@ -94,10 +94,9 @@ func (b *Broad) IdealTime() time.Duration {
 	return ideal
 }
 
-// arrive records a request to host i and returns the function that
-// records its end.
-func (b *Broad) arrive(i int, path string) (done func()) {
-	now := b.now()
+// arrive records a request to host i that arrived at now and returns the
+// function that records its end.
+func (b *Broad) arrive(i int, path string, now time.Time) (done func()) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.total == 0 {
@@ -116,7 +115,9 @@ func (b *Broad) arrive(i int, path string) (done func()) {
 	h.active++
 	h.maxActive = max(h.maxActive, h.active)
 	if !h.last.IsZero() {
-		gap := now.Sub(h.last)
+		// Requests on two connections may be handled in another order than
+		// they arrived: the gap is the distance between the two times.
+		gap := now.Sub(h.last).Abs()
 		if h.gaps == 0 || gap < h.minGap {
 			h.minGap = gap
 		}
@@ -125,7 +126,9 @@ func (b *Broad) arrive(i int, path string) (done func()) {
 			h.early++
 		}
 	}
-	h.last = now
+	if now.After(h.last) {
+		h.last = now
+	}
 	return func() {
 		b.mu.Lock()
 		h.active--

@@ -144,18 +144,20 @@ func TestBroadViolations(t *testing.T) {
 	serveBroad(t, b, "h033.shop.test", "/page/1.html")
 	clock.Advance(time.Second)
 	serveBroad(t, b, "h033.shop.test", "/page/1.html") // a duplicate
+	// Handled after the one above, arrived 10 ms before it: early.
+	b.arrive(33, "/page/2.html", clock.Now().Add(-10*time.Millisecond))()
 	// Host 1 has no delay: quick requests are fine, three at once are not.
 	serveBroad(t, b, "h001.shop.test", "/")
-	d1 := b.arrive(1, "/page/1.html")
-	d2 := b.arrive(1, "/page/2.html")
-	d3 := b.arrive(1, "/page/3.html")
+	d1 := b.arrive(1, "/page/1.html", clock.Now())
+	d2 := b.arrive(1, "/page/2.html", clock.Now())
+	d3 := b.arrive(1, "/page/3.html", clock.Now())
 	d1()
-	d4 := b.arrive(1, "/page/3.html")
+	d4 := b.arrive(1, "/page/3.html", clock.Now())
 	d2()
 	d3()
 	d4()
 	st := b.Stats()
-	want := BroadStats{Requests: 9, EarlyRequests: 1, Crowded: 2, Violations: 3, Duplicates: 2, MaxPerHost: 3, MinDelayGapMS: 999}
+	want := BroadStats{Requests: 10, EarlyRequests: 2, Crowded: 2, Violations: 4, Duplicates: 2, MaxPerHost: 3, MinDelayGapMS: 10}
 	if st.Requests != want.Requests || st.EarlyRequests != want.EarlyRequests || st.Crowded != want.Crowded ||
 		st.Violations != want.Violations || st.Duplicates != want.Duplicates || st.MaxPerHost != want.MaxPerHost || st.MinDelayGapMS != want.MinDelayGapMS {
 		t.Errorf("stats %+v\nwant %+v", st, want)

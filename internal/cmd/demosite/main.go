@@ -113,7 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *broadN > 0 && !*truth {
 		broad := demosite.NewBroad(demosite.BroadOptions{Hosts: *broadN, Pages: *broadP})
-		if err := serve(ctx, broad, *listen, *ready, stderr); err != nil {
+		if err := serve(ctx, broad, *listen, *ready, stderr, true); err != nil {
 			fmt.Fprintln(stderr, "demosite:", err)
 			return 1
 		}
@@ -135,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := serve(ctx, site, *listen, *ready, stderr); err != nil {
+	if err := serve(ctx, site, *listen, *ready, stderr, false); err != nil {
 		fmt.Fprintln(stderr, "demosite:", err)
 		return 1
 	}
@@ -188,14 +188,19 @@ func writeTruth(w io.Writer, products []demosite.Product, base, format string) e
 }
 
 // serve runs the site on addr until ctx is done, then shuts down
-// gracefully.
-func serve(ctx context.Context, site http.Handler, addr, readyFile string, stderr io.Writer) error {
+// gracefully. With arrivals, requests' arrival times come from the kernel
+// (demosite.ArrivalListener).
+func serve(ctx context.Context, site http.Handler, addr, readyFile string, stderr io.Writer, arrivals bool) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	base := baseURL(ln.Addr())
 	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
+	if arrivals {
+		ln = demosite.ArrivalListener(ln)
+		srv.ConnContext = demosite.ArrivalContext
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "demosite: serving %s\n", base)
