@@ -7,6 +7,13 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract"
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
-func main() { os.Exit(cli.Main(cextract.Command())) }
+// The store behind --stats-to is given here, not by package cextract,
+// which links no database driver (see internal/layers).
+func main() {
+	cmd := cextract.Command()
+	cmd.OpenStats = toolstats.OpenSink
+	os.Exit(cli.Main(cmd))
+}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // checkRules has cextract check the rules file; its report is shown only
@@ -38,7 +38,7 @@ func (c *crawl) checkFrontier(ctx context.Context) error {
 	}
 	refused := false
 	own := "--db"
-	if dedupe.IsRedisURL(o.dsn) {
+	if storeurl.IsRedisURL(o.dsn) {
 		own = "key prefix on that Redis (add ?prefix=NAME: to the --redis URL)"
 	}
 	for _, ci := range info.Crawls {

@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 // Command returns the cqueue command and its subcommands, for cli.Main or
@@ -20,8 +21,9 @@ import (
 // variables and config section (CQUEUE_PUSH_BATCH, cqueue: {push: …}).
 func Command() *cli.Command {
 	return &cli.Command{
-		Name:     "cqueue",
-		HelpText: topHelp,
+		Name:      "cqueue",
+		HelpText:  topHelp,
+		OpenStats: toolstats.OpenSink,
 		Subcommands: []*cli.Command{
 			crawlCommand(), pushCommand(), popCommand(), reclaimCommand(), infoCommand(),
 			stopCommand(), expireCommand(), statsCommand(), dumpCommand(), serveCommand(),
@@ -128,7 +130,7 @@ func (s *store) open(ctx context.Context, env *cli.Env, create bool) (frontier.F
 
 // openAt opens the frontier at dsn with s's settings (see open).
 func (s *store) openAt(ctx context.Context, dsn string, create bool) (frontier.Frontier, error) {
-	if !create && !dedupe.IsRedisURL(dsn) {
+	if !create && !storeurl.IsRedisURL(dsn) {
 		if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no frontier at %s (push creates one)", dsn)
 		}
