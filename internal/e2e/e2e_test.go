@@ -16,6 +16,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
 	"github.com/crawlutils/crawlutils/internal/demosite"
 	"github.com/crawlutils/crawlutils/internal/scripttest"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -23,12 +24,20 @@ func TestMain(m *testing.M) {
 	scripttest.Main(m, map[string]func() *cli.Command{
 		"cdedupe":   cdedupe.Command,
 		"cexport":   cexport.Command,
-		"cextract":  cextract.Command,
+		"cextract":  cextractCommand,
 		"cfetch":    cfetch.Command,
 		"cthrottle": cthrottle.Command,
 		"cqueue":    cqueue.Command,
 		"truth":     truth,
 	})
+}
+
+// cextractCommand is cextract as cmd/cextract wires it: with the store
+// behind --stats-to, which package cextract does not link.
+func cextractCommand() *cli.Command {
+	c := cextract.Command()
+	c.OpenStats = toolstats.OpenSink
+	return c
 }
 
 // pipelineSite is the demo site every pipeline script gets at $SITE.
