@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, go vet, staticcheck, then every test
-# (unit, command cases under testdata/, pipeline tests that run the built
-# binaries against the demo site, and scripts/demo.sh checked against the
+# (unit, command cases under testdata/, and the integration tests: real
+# redis-server, PostgreSQL and chromium, pipeline tests that run the
+# commands against the demo site, and scripts/demo.sh checked against the
 # site's ground truth; every package but internal/e2e with the race
 # detector), then the 10 slowest packages. staticcheck is installed on the
 # first run if it is missing.
+#
+# The fast tier is plain `go test ./...`: unit tests and command cases
+# only, cached by go test. This script sets CRAWLUTILS_INTEGRATION=1 (see
+# internal/integration), which turns the integration tests on, and -count=1
+# runs everything again.
 #
 #   scripts/test.sh            everything
 #   scripts/test.sh -short     skip the full demo crawl
@@ -39,7 +45,8 @@ staticcheck -checks all ./...   # every check, the style ones (ST) too
 # real servers, where -race multiplies the time and the same code has
 # already run under it in-process, so it runs without. The timeouts allow a
 # busy 2-core machine.
-step "go test -race, then internal/e2e"
+export CRAWLUTILS_INTEGRATION=1
+step "go test -race, then internal/e2e (CRAWLUTILS_INTEGRATION=1)"
 report=$(mktemp -d)
 trap 'rm -rf "$report"' EXIT
 go build -o "$report/testreport" ./internal/cmd/testreport

@@ -7,13 +7,13 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract"
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/toolstats"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 )
 
-// The store behind --stats-to is given here, not by package cextract,
-// which links no database driver (see internal/layers).
+// cextract links no database driver (see internal/layers): its
+// --stats-to goes through a cqueue stats-relay process.
 func main() {
 	cmd := cextract.Command()
-	cmd.OpenStats = toolstats.OpenSink
+	cmd.OpenStats = statspub.RelayOpener
 	os.Exit(cli.Main(cmd))
 }

@@ -1,5 +1,6 @@
 // Command cqueue is the crawl's frontier: push, pop, ack, info, stop,
-// expire, stats, dump. See docs/cqueue.md.
+// expire, stats, dump, serve; and crawl, which runs a whole crawl loop.
+// See docs/cqueue.md.
 package main
 
 import (
@@ -7,6 +8,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/cqueue"
+	"github.com/crawlutils/crawlutils/internal/crawl"
 )
 
-func main() { os.Exit(cli.Main(cqueue.Command())) }
+func main() { os.Exit(cli.Main(cqueue.Command(crawl.Command()))) }

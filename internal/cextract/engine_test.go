@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
+	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -65,16 +66,12 @@ func TestCanonicalize(t *testing.T) {
 }
 
 func TestPolicy(t *testing.T) {
-	var c policyCache
 	req := &record.Request{MaxDepth: 2, AllowedDomains: []string{"Shop.Example"}, AllowRegex: []string{"/p/"},
 		DenyRegex: []string{"logout"}, DenyExtensions: []string{".ZIP", "gz"}}
-	pol := c.get(req)
-	if c.get(req) != pol {
-		t.Fatal("the policy is compiled again")
-	}
+	pol := policy.Compile(req)
 	cand := func(s string) *candidate {
 		u, _ := url.Parse(s)
-		return &candidate{url: s, u: u, denyExt: defaultDenyExt}
+		return &candidate{url: s, u: u, denyExt: policy.DefaultExtensions}
 	}
 	for _, tt := range []struct {
 		url   string
@@ -83,30 +80,26 @@ func TestPolicy(t *testing.T) {
 	}{
 		{"https://shop.example/p/1", 2, ""},
 		{"https://www.shop.example/p/1", 2, ""},
-		{"https://shop.example/p/1", 3, rejectMaxDepth},
-		{"https://other.example/p/1", 1, rejectDomain},
-		{"https://shop.example/about", 1, rejectAllowRegex},
-		{"https://shop.example/p/logout", 1, rejectDenyRegex},
-		{"https://shop.example/p/a.zip", 1, rejectExtension},
-		{"https://shop.example/p/a.tar.gz", 1, rejectExtension},
-		{"https://shop.example/p/a.PDF", 1, rejectExtension}, // Scrapy's list, from the rule
+		{"https://shop.example/p/1", 3, policy.ReasonMaxDepth},
+		{"https://other.example/p/1", 1, policy.ReasonOffsite},
+		{"https://shop.example/about", 1, policy.ReasonNotAllowed},
+		{"https://shop.example/p/logout", 1, policy.ReasonDenied},
+		{"https://shop.example/p/a.zip", 1, policy.ReasonExtension},
+		{"https://shop.example/p/a.tar.gz", 1, policy.ReasonExtension},
+		{"https://shop.example/p/a.PDF", 1, policy.ReasonExtension}, // Scrapy's list, from the rule
 		{"https://shop.example/p/a.html", 1, ""},
 	} {
-		if got := pol.check(cand(tt.url), tt.depth); got != tt.want {
+		if got := refusal(pol, cand(tt.url), tt.depth); got != tt.want {
 			t.Errorf("%s at depth %d: %q, want %q", tt.url, tt.depth, got, tt.want)
 		}
 	}
 	// No policy: only the rule's denied extensions.
-	var none *policy
-	if got := none.check(cand("https://x.example/a.jpg"), 9); got != rejectExtension {
+	if got := refusal(policy.Compile(&record.Request{}), cand("https://x.example/a.jpg"), 9); got != policy.ReasonExtension {
 		t.Errorf("no policy, .jpg: %q", got)
 	}
-	if c.get(&record.Request{}) != nil {
-		t.Error("an empty policy")
-	}
-	bad := c.get(&record.Request{AllowRegex: []string{"("}})
-	if len(bad.bad) != 1 || !strings.Contains(bad.bad[0], "allow_regex") {
-		t.Errorf("bad regex not reported: %v", bad.bad)
+	bad := policy.Compile(&record.Request{AllowRegex: []string{"("}})
+	if len(bad.Bad) != 1 || !strings.Contains(bad.Bad[0], "allow_regex") {
+		t.Errorf("bad regex not reported: %v", bad.Bad)
 	}
 }
 
@@ -128,7 +121,7 @@ func TestRequestEncoderMatchesRecordEncode(t *testing.T) {
 		t.Fatalf("a rule's own deny_extensions replaced the request's:\n got %s\nwant %s", own, want)
 	}
 	e.start(&record.Request{}, "")
-	if got := string(e.encode("https://b/", 0, 0, false, "maxdepth")); got != `{"kind":"request","url":"https://b/","reason":"maxdepth"}`+"\n" {
+	if got := string(e.encode("https://b/", 0, 0, false, policy.ReasonMaxDepth)); got != `{"kind":"request","url":"https://b/","reason":"max_depth"}`+"\n" {
 		t.Fatalf("bare: %s", got)
 	}
 	// A request without deny_extensions: the children of a rule with its

@@ -89,7 +89,7 @@ func TestFeedsGiveItemsAndRequests(t *testing.T) {
 	}
 	for _, want := range []string{
 		`feeds.jsonl:9: item rule "api_product" (../../testdata/rules/feeds.yml:44): each: not JSON: unexpected EOF`, `item rule "rss_product" (../../testdata/rules/feeds.yml:10): 1 item(s) not written: required field "title" had no value`,
-		`dropped (allowed_domains 2, deny_extensions 2`,
+		`dropped (extension 2, missing_field 1, offsite 2)`,
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
@@ -189,16 +190,14 @@ func compileRegexps(flag string, srcs []string) ([]*regexp.Regexp, error) {
 	return res, nil
 }
 
-func normalizeDomains(flag string, ds []string) ([]string, error) {
-	var out []string
+func normalizeDomains(flag string, ds []string) (policy.Domains, error) {
 	for _, d := range ds {
-		n, err := NormalizeDomain(d)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", flag, err)
+		if _, err := policy.NormalizeDomain(d); err != nil {
+			return policy.Domains{}, fmt.Errorf("%s: %v", flag, err)
 		}
-		out = append(out, n)
 	}
-	return out, nil
+	domains, _ := policy.NewDomains(ds)
+	return domains, nil
 }
 
 var help = cli.Help{

@@ -3,13 +3,11 @@ package cextract
 import (
 	"fmt"
 	"net/url"
-	"path"
-	"regexp"
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
-	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
@@ -21,7 +19,7 @@ type linkRule struct {
 	match    matcher
 	ex       *LinkExtractor // the link extractor; with sel, only its filters
 	sel      *field         // URLs from a selector (select:) instead of tags
-	denyExt  map[string]bool
+	denyExt  policy.Extensions
 	ownExt   bool // denyExt is the rule's deny_extensions, not Scrapy's default
 	priority *int
 	step     int
@@ -33,21 +31,8 @@ type candidate struct {
 	u       *url.URL
 	rule    *linkRule
 	sitemap bool
-	denyExt map[string]bool
+	denyExt policy.Extensions // the link rule's; none for sitemap entries
 }
-
-func extensionSet(exts []string) map[string]bool {
-	m := make(map[string]bool, len(exts))
-	for _, e := range exts {
-		e = strings.ToLower(strings.TrimSpace(e))
-		if e != "" {
-			m["."+strings.TrimPrefix(e, ".")] = true
-		}
-	}
-	return m
-}
-
-var defaultDenyExt = extensionSet(rules.IgnoredExtensions)
 
 func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 	var errs rules.Errors
@@ -72,20 +57,8 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 	if ex.Attrs != nil && ex.Tags == nil {
 		ex.Tags = defaultTags
 	}
-	for _, d := range r.AllowDomains {
-		n, err := NormalizeDomain(d.Value)
-		if err != nil {
-			fail(d.Pos, "allow_domains: %v", err)
-		}
-		ex.AllowDomains = append(ex.AllowDomains, n)
-	}
-	for _, d := range r.DenyDomains {
-		n, err := NormalizeDomain(d.Value)
-		if err != nil {
-			fail(d.Pos, "deny_domains: %v", err)
-		}
-		ex.DenyDomains = append(ex.DenyDomains, n)
-	}
+	ex.AllowDomains = ruleDomains(r.AllowDomains, func(pos rules.Pos, err error) { fail(pos, "allow_domains: %v", err) })
+	ex.DenyDomains = ruleDomains(r.DenyDomains, func(pos rules.Pos, err error) { fail(pos, "deny_domains: %v", err) })
 	for _, s := range r.RestrictCSS {
 		sel, err := selector.Compile("css:" + s.Value)
 		switch {
@@ -107,9 +80,9 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 	}
 	lr.ex = ex
 	if r.DenyExtensions == nil {
-		lr.denyExt = defaultDenyExt
+		lr.denyExt = policy.DefaultExtensions
 	} else {
-		lr.denyExt, lr.ownExt = extensionSet(r.DenyExtensions), true
+		lr.denyExt, lr.ownExt = policy.NewExtensions(r.DenyExtensions), true
 	}
 	if r.Select != nil {
 		fs := compileFields(file, what, "", []*rules.Field{r.Select}, lr.match.format, nil, func(err error) {
@@ -130,7 +103,7 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 
 // flagLinkRule is the link rule of --links and its filter flags.
 func flagLinkRule(ex *LinkExtractor) *linkRule {
-	return &linkRule{name: "--links", match: matcher{format: rules.HTML, anyFormat: true}, ex: ex, denyExt: defaultDenyExt, step: rules.DefaultPriorityStep}
+	return &linkRule{name: "--links", match: matcher{format: rules.HTML, anyFormat: true}, ex: ex, denyExt: policy.DefaultExtensions, step: rules.DefaultPriorityStep}
 }
 
 // links returns the URLs rule r wants followed from page p.
@@ -195,92 +168,32 @@ func (s *LinkStats) add(o LinkStats) {
 	s.Nofollow += o.Nofollow
 }
 
-// policy is the crawl policy of a request (Scrapy Cluster's fields), applied
-// to its follow-ups.
-type policy struct {
-	maxDepth       int
-	allowedDomains []string
-	allow, deny    []*regexp.Regexp
-	denyExt        map[string]bool
-	bad            []string // regular expressions that do not compile
+// ruleDomains compiles a link rule's allow_domains or deny_domains,
+// reporting each entry that is not a domain name.
+func ruleDomains(list []rules.String, fail func(rules.Pos, error)) policy.Domains {
+	var names []string
+	for _, d := range list {
+		if _, err := policy.NormalizeDomain(d.Value); err != nil {
+			fail(d.Pos, err)
+			continue
+		}
+		names = append(names, d.Value)
+	}
+	domains, _ := policy.NewDomains(names)
+	return domains
 }
 
-// policyCache compiles each distinct policy once.
-type policyCache struct {
-	m map[string]*policy
-}
-
-func (c *policyCache) get(req *record.Request) *policy {
-	if req.MaxDepth == 0 && len(req.AllowedDomains)+len(req.AllowRegex)+len(req.DenyRegex)+len(req.DenyExtensions) == 0 {
-		return nil
+// refusal returns the reason the crawl policy of the page's request (its
+// Rules) refuses candidate c at depth, or "". Its extension is held to the
+// link rule's deny_extensions (Scrapy's default list when the rule has
+// none) and to the request's own, when it has one.
+func refusal(r *policy.Rules, c *candidate, depth int) string {
+	if reason, _ := r.Depth(depth); reason != "" {
+		return reason
 	}
-	key := fmt.Sprintf("%d\x00%q\x00%q\x00%q\x00%q", req.MaxDepth, req.AllowedDomains, req.AllowRegex, req.DenyRegex, req.DenyExtensions)
-	if p, ok := c.m[key]; ok {
-		return p
+	if reason, _ := r.Offsite(c.u.Hostname()); reason != "" {
+		return reason
 	}
-	if c.m == nil || len(c.m) > 1000 {
-		c.m = map[string]*policy{}
-	}
-	p := &policy{maxDepth: req.MaxDepth}
-	for _, d := range req.AllowedDomains {
-		if n, err := NormalizeDomain(d); err == nil {
-			p.allowedDomains = append(p.allowedDomains, n)
-		} else {
-			p.bad = append(p.bad, "allowed_domains "+d)
-		}
-	}
-	for _, s := range req.AllowRegex {
-		if re, err := regexp.Compile(s); err == nil {
-			p.allow = append(p.allow, re)
-		} else {
-			p.bad = append(p.bad, "allow_regex "+s)
-		}
-	}
-	for _, s := range req.DenyRegex {
-		if re, err := regexp.Compile(s); err == nil {
-			p.deny = append(p.deny, re)
-		} else {
-			p.bad = append(p.bad, "deny_regex "+s)
-		}
-	}
-	if len(req.DenyExtensions) > 0 {
-		p.denyExt = extensionSet(req.DenyExtensions)
-	}
-	c.m[key] = p
-	return p
-}
-
-// Reject reasons: why a follow-up request was not written.
-const (
-	rejectMaxDepth   = "maxdepth"
-	rejectDomain     = "allowed_domains"
-	rejectAllowRegex = "allow_regex"
-	rejectDenyRegex  = "deny_regex"
-	rejectExtension  = "deny_extensions"
-)
-
-// check returns why the policy refuses c at depth, or "".
-func (p *policy) check(c *candidate, depth int) string {
-	if p != nil {
-		switch {
-		case p.maxDepth > 0 && depth > p.maxDepth:
-			return rejectMaxDepth
-		case len(p.allowedDomains) > 0 && !domainMatch(c.u.Hostname(), p.allowedDomains):
-			return rejectDomain
-		case len(p.allow) > 0 && !anyMatch(p.allow, c.url):
-			return rejectAllowRegex
-		case anyMatch(p.deny, c.url):
-			return rejectDenyRegex
-		}
-	}
-	if ext := urlExtension(c.u); ext != "" && (c.denyExt[ext] || p != nil && p.denyExt[ext]) {
-		return rejectExtension
-	}
-	return ""
-}
-
-// urlExtension is the lower-cased extension of the last path segment,
-// with its dot (".pdf"), as Scrapy's url_has_any_extension sees it.
-func urlExtension(u *url.URL) string {
-	return strings.ToLower(path.Ext(u.Path))
+	reason, _ := r.Links(c.url, c.u.Path, c.denyExt, r.OwnExtensions())
+	return reason
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/htmlparse"
 	"github.com/crawlutils/crawlutils/internal/percent"
+	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/selector"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -31,9 +32,9 @@ type LinkExtractor struct {
 	// Scrapy's allow and deny: unanchored searches.
 	Allow, Deny []*regexp.Regexp
 	// AllowDomains keeps only links to these domains or their subdomains
-	// (all when empty); DenyDomains drops links to these. Domains are
-	// lower-case ASCII, as NormalizeDomain returns them.
-	AllowDomains, DenyDomains []string
+	// (all when empty); DenyDomains drops links to these (Scrapy's
+	// allow_domains and deny_domains, matched as policy.Domains does).
+	AllowDomains, DenyDomains policy.Domains
 	// MaxURLLength drops links whose URL is longer (Scrapy's
 	// URLLENGTH_LIMIT); 0 means no limit.
 	MaxURLLength int
@@ -201,10 +202,10 @@ func hasNofollow(n *html.Node) bool {
 }
 
 func (e *LinkExtractor) allowed(s, host string) bool {
-	if len(e.AllowDomains) > 0 && !domainMatch(host, e.AllowDomains) {
+	if !e.AllowDomains.Empty() && !e.AllowDomains.Match(host) {
 		return false
 	}
-	if domainMatch(host, e.DenyDomains) {
+	if e.DenyDomains.Match(host) {
 		return false
 	}
 	if len(e.Allow) > 0 && !anyMatch(e.Allow, s) {
@@ -220,37 +221,6 @@ func anyMatch(res []*regexp.Regexp, s string) bool {
 		}
 	}
 	return false
-}
-
-// domainMatch reports whether host is one of domains or a subdomain of one.
-func domainMatch(host string, domains []string) bool {
-	host = strings.TrimSuffix(host, ".")
-	for _, d := range domains {
-		n := len(host) - len(d)
-		if host == d || n > 0 && host[n-1] == '.' && host[n:] == d {
-			return true
-		}
-	}
-	return false
-}
-
-// NormalizeDomain turns a domain as a user writes it (" Example.COM.",
-// ".example.com", "bücher.de") into the form domain matching uses
-// ("example.com", "xn--bcher-kva.de"). A URL or anything else that is not a
-// domain name is an error.
-func NormalizeDomain(s string) (string, error) {
-	d := strings.Trim(strings.TrimSpace(s), ".")
-	if d == "" || strings.ContainsAny(d, "/:*@ \t?#") {
-		return "", fmt.Errorf("want a domain name such as example.com, got %q", s)
-	}
-	if !isASCII(d) {
-		a, err := idna.Lookup.ToASCII(d)
-		if err != nil {
-			return "", fmt.Errorf("%q: %v", s, err)
-		}
-		d = a
-	}
-	return strings.ToLower(d), nil
 }
 
 // errNotFollowed marks an href that is not a link to crawl (#top,

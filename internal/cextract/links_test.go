@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
@@ -140,7 +141,7 @@ func TestLinks(t *testing.T) {
 			page: `<a href="https://a.example/1">1</a><a href="https://www.a.example/2">2</a><a href="https://bad.a.example/3">3</a>` +
 				`<a href="https://xa.example/4">4</a><a href="https://other.example/5">5</a><a href="https://WWW.A.EXAMPLE./6">6</a>`,
 			url:  "https://a.example/",
-			ex:   LinkExtractor{AllowDomains: []string{"a.example"}, DenyDomains: []string{"bad.a.example"}},
+			ex:   LinkExtractor{AllowDomains: domains("a.example"), DenyDomains: domains("bad.a.example")},
 			want: []string{"https://a.example/1", "https://www.a.example/2", "https://www.a.example./6"},
 			st:   LinkStats{Denied: 3},
 		},
@@ -186,17 +187,9 @@ func res(srcs ...string) []*regexp.Regexp {
 	return out
 }
 
-func TestNormalizeDomain(t *testing.T) {
-	for in, want := range map[string]string{"Example.COM": "example.com", ".example.com.": "example.com", " a.b ": "a.b", "bücher.de": "xn--bcher-kva.de"} {
-		if got, err := NormalizeDomain(in); err != nil || got != want {
-			t.Errorf("NormalizeDomain(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", ".", "https://example.com", "example.com/path", "*.example.com", "a b"} {
-		if got, err := NormalizeDomain(bad); err == nil {
-			t.Errorf("NormalizeDomain(%q) = %q, want an error", bad, got)
-		}
-	}
+func domains(list ...string) policy.Domains {
+	d, _ := policy.NewDomains(list)
+	return d
 }
 
 // TestResolveLinkPassesFrontier: every URL ResolveLink returns is one the

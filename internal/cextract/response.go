@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
+	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -27,10 +28,9 @@ type processor struct {
 	x        *engine
 	explain  *explainer // --explain, or nil
 
-	items    itemWriter
-	policies policyCache
-	reqs     requestEncoder
-	out      [][]byte // records of the response in hand
+	items itemWriter
+	reqs  requestEncoder
+	out   [][]byte // records of the response in hand
 
 	unchanged bool // --extract-unchanged
 
@@ -281,7 +281,7 @@ type emitter struct {
 	parent *record.Request
 
 	started bool
-	pol     *policy
+	pol     *policy.Rules
 	depth   int
 	// seen holds the URLs emitted by their 128-bit hashes (two URLs
 	// collide with a chance of 2^-128): a sitemap's 500,000 in 15 to 30
@@ -294,9 +294,9 @@ type emitter struct {
 func (e *emitter) start() {
 	e.started = true
 	p := e.p
-	e.pol = p.policies.get(e.parent)
-	if e.pol != nil && len(e.pol.bad) > 0 {
-		p.selectorError(e.line, fmt.Errorf("crawl policy of the request: ignored, does not compile: %s", strings.Join(e.pol.bad, "; ")))
+	e.pol = policy.Compile(e.parent)
+	if len(e.pol.Bad) > 0 {
+		p.selectorError(e.line, fmt.Errorf("crawl policy of the request: ignored, does not compile: %s", strings.Join(e.pol.Bad, "; ")))
 	}
 	e.depth = e.parent.Depth + 1
 	p.reqs.start(e.parent, e.pg.url)
@@ -319,7 +319,7 @@ func (e *emitter) emit(c *candidate) {
 	}
 	// Within the bounds every reader of requests enforces.
 	prio = min(max(prio, record.MinPriority), record.MaxPriority)
-	if reason := e.pol.check(c, e.depth); reason != "" {
+	if reason := refusal(e.pol, c, e.depth); reason != "" {
 		st.Drop(reason)
 		if p.explain != nil {
 			p.explain.reject(c.url, reason)

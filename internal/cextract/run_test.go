@@ -104,7 +104,7 @@ func TestMaxDepth(t *testing.T) {
 	if got := kinds(out); got != "ack,request,request,request,request" {
 		t.Fatalf("kinds = %s\n%s", got, out)
 	}
-	if !strings.Contains(stderr, "2 dropped (maxdepth 2)") {
+	if !strings.Contains(stderr, "2 dropped (max_depth 2)") {
 		t.Fatalf("summary: %s", stderr)
 	}
 }

@@ -203,14 +203,18 @@ func (b *body) readFrom(ctx context.Context, r io.Reader, size, limit int64) err
 			if limit > 0 {
 				next = max(min(next, limit), c+1)
 			}
-			if err := b.res.grow(ctx, next-c); err != nil {
+			// The old buffer is held until it is copied: the new one is
+			// reserved whole, and the old one given back after.
+			if err := b.res.grow(ctx, next); err != nil {
 				return errMemoryWait
 			}
-			b.held += next - c
+			b.held += next
 			nb := make([]byte, len(b.buf), next)
 			copy(nb, b.buf)
 			putBuffer(b.buf)
 			b.buf = nb
+			b.res.shrink(c)
+			b.held -= c
 		}
 		n, err := r.Read(b.buf[len(b.buf):cap(b.buf)])
 		b.buf = b.buf[:len(b.buf)+n]

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/httpcache"
+	"github.com/crawlutils/crawlutils/internal/policy"
 )
 
 // Fetcher makes the exchanges the scheduler starts: one request and its
@@ -33,10 +34,10 @@ type Fetcher struct {
 	robotsOpts   Options     // opts with robots.txt's size limits
 	robotsHeader http.Header // headers of robots.txt requests
 
-	// authDomain is the domain --user is sent to: --auth-domain, or the
-	// host of the first request.
+	// authDomain is the domain --user is sent to (and its subdomains):
+	// --auth-domain, or the host of the first request.
 	authOnce   sync.Once
-	authDomain string
+	authDomain policy.Domains
 
 	// now is the clock; tests replace it.
 	now func() time.Time
@@ -55,7 +56,7 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 		opts:   opts,
 		retry:  newRetryPolicy(opts),
 		agent:  opts.robotsAgent(),
-		mem:    newBudget(opts.MaxMemory),
+		mem:    newBudget(bodyBudget(opts)),
 		now:    time.Now,
 	}
 	f.transport = newTransport(opts, f.proxy)
@@ -76,7 +77,9 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 	f.robotsOpts.MaxSize, f.robotsOpts.WarnSize, f.robotsOpts.keepHead = robotsMaxSize, 0, true
 	f.robotsHeader, _, _ = buildHeaders(opts, nil, "")
 	f.robotsHeader.Set("Accept", "text/plain, */*;q=0.5")
-	f.authDomain = strings.ToLower(opts.AuthDomain)
+	if opts.AuthDomain != "" {
+		f.authDomain, _ = policy.NewDomains([]string{opts.AuthDomain})
+	}
 	return f, nil
 }
 
@@ -143,8 +146,8 @@ func (f *Fetcher) prepare(j *job, u *url.URL) *FetchError {
 		}
 	}
 	f.authOnce.Do(func() {
-		if f.authDomain == "" {
-			f.authDomain = strings.ToLower(u.Hostname())
+		if f.opts.AuthDomain == "" {
+			f.authDomain, _ = policy.NewDomains([]string{u.Hostname()})
 		}
 	})
 	return nil

@@ -167,7 +167,7 @@ func (f *Fetcher) hopHeader(j *job, stale *httpcache.Entry) http.Header {
 	case j.url.User != nil:
 		pass, _ := j.url.User.Password()
 		set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(j.url.User.Username()+":"+pass)))
-	case f.opts.AuthUser != "" && domainMatch(j.url.Hostname(), f.authDomain):
+	case f.opts.AuthUser != "" && f.authDomain.Match(j.url.Hostname()):
 		set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(f.opts.AuthUser+":"+f.opts.AuthPass)))
 	}
 	if stale != nil {
@@ -189,12 +189,6 @@ func (f *Fetcher) storeCookies(j *job, h http.Header) {
 		return
 	}
 	f.jars.store(j.req.CrawlID, j.url, h)
-}
-
-// domainMatch reports whether host is domain or one of its subdomains.
-func domainMatch(host, domain string) bool {
-	host = strings.ToLower(host)
-	return domain != "" && (host == domain || strings.HasSuffix(host, "."+domain))
 }
 
 // timeoutDetail says which limit a timeout hit.

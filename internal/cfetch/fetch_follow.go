@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/crawlutils/crawlutils/internal/fingerprint"
+	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -57,7 +57,7 @@ func (f *Fetcher) follow(j *job, out *outcome) bool {
 		out.failRedirect(target, fetchErr(ErrTooManyRedirects, "more than %d redirects (--max-redirects)", f.opts.MaxRedirects))
 		return false
 	}
-	if len(j.req.AllowedDomains) > 0 && !j.req.DontFilter && !fingerprint.OnDomain(strings.ToLower(next.Hostname()), j.req.AllowedDomains) {
+	if reason, _ := policy.Compile(&j.req).Offsite(next.Hostname()); reason != "" && !j.req.DontFilter {
 		// Scrapy's OffsiteMiddleware (a downloader middleware since 2.11)
 		// drops a redirect that leaves the crawl's domains.
 		out.failRedirect(target, fetchErr(ErrOffsiteRedirect, "redirect to %s, outside the request's allowed_domains", target))

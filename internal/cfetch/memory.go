@@ -11,9 +11,8 @@ import (
 )
 
 // setMemoryLimit sets the Go runtime's soft memory limit (GOMEMLIMIT) to
-// what the options let cfetch hold: --max-memory for the bodies, plus room
-// for everything else and for the one response the budget lets past it,
-// twice --max-size (as read, and as its record), at least 64 MiB. Without
+// --max-memory, which holds the bodies' budget and the room for the one
+// response the budget lets past it (bodyBudget). Without
 // it the collector lets garbage grow to as much as is live, or more,
 // before it collects: 16 pages of 30 MB under a budget of 256 MiB peaked
 // near 900 MB of RSS; with it, at 370 MB. Collecting more often costs
@@ -27,7 +26,7 @@ func setMemoryLimit(o *Options) (restore func()) {
 	if o.MaxMemory <= 0 || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	limit := satAdd(o.MaxMemory, max(64<<20, satAdd(o.MaxSize, o.MaxSize)))
+	limit := o.MaxMemory
 	memLimit.Lock()
 	defer memLimit.Unlock()
 	if memLimit.runs == 0 {
@@ -50,6 +49,34 @@ var memLimit struct {
 	sync.Mutex
 	runs int
 	old  int64
+}
+
+// bodyBudget is the budget of the bodies in flight (budget.go): --max-memory
+// less exemptRoom, the room kept for the one response the budget lets past
+// it when every response holding memory waits for more. Without that room
+// the bodies held the budget plus one response: bodies of unknown length (a
+// compressed body, whose buffer grows as it is decoded) fill the budget
+// part-read, all wait, and one goes on past it, again and again; 16 gzip
+// pages of 30 MB under the default 1 GiB peaked at 1,075 MiB of RSS.
+func bodyBudget(o *Options) int64 {
+	if o.MaxMemory <= 0 {
+		return 0
+	}
+	return max(1, o.MaxMemory-exemptRoom(o))
+}
+
+// exemptRoom is the part of --max-memory kept for the response the budget
+// lets past it: a body of --max-size (its buffer may be half again too
+// large while it grows) and its record (text escaped as JSON, or base64,
+// about 1.3 times the body), 2.5 times --max-size; at most a quarter of
+// --max-memory. A larger response (a record of control bytes escapes to 6
+// times its body) still completes, past --max-memory.
+func exemptRoom(o *Options) int64 {
+	room := o.MaxMemory / 4
+	if o.MaxSize > 0 {
+		room = min(room, satAdd(satAdd(o.MaxSize, o.MaxSize), o.MaxSize/2))
+	}
+	return room
 }
 
 // defaultMaxMemory is --max-memory's default: a quarter of the machine's

@@ -16,12 +16,12 @@ import (
 // check its usage check (a message, or ""), do the thing at now.
 func admin(name string, h cli.Help, flags func(*cli.Flags), check func() string,
 	do func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer, now time.Time) error) *cli.Command {
-	var s store
+	var s Store
 	return &cli.Command{
 		Name: name,
 		Help: h,
 		Flags: func(f *cli.Flags) {
-			s.addFlags(f)
+			s.AddFlags(f)
 			if flags != nil {
 				flags(f)
 			}
@@ -41,7 +41,7 @@ func admin(name string, h cli.Help, flags func(*cli.Flags), check func() string,
 				}
 			}
 			tool.Quiet = true // one answer, no summary
-			fr, err := s.open(ctx, env, false)
+			fr, err := s.Open(ctx, env, false)
 			if err != nil {
 				return err
 			}

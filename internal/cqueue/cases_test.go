@@ -14,7 +14,7 @@ import (
 // TestMain makes the test binary each command of the crawl loop, for the
 // cases of cqueue crawl, which runs them.
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]func() *cli.Command{"cqueue": Command, "cfetch": cfetch.Command, "cextract": cextract.Command, "cexport": cexport.Command, "cthrottle": cthrottle.Command})
+	scripttest.Main(m, map[string]func() *cli.Command{"cqueue": func() *cli.Command { return Command() }, "cfetch": cfetch.Command, "cextract": cextract.Command, "cexport": cexport.Command, "cthrottle": cthrottle.Command})
 }
 
 func TestCases(t *testing.T) {

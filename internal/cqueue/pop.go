@@ -26,7 +26,7 @@ type popOptions struct {
 
 // popCmd is a run of cqueue pop: its flags.
 type popCmd struct {
-	s store
+	s Store
 	o popOptions
 }
 
@@ -86,7 +86,7 @@ resumed or the crawl is over.`,
 }
 
 func (c *popCmd) define(f *cli.Flags) {
-	c.s.addFlags(f)
+	c.s.AddFlags(f)
 	f.IntVarP(&c.o.max, "max", "n", 0, "hand out at most `N` requests, then exit (0: no limit)")
 	f.BoolVarP(&c.o.follow, "follow", "f", false, "keep feeding until nothing is queued or in flight, then exit 0")
 	f.DurationVar(&c.o.lease, "lease", c.o.lease, "how long a handed-out request may stay unacked before it is handed out again")

@@ -34,14 +34,14 @@ func (c *popCmd) openSeeded(ctx context.Context, env *cli.Env) (frontier.Frontie
 		sleep(ctx, seedPoll)
 		return ctx.Err() == nil
 	}
-	if dsn, err := c.s.dsn(env.Getenv); err == nil && !storeurl.IsRedisURL(dsn) {
+	if dsn, err := c.s.DSN(env.Getenv); err == nil && !storeurl.IsRedisURL(dsn) {
 		for {
 			if _, err := os.Stat(dsn); !errors.Is(err, fs.ErrNotExist) || !waiting() {
 				break
 			}
 		}
 	}
-	fr, err := c.s.open(ctx, env, false)
+	fr, err := c.s.Open(ctx, env, false)
 	if err != nil {
 		return nil, err
 	}
@@ -62,13 +62,13 @@ func (c *popCmd) openSeeded(ctx context.Context, env *cli.Env) (frontier.Frontie
 	if ctx.Err() != nil {
 		return nil, cli.ErrInterrupted
 	}
-	dsn, _ := c.s.dsn(env.Getenv)
-	flag := "--db " + shellQuote(dsn)
+	dsn, _ := c.s.DSN(env.Getenv)
+	flag := "--db " + cli.ShellQuote(dsn)
 	if storeurl.IsRedisURL(dsn) {
-		flag = "--redis " + shellQuote(redactDSN(dsn))
+		flag = "--redis " + cli.ShellQuote(storeurl.Redact(dsn))
 	}
 	return nil, cli.Errorf(cli.ExitFailure, "nothing queued: %s has never been given a request: seed the crawl first (cqueue push %s URL…, or a file of URLs or request records)",
-		redactDSN(dsn), flag)
+		storeurl.Redact(dsn), flag)
 }
 
 // everSeeded reports whether fr was ever given a request: one was queued

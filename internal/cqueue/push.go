@@ -91,7 +91,7 @@ func (d *seedDefaults) fill(req *record.Request) {
 
 // pushCmd is a run of cqueue push: its flags.
 type pushCmd struct {
-	s         store
+	s         Store
 	d         seedDefaults
 	rejects   string
 	crawlMode bool
@@ -125,8 +125,8 @@ reason in the summary and, with --rejects FILE, written there with a "reason".`,
 }
 
 func (c *pushCmd) define(f *cli.Flags) {
-	c.s.addFlags(f)
-	c.s.addQueueFlags(f)
+	c.s.AddFlags(f)
+	c.s.AddQueueFlags(f)
 	c.d.addFlags(f)
 	f.BoolVar(&c.crawlMode, "crawl-mode", false, "require appid and crawlid (Scrapy Cluster's crawl-request schema)")
 	f.StringVar(&c.rejects, "rejects", "", "write refused requests to `FILE` as records with a \"reason\"")
@@ -170,13 +170,13 @@ func (c *pushCmd) run(ctx context.Context, env *cli.Env) error {
 		}
 		files, stdin = nil, strings.NewReader(strings.Join(urls, "\n")+"\n")
 	}
-	fr, err := s.open(ctx, env, true)
+	fr, err := s.Open(ctx, env, true)
 	if err != nil {
 		return err
 	}
 	defer fr.Close()
 	p := &pusher{tool: tool, f: fr, policy: frontier.Policy{CrawlMode: c.crawlMode}, defaults: d,
-		mode: s.keyMode(), out: ndjson.NewWriter(stdout), max: batch, now: env.Now, refresh: s.refresh}
+		mode: s.KeyMode(), out: ndjson.NewWriter(stdout), max: batch, now: env.Now, refresh: s.Refresh}
 	if c.rejects != "" {
 		rf, err := os.Create(c.rejects)
 		if err != nil {
@@ -251,7 +251,7 @@ func (p *pusher) freshRounds(crawlID string, round int) []int {
 		}
 		p.rounds[crawlID], meta = m, m
 	}
-	return freshRounds(meta, round, p.refresh, p.now())
+	return frontier.FreshRounds(meta, round, p.refresh, p.now())
 }
 
 // applyPace is the least time between two batches applied because the

@@ -17,17 +17,19 @@ import (
 )
 
 // Command returns the cqueue command and its subcommands, for cli.Main or
-// cli.Execute. Each subcommand takes its settings from its own environment
+// cli.Execute, with more subcommands first: cmd/cqueue gives it cqueue
+// crawl (internal/crawl, which drives a loop of this command's pop and
+// push). Each subcommand takes its settings from its own environment
 // variables and config section (CQUEUE_PUSH_BATCH, cqueue: {push: …}).
-func Command() *cli.Command {
+func Command(more ...*cli.Command) *cli.Command {
 	return &cli.Command{
 		Name:      "cqueue",
 		HelpText:  topHelp,
 		OpenStats: toolstats.OpenSink,
-		Subcommands: []*cli.Command{
-			crawlCommand(), pushCommand(), popCommand(), reclaimCommand(), infoCommand(),
-			stopCommand(), expireCommand(), statsCommand(), dumpCommand(), serveCommand(),
-		},
+		Subcommands: append(more,
+			pushCommand(), popCommand(), reclaimCommand(), infoCommand(),
+			stopCommand(), expireCommand(), statsCommand(), dumpCommand(), serveCommand(), statsRelayCommand(),
+		),
 	}
 }
 
@@ -59,89 +61,92 @@ The crawl loop, run by 'cqueue crawl seeds.txt shop.yml items.csv':
 
 ` + cli.ExitCodesHelp + "\n"
 
-// store holds the flags every subcommand shares: where the frontier is.
-type store struct {
-	db          string
-	redis       string
-	busyTimeout time.Duration
-	opts        frontier.Options
-	scrapyKeys  bool
-	refresh     time.Duration // cqueue push --refresh
+// Store holds the flags every subcommand shares (where the frontier is)
+// and those of how requests are queued; cqueue crawl has them too.
+type Store struct {
+	DB          string
+	Redis       string
+	BusyTimeout time.Duration
+	Opts        frontier.Options
+	ScrapyKeys  bool
+	Refresh     time.Duration // cqueue push --refresh
 }
 
-func (s *store) addFlags(f *cli.Flags) {
-	f.StringVar(&s.db, "db", "", "the frontier's SQLite `FILE` (default $CRAWLUTILS_DB)")
-	f.StringVar(&s.redis, "redis", "", "the frontier's Redis `URL`, redis://host:port/db, or a Redis Cluster: redis+cluster://h1:port,h2:port (default $CRAWLUTILS_REDIS)")
-	f.DurationVar(&s.busyTimeout, "busy-timeout", 0, "how long to wait for another process's write lock on the SQLite file (default 5s)")
+// AddFlags defines --db, --redis and --busy-timeout.
+func (s *Store) AddFlags(f *cli.Flags) {
+	f.StringVar(&s.DB, "db", "", "the frontier's SQLite `FILE` (default $CRAWLUTILS_DB)")
+	f.StringVar(&s.Redis, "redis", "", "the frontier's Redis `URL`, redis://host:port/db, or a Redis Cluster: redis+cluster://h1:port,h2:port (default $CRAWLUTILS_REDIS)")
+	f.DurationVar(&s.BusyTimeout, "busy-timeout", 0, "how long to wait for another process's write lock on the SQLite file (default 5s)")
 }
 
-// addQueueFlags adds the settings applied when requests are queued; every
+// AddQueueFlags adds the settings applied when requests are queued; every
 // process sharing a frontier must use the same.
-func (s *store) addQueueFlags(f *cli.Flags) {
-	f.BoolVar(&s.scrapyKeys, "scrapy-fingerprints", false, "dedupe with Scrapy's SHA-1 request fingerprints (exportable with cdedupe --export-seen) instead of the faster 64-bit key")
-	f.DurationVar(&s.opts.DedupeTTL, "dedupe-ttl", 0, "forget a crawl's seen requests after it has been idle this long (Scrapy Cluster's DUPEFILTER_TIMEOUT); 0: never")
+func (s *Store) AddQueueFlags(f *cli.Flags) {
+	f.BoolVar(&s.ScrapyKeys, "scrapy-fingerprints", false, "dedupe with Scrapy's SHA-1 request fingerprints (exportable with cdedupe --export-seen) instead of the faster 64-bit key")
+	f.DurationVar(&s.Opts.DedupeTTL, "dedupe-ttl", 0, "forget a crawl's seen requests after it has been idle this long (Scrapy Cluster's DUPEFILTER_TIMEOUT); 0: never")
 	f.Func("order", "order within a priority: fifo or lifo (SCHEDULER_DISK_QUEUE) (default fifo)", func(v string) error {
 		switch strings.ToLower(v) {
 		case "fifo":
-			s.opts.Order = frontier.FIFO
+			s.Opts.Order = frontier.FIFO
 		case "lifo":
-			s.opts.Order = frontier.LIFO
+			s.Opts.Order = frontier.LIFO
 		default:
 			return fmt.Errorf("want fifo or lifo")
 		}
 		return nil
 	})
-	f.DurationVar(&s.refresh, "refresh", 0, "in a new round of a crawl, do not fetch again a URL seen in a round begun less than `D` ago (Scrapy Cluster's dupefilter expiry, scrapy-deltafetch); 0: fetch every page again each round")
-	f.IntVar(&s.opts.DepthPriority, "depth-priority", 0, "queue at priority - depth*N (DEPTH_PRIORITY): positive is breadth-first, negative with --order lifo depth-first")
+	f.DurationVar(&s.Refresh, "refresh", 0, "in a new round of a crawl, do not fetch again a URL seen in a round begun less than `D` ago (Scrapy Cluster's dupefilter expiry, scrapy-deltafetch); 0: fetch every page again each round")
+	f.IntVar(&s.Opts.DepthPriority, "depth-priority", 0, "queue at priority - depth*N (DEPTH_PRIORITY): positive is breadth-first, negative with --order lifo depth-first")
 }
 
-func (s *store) keyMode() frontier.KeyMode {
-	if s.scrapyKeys {
+// KeyMode is the duplicate filter's key (--scrapy-fingerprints).
+func (s *Store) KeyMode() frontier.KeyMode {
+	if s.ScrapyKeys {
 		return frontier.KeyScrapy
 	}
 	return frontier.KeyFast
 }
 
-// dsn picks the frontier: --redis, --db, then the environment getenv
+// DSN picks the frontier: --redis, --db, then the environment getenv
 // reads (see cli.StoreDSN).
-func (s *store) dsn(getenv func(string) string) (string, error) {
-	dsn, err := cli.StoreDSN(s.db, s.redis, getenv)
+func (s *Store) DSN(getenv func(string) string) (string, error) {
+	dsn, err := cli.StoreDSN(s.DB, s.Redis, getenv)
 	if err == nil && dsn == "" {
-		err = errNoFrontier
+		err = ErrNoFrontier
 	}
 	return dsn, err
 }
 
-// errNoFrontier is dsn's error when no flag or variable names a frontier.
-var errNoFrontier = errors.New("no frontier: give --db FILE or --redis URL (or set CRAWLUTILS_DB)")
+// ErrNoFrontier is DSN's error when no flag or variable names a frontier.
+var ErrNoFrontier = errors.New("no frontier: give --db FILE or --redis URL (or set CRAWLUTILS_DB)")
 
-// open opens the frontier the flags (or env's variables) name. Only push
+// Open opens the frontier the flags (or env's variables) name. Only push
 // creates an SQLite file (create): the other subcommands refuse one that
 // does not exist, so a mistyped --db is an error, not an empty frontier
 // (and a loop on it does not "finish" at once).
-func (s *store) open(ctx context.Context, env *cli.Env, create bool) (frontier.Frontier, error) {
-	dsn, err := s.dsn(env.Getenv)
+func (s *Store) Open(ctx context.Context, env *cli.Env, create bool) (frontier.Frontier, error) {
+	dsn, err := s.DSN(env.Getenv)
 	if err != nil {
 		return nil, cli.Usagef("%v", err)
 	}
-	s.opts.Getenv = env.Getenv
-	return s.openAt(ctx, dsn, create)
+	s.Opts.Getenv = env.Getenv
+	return s.OpenAt(ctx, dsn, create)
 }
 
-// openAt opens the frontier at dsn with s's settings (see open).
-func (s *store) openAt(ctx context.Context, dsn string, create bool) (frontier.Frontier, error) {
+// OpenAt opens the frontier at dsn with s's settings (see Open).
+func (s *Store) OpenAt(ctx context.Context, dsn string, create bool) (frontier.Frontier, error) {
 	if !create && !storeurl.IsRedisURL(dsn) {
 		if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no frontier at %s (push creates one)", dsn)
 		}
 	}
-	if d := s.opts.DepthPriority; d < record.MinPriority || d > record.MaxPriority {
+	if d := s.Opts.DepthPriority; d < record.MinPriority || d > record.MaxPriority {
 		// Beyond it, priority - depth*N leaves the range a Redis score
 		// orders exactly.
 		return nil, cli.Usagef("--depth-priority must be between %d and %d (got %d)", record.MinPriority, record.MaxPriority, d)
 	}
-	o := s.opts
-	o.BusyTimeout = s.busyTimeout
+	o := s.Opts
+	o.BusyTimeout = s.BusyTimeout
 	return frontier.Open(context.WithoutCancel(ctx), dsn, o)
 }
 

@@ -15,7 +15,7 @@ import (
 // serveCmd is a run of cqueue serve, the crawl monitor (internal/monitor)
 // over the frontier the flags name: its flags.
 type serveCmd struct {
-	s store
+	s Store
 	o monitor.Options
 }
 
@@ -57,7 +57,7 @@ See docs/monitor.md.`,
 }
 
 func (c *serveCmd) define(f *cli.Flags) {
-	c.s.addFlags(f)
+	c.s.AddFlags(f)
 	f.StringVar(&c.o.Listen, "listen", c.o.Listen, "serve on `HOST:PORT` (a non-loopback host needs --token)")
 	f.StringVar(&c.o.Token, "token", "", "the bearer `TOKEN` actions (and, off loopback, every API request) must carry (or $CQUEUE_SERVE_TOKEN)")
 	f.BoolVar(&c.o.AllowControl, "allow-control", false, "allow the actions: stop, pause, resume, expire (needs --token)")
@@ -86,23 +86,23 @@ func (c *serveCmd) run(ctx context.Context, env *cli.Env) error {
 	}
 	quiet := tool.Quiet
 	tool.Quiet = true // no records in or out: no summary
-	fr, err := s.open(ctx, env, false)
+	fr, err := s.Open(ctx, env, false)
 	if err != nil {
 		return err
 	}
 	defer fr.Close()
-	dsn, _ := s.dsn(env.Getenv)
+	dsn, _ := s.DSN(env.Getenv)
 	o.Frontier, o.Store = fr, "sqlite"
 	if storeurl.IsRedisURL(dsn) {
 		o.Store = "redis"
 	}
-	tools, err := toolstats.Open(ctx, dsn, toolstats.Options{BusyTimeout: s.busyTimeout, Prefix: s.opts.Prefix, Getenv: env.Getenv})
+	tools, err := toolstats.Open(ctx, dsn, toolstats.Options{BusyTimeout: s.BusyTimeout, Prefix: s.Opts.Prefix, Getenv: env.Getenv})
 	if err != nil {
 		return fmt.Errorf("the tools' stats: %v", err)
 	}
 	defer tools.Close()
 	o.Tools = tools
-	o.ConsumerTimeout = s.opts.ConsumerTimeout
+	o.ConsumerTimeout = s.Opts.ConsumerTimeout
 	o.Warn = func(msg string) { tool.Printf("%s", msg) }
 	srv, err := monitor.New(o)
 	if err != nil {

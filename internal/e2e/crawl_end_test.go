@@ -151,6 +151,9 @@ func TestCrawlStopped(t *testing.T) {
 	}
 }
 
+// pausedAt is when setPaused pauses a crawl.
+const pausedAt = "2026-12-05T02:41:07Z"
+
 // setPaused sets the crawl's pause as cqueue serve's Pause and Resume do.
 func (l *loop) setPaused(db, crawlID string, paused bool) {
 	l.t.Helper()
@@ -160,11 +163,11 @@ func (l *loop) setPaused(db, crawlID string, paused bool) {
 		l.t.Fatal(err)
 	}
 	defer fr.Close()
-	v := "0"
+	v, at := "0", ""
 	if paused {
-		v = "1"
+		v, at = "1", pausedAt
 	}
-	if _, err := fr.SetCrawlMeta(ctx, crawlID, map[string]string{frontier.MetaPaused: v}, true); err != nil {
+	if _, err := fr.SetCrawlMeta(ctx, crawlID, map[string]string{frontier.MetaPaused: v, frontier.MetaPausedAt: at}, true); err != nil {
 		l.t.Fatal(err)
 	}
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
@@ -53,7 +54,7 @@ func (l *loop) startCrawl(args string, extraEnv ...string) (*exec.Cmd, *strings.
 }
 
 // wait waits for a cqueue crawl started by startCrawl.
-func (l *loop) wait(c *exec.Cmd, stdout, stderr *strings.Builder) crawlRun {
+func (l *loop) wait(c *exec.Cmd, stdout, stderr fmt.Stringer) crawlRun {
 	l.t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()

@@ -13,31 +13,43 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cfetch"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/cqueue"
+	"github.com/crawlutils/crawlutils/internal/crawl"
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
 	"github.com/crawlutils/crawlutils/internal/demosite"
+	"github.com/crawlutils/crawlutils/internal/integration"
 	"github.com/crawlutils/crawlutils/internal/scripttest"
-	"github.com/crawlutils/crawlutils/internal/toolstats"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
+// Every test here is an integration test: each runs the commands as
+// processes, most a whole crawl, some against real servers (redis-server,
+// kcat, chromium). Unless CRAWLUTILS_INTEGRATION=1 (scripts/test.sh sets
+// it), TestMain runs only TestIntegration, which says so.
 func TestMain(m *testing.M) {
-	scripttest.Main(m, map[string]func() *cli.Command{
+	scripttest.Main(integration.Package(m, "TestIntegration"), map[string]func() *cli.Command{
 		"cdedupe":   cdedupe.Command,
 		"cexport":   cexport.Command,
 		"cextract":  cextractCommand,
 		"cfetch":    cfetch.Command,
 		"cthrottle": cthrottle.Command,
-		"cqueue":    cqueue.Command,
+		"cqueue":    func() *cli.Command { return cqueue.Command(crawl.Command()) },
 		"truth":     truth,
 	})
 }
 
-// cextractCommand is cextract as cmd/cextract wires it: with the store
-// behind --stats-to, which package cextract does not link.
+// cextractCommand is cextract as cmd/cextract wires it: its --stats-to
+// goes through cqueue stats-relay, as package cextract links no driver.
 func cextractCommand() *cli.Command {
 	c := cextract.Command()
-	c.OpenStats = toolstats.OpenSink
+	c.OpenStats = statspub.RelayOpener
 	return c
+}
+
+// TestIntegration is skipped, saying why, unless CRAWLUTILS_INTEGRATION=1:
+// see TestMain.
+func TestIntegration(t *testing.T) {
+	integration.Skip(t, "internal/e2e runs the commands as processes, against real servers")
 }
 
 // pipelineSite is the demo site every pipeline script gets at $SITE.

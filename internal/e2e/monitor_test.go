@@ -32,6 +32,16 @@ const (
 	hostileCrawlID = `<img src=x onerror="window.pwned=1">`
 )
 
+// A crawl id and a URL whose bidi override, isolate, mark and controls
+// would show them as something else ("exe.pdf" as "fdp.exe"), and how the
+// page shows them: each such character escaped.
+const (
+	bidiCrawlID      = "gpj.\u202eexe\u2066\u200f\u0007\u0085x"
+	bidiCrawlIDShown = "gpj.⟨U+202E⟩exe⟨U+2066⟩⟨U+200F⟩⟨U+0007⟩⟨U+0085⟩x"
+	bidiURLPath      = "/report?\u202efdp.exe\u0085"
+	bidiURLShown     = "/report?⟨U+202E⟩fdp.exe⟨U+0085⟩"
+)
+
 // TestMonitorInBrowser runs cqueue serve beside a real crawl loop of the
 // demo site and drives its page in a headless Chromium: the page shows
 // the crawl and its counts rise, and the loop's tools (publishing their
@@ -65,12 +75,17 @@ func TestMonitorInBrowser(t *testing.T) {
 	dir := t.TempDir()
 	l := &loop{t: t, site: site, url: srv.URL, dir: dir, bin: bin, db: "--db " + filepath.Join(dir, "crawl.db")}
 
-	// Two hostile requests, dead-lettered as a stage that could not process
+	// Three hostile requests, dead-lettered as a stage that could not process
 	// them would (an ack with an error), then the crawl's seed.
-	hostile := fmt.Sprintf(`{"url":%q,"crawlid":"demo","priority":100}`+"\n"+`{"url":%q,"crawlid":%q,"priority":100}`,
-		srv.URL+hostileURLPath, srv.URL+"/about.html", hostileCrawlID)
-	l.writeFile("hostile.jsonl", hostile+"\n")
-	l.run(`cqueue push -q $DB < hostile.jsonl && cqueue pop -q $DB --max 2 > popped.jsonl &&
+	var hostile strings.Builder
+	for _, r := range []map[string]any{{"url": srv.URL + hostileURLPath, "crawlid": "demo", "priority": 100},
+		{"url": srv.URL + "/about.html", "crawlid": hostileCrawlID, "priority": 100},
+		{"url": srv.URL + bidiURLPath, "crawlid": bidiCrawlID, "priority": 100}} {
+		b, _ := json.Marshal(r)
+		hostile.Write(append(b, '\n'))
+	}
+	l.writeFile("hostile.jsonl", hostile.String())
+	l.run(`cqueue push -q $DB < hostile.jsonl && cqueue pop -q $DB --max 3 > popped.jsonl &&
 		sed -E 's/.*"lease":"([^"]+)".*/{"kind":"ack","lease":"\1","error":"invalid_record"}/' popped.jsonl | cqueue push -q $DB &&
 		echo "$SITE/" | cqueue push -q $DB --crawlid demo --appid demo`)
 
@@ -217,10 +232,35 @@ echo "${PIPESTATUS[*]}" > status`)
 	if err != nil || !shown {
 		t.Errorf("the page does not show the hostile URL and crawl id as text (%v)", err)
 	}
+	// The bidi crawl id and URL show escaped, and no such character is
+	// anywhere on the page.
+	do("wait for the bidi crawl's dead letter", chromedp.WaitVisible(chromedp.CSS(`[data-crawlid="`+bidiCrawlID+`"] .dead-letters td.url`)))
+	var bidi struct {
+		Name, URL string
+		Raw       bool
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+		const c = document.querySelector('[data-crawlid="`+bidiCrawlID+`"]');
+		return JSON.stringify({name: c.querySelector('.name').textContent, url: c.querySelector('.dead-letters td.url').textContent,
+			raw: /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(document.body.textContent)});
+	})()`))
+	if err == nil {
+		err = json.Unmarshal([]byte(got), &bidi)
+	}
+	if err != nil || bidi.Name != bidiCrawlIDShown || !strings.HasSuffix(bidi.URL, bidiURLShown) || bidi.Raw {
+		t.Errorf("the bidi crawl shows as %q with URL %q, a raw bidi or control character on the page: %v (%v); want %q and …%q",
+			bidi.Name, bidi.URL, bidi.Raw, err, bidiCrawlIDShown, bidiURLShown)
+	}
 	screenshot(t, ctx)
 
 	// Stop, from the page: a wrong token first, then the right one.
-	do("press Stop", chromedp.Click(chromedp.CSS(demo+` button.stop`)), chromedp.WaitVisible(chromedp.CSS(`#token`)),
+	// The button is found and clicked in one step of the page's thread: the
+	// page puts its cards back every second, so a node found by one
+	// protocol call may be stale by the next.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { document.querySelector('`+demo+` button.stop').click(); return true; })()`)); err != nil {
+		t.Fatalf("press Stop: %v", err)
+	}
+	do("type a wrong token", chromedp.WaitVisible(chromedp.CSS(`#token`)),
 		chromedp.SendKeys(chromedp.CSS(`#token`), "not-the-token"), chromedp.Click(chromedp.CSS(`#confirm-ok`)))
 	refused, err := chromedp.Run(ctx, chromedp.Poll[string](`document.getElementById('confirm-error').textContent`,
 		chromedp.WithPollingTimeout(time.Minute)))
@@ -252,8 +292,8 @@ echo "${PIPESTATUS[*]}" > status`)
 	if err := json.Unmarshal([]byte(l.run("cqueue info $DB")), &info); err != nil {
 		t.Fatal(err)
 	}
-	if info.Queued != 0 || info.InFlight != 0 || info.Dead != 2 {
-		t.Errorf("after the stopped crawl, info: %+v (want nothing queued or in flight, the 2 hostile dead letters)", info)
+	if info.Queued != 0 || info.InFlight != 0 || info.Dead != 3 {
+		t.Errorf("after the stopped crawl, info: %+v (want nothing queued or in flight, the 3 hostile dead letters)", info)
 	}
 	for _, c := range info.Crawls {
 		if c.CrawlID == "demo" && c.State != "stopped" {

@@ -5,45 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
+	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
-// Reasons Check refuses a request for (besides ReasonExpired), as
-// counted by cqueue push.
-const (
-	ReasonInvalid    = "invalid"     // fails the crawl-request schema
-	ReasonMaxDepth   = "max_depth"   // depth > maxdepth (Scrapy: request_depth_max)
-	ReasonOffsite    = "offsite"     // host outside allowed_domains (Scrapy: offsite/filtered)
-	ReasonNotAllowed = "not_allowed" // matches none of allow_regex
-	ReasonDenied     = "denied"      // matches one of deny_regex
-	ReasonExtension  = "extension"   // URL path ends with a denied extension
-)
-
-// IgnoredExtensions is Scrapy's scrapy.linkextractors.IGNORED_EXTENSIONS:
-// the extensions a follow-up request may not end with when it carries no
-// deny_extensions of its own (an empty list, [], denies none).
-var IgnoredExtensions = []string{
-	// archives
-	"7z", "7zip", "bz2", "rar", "tar", "tar.gz", "xz", "zip",
-	// images
-	"mng", "pct", "bmp", "gif", "jpg", "jpeg", "png", "pst", "psp", "tif", "tiff", "ai", "drw", "dxf", "eps", "ps", "svg", "cdr", "ico",
-	// audio
-	"mp3", "wma", "ogg", "wav", "ra", "aac", "mid", "au", "aiff",
-	// video
-	"3gp", "asf", "asx", "avi", "mov", "mp4", "mpg", "qt", "rm", "swf", "wmv", "m4a", "m4v", "flv", "webm",
-	// office suites
-	"xls", "xlsx", "ppt", "pptx", "pps", "doc", "docx", "odt", "ods", "odg", "odp",
-	// other
-	"css", "pdf", "exe", "bin", "rss", "dmg", "iso", "apk",
-}
+// ReasonInvalid is the reason Check refuses a request that fails the
+// crawl-request schema. The crawl policy's reasons are package policy's.
+const ReasonInvalid = "invalid"
 
 // Policy applies the crawl rules a request carries (Scrapy Cluster's crawl
 // request fields, inherited by every follow-up request). The zero value
@@ -53,18 +27,17 @@ var IgnoredExtensions = []string{
 //
 //  1. the schema (Validate): ReasonInvalid;
 //  2. expires passed at now: ReasonExpired;
-//  3. maxdepth > 0 and depth > maxdepth: ReasonMaxDepth (maxdepth 0, or
-//     absent, means no limit, like Scrapy's DEPTH_LIMIT; Scrapy Cluster
-//     read 0 as "the seed only");
-//  4. for follow-ups only (depth > 0; a seed is what the user asked for):
-//     allowed_domains (the host is one of them or a subdomain):
-//     ReasonOffsite; allow_regex (one must match the URL): ReasonNotAllowed;
-//     deny_regex (none may match): ReasonDenied; deny_extensions, or
-//     IgnoredExtensions when it is absent (nil; an empty list denies
-//     none): the lowercased path may not end in ".ext": ReasonExtension.
-//     The next hop of a redirect (a request with redirects) is held to
-//     allowed_domains only: the others are link rules, and judged the
-//     link that led to it.
+//  3. maxdepth > 0 and depth > maxdepth: policy.ReasonMaxDepth (maxdepth
+//     0, or absent, means no limit, like Scrapy's DEPTH_LIMIT; Scrapy
+//     Cluster read 0 as "the seed only");
+//  4. for follow-ups only (depth > 0; a seed is what the user asked for),
+//     the rest of the crawl policy as policy.Rules checks it:
+//     allowed_domains (policy.ReasonOffsite), allow_regex
+//     (policy.ReasonNotAllowed), deny_regex (policy.ReasonDenied), and the
+//     extension, held to deny_extensions or, when the request has none,
+//     policy.IgnoredExtensions (policy.ReasonExtension). The next hop of a
+//     redirect (a request with redirects) is held to allowed_domains only:
+//     the others are link rules, and judged the link that led to it.
 //
 // Regular expressions are Go's RE2 syntax, searched anywhere in the URL
 // like Python's re.search; Python-only syntax (look-around,
@@ -76,8 +49,7 @@ type Policy struct {
 }
 
 // Check returns "" when req may be queued at now, else the reason it may
-// not (ReasonInvalid, ReasonExpired, ReasonMaxDepth, ReasonOffsite,
-// ReasonNotAllowed, ReasonDenied, ReasonExtension).
+// not (ReasonInvalid, ReasonExpired, or one of package policy's).
 func (p Policy) Check(req *record.Request, now time.Time) string {
 	reason, _ := p.Explain(req, now)
 	return reason
@@ -91,17 +63,15 @@ func (p Policy) Explain(req *record.Request, now time.Time) (reason, detail stri
 	if req.Expires != 0 && req.Expires <= now.Unix() {
 		return ReasonExpired, fmt.Sprintf("crawl expired at %s", time.Unix(req.Expires, 0).UTC().Format(time.RFC3339))
 	}
-	if req.MaxDepth > 0 && req.Depth > req.MaxDepth {
-		return ReasonMaxDepth, fmt.Sprintf("depth %d > maxdepth %d", req.Depth, req.MaxDepth)
+	rules := policy.Compile(req)
+	if reason, detail := rules.Depth(req.Depth); reason != "" {
+		return reason, detail
 	}
 	if req.Depth == 0 {
 		return "", ""
 	}
-	if len(req.AllowedDomains) > 0 {
-		host := hostOf(req.URL)
-		if !fingerprint.OnDomain(host, req.AllowedDomains) {
-			return ReasonOffsite, fmt.Sprintf("host %s is not in allowed_domains", host)
-		}
+	if reason, detail := rules.Offsite(hostOf(req.URL)); reason != "" {
+		return reason, detail
 	}
 	if len(req.Redirects) > 0 {
 		// The next hop of a redirect cfetch handed back: the link rules
@@ -109,37 +79,18 @@ func (p Policy) Explain(req *record.Request, now time.Time) (reason, detail stri
 		// Scrapy too they belong to the link extractor, not to redirects).
 		return "", ""
 	}
-	if len(req.AllowRegex) > 0 {
-		matched := false
-		for _, pat := range req.AllowRegex {
-			if re, _ := compiled(pat); re != nil && re.MatchString(req.URL) {
-				matched = true
-				break
-			}
-		}
-		if !matched {
-			return ReasonNotAllowed, "URL matches no allow_regex"
-		}
+	path := req.URL
+	if u, err := url.Parse(strings.TrimSpace(req.URL)); err == nil {
+		path = u.Path
 	}
-	for _, pat := range req.DenyRegex {
-		if re, _ := compiled(pat); re != nil && re.MatchString(req.URL) {
-			return ReasonDenied, fmt.Sprintf("URL matches deny_regex %q", pat)
-		}
-	}
-	exts := req.DenyExtensions
-	if exts == nil { // absent; [] denies none
-		exts = IgnoredExtensions
-	}
-	if ext, ok := hasExtension(req.URL, exts); ok {
-		return ReasonExtension, fmt.Sprintf("URL ends with .%s", ext)
-	}
-	return "", ""
+	return rules.Links(req.URL, path, rules.Extensions())
 }
 
 // Validate checks req against the crawl-request schema: url an absolute
 // http or https URL; in crawl mode appid (3 to 40 characters) and crawlid
 // (1 to 40); useragent, when given, 3 to 1000 characters; depth, maxdepth,
-// retries and expires not negative; allowed_domains not empty strings;
+// retries and expires not negative; allowed_domains domain names
+// (policy.NormalizeDomain: not empty, no scheme, port or path);
 // allow_regex and deny_regex valid RE2; attrs a JSON object. Field types
 // were already checked by record.Decode. Scrapy Cluster's narrower ranges
 // for priority (1–100) and maxdepth (0–3) are not applied: here priority is
@@ -202,13 +153,16 @@ func (p Policy) Validate(req *record.Request) error {
 		if strings.TrimSpace(d) == "" {
 			return fmt.Errorf("allowed_domains[%d]: empty", i)
 		}
+		if _, err := policy.NormalizeDomain(d); err != nil {
+			return fmt.Errorf("allowed_domains[%d]: %v", i, err)
+		}
 	}
 	for _, f := range []struct {
 		name string
 		pats []string
 	}{{"allow_regex", req.AllowRegex}, {"deny_regex", req.DenyRegex}} {
 		for i, pat := range f.pats {
-			if _, err := compiled(pat); err != nil {
+			if _, err := policy.Regexp(pat); err != nil {
 				return fmt.Errorf("%s[%d]: %v", f.name, i, err)
 			}
 		}
@@ -239,52 +193,4 @@ func hostOf(rawURL string) string {
 		return fingerprint.Host(c)
 	}
 	return fingerprint.Host(strings.ToLower(rawURL))
-}
-
-// hasExtension is Scrapy's url_has_any_extension: the lowercased path ends
-// with "." + one of exts (a leading dot in exts is optional).
-func hasExtension(rawURL string, exts []string) (string, bool) {
-	path := rawURL
-	if u, err := url.Parse(rawURL); err == nil {
-		path = u.Path
-	}
-	for _, e := range exts {
-		e = strings.TrimPrefix(e, ".")
-		n := len(path) - len(e)
-		if e != "" && n > 0 && path[n-1] == '.' && strings.EqualFold(path[n:], e) {
-			return strings.ToLower(e), true
-		}
-	}
-	return "", false
-}
-
-// The compiled regexps of the crawls seen, shared: every follow-up request
-// carries the same patterns.
-var (
-	regexMu    sync.Mutex
-	regexCache = map[string]regexResult{}
-)
-
-type regexResult struct {
-	re  *regexp.Regexp
-	err error
-}
-
-const regexCacheMax = 1024
-
-func compiled(pat string) (*regexp.Regexp, error) {
-	regexMu.Lock()
-	defer regexMu.Unlock()
-	if r, ok := regexCache[pat]; ok {
-		return r.re, r.err
-	}
-	re, err := regexp.Compile(pat)
-	if err != nil {
-		err = fmt.Errorf("invalid regular expression %q: %v", pat, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-	}
-	if len(regexCache) >= regexCacheMax {
-		clear(regexCache)
-	}
-	regexCache[pat] = regexResult{re, err}
-	return re, err
 }

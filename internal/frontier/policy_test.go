@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -37,6 +38,8 @@ func TestPolicyCheck(t *testing.T) {
 		{"negative depth", Policy{}, record.Request{URL: "http://a.test/", Depth: -1}, ReasonInvalid},
 		{"negative expires", Policy{}, record.Request{URL: "http://a.test/", Expires: -1}, ReasonInvalid},
 		{"empty allowed domain", Policy{}, record.Request{URL: "http://a.test/", AllowedDomains: []string{" "}}, ReasonInvalid},
+		{"allowed domain with a port", Policy{}, record.Request{URL: "http://a.test/", AllowedDomains: []string{"a.test:8080"}}, ReasonInvalid},
+		{"allowed domain as a URL", Policy{}, record.Request{URL: "http://a.test/", AllowedDomains: []string{"https://a.test/"}}, ReasonInvalid},
 		{"bad regex", Policy{}, record.Request{URL: "http://a.test/", AllowRegex: []string{"a("}}, ReasonInvalid},
 		{"python-only regex", Policy{}, record.Request{URL: "http://a.test/", DenyRegex: []string{"(?!x)"}}, ReasonInvalid},
 		{"attrs not an object", Policy{}, record.Request{URL: "http://a.test/", Attrs: []byte(`[1]`)}, ReasonInvalid},
@@ -46,34 +49,37 @@ func TestPolicyCheck(t *testing.T) {
 		{"not yet expired", Policy{}, record.Request{URL: "http://a.test/", Expires: now.Unix() + 1}, ""},
 
 		{"within maxdepth", Policy{}, record.Request{URL: "http://a.test/", Depth: 2, MaxDepth: 2}, ""},
-		{"beyond maxdepth", Policy{}, record.Request{URL: "http://a.test/", Depth: 3, MaxDepth: 2}, ReasonMaxDepth},
+		{"beyond maxdepth", Policy{}, record.Request{URL: "http://a.test/", Depth: 3, MaxDepth: 2}, policy.ReasonMaxDepth},
 		{"maxdepth 0 is no limit", Policy{}, record.Request{URL: "http://a.test/", Depth: 30}, ""},
 
 		{"seed outside allowed_domains", Policy{}, record.Request{URL: "http://other.test/", AllowedDomains: []string{"a.test"}}, ""},
-		{"follow-up offsite", Policy{}, record.Request{URL: "http://other.test/", Depth: 1, AllowedDomains: []string{"a.test"}}, ReasonOffsite},
+		{"follow-up offsite", Policy{}, record.Request{URL: "http://other.test/", Depth: 1, AllowedDomains: []string{"a.test"}}, policy.ReasonOffsite},
 		{"follow-up on domain", Policy{}, record.Request{URL: "http://a.test/x", Depth: 1, AllowedDomains: []string{"a.test"}}, ""},
 		{"follow-up on subdomain", Policy{}, record.Request{URL: "http://www.A.test:8080/x", Depth: 1, AllowedDomains: []string{"a.test"}}, ""},
-		{"suffix is not a subdomain", Policy{}, record.Request{URL: "http://ba.test/x", Depth: 1, AllowedDomains: []string{"a.test"}}, ReasonOffsite},
+		{"suffix is not a subdomain", Policy{}, record.Request{URL: "http://ba.test/x", Depth: 1, AllowedDomains: []string{"a.test"}}, policy.ReasonOffsite},
+		{"trailing dot", Policy{}, record.Request{URL: "http://www.a.test./x", Depth: 1, AllowedDomains: []string{"a.test"}}, ""},
 		{"IDN allowed domain", Policy{}, record.Request{URL: "http://www.xn--mnchen-3ya.de/", Depth: 1, AllowedDomains: []string{"münchen.de"}}, ""},
 
 		{"allow_regex matches", Policy{}, record.Request{URL: "http://a.test/item/1", Depth: 1, AllowRegex: []string{`/cat/`, `/item/\d+`}}, ""},
-		{"allow_regex misses", Policy{}, record.Request{URL: "http://a.test/about", Depth: 1, AllowRegex: []string{`/item/\d+`}}, ReasonNotAllowed},
+		{"allow_regex misses", Policy{}, record.Request{URL: "http://a.test/about", Depth: 1, AllowRegex: []string{`/item/\d+`}}, policy.ReasonNotAllowed},
 		{"redirect hop: link rules do not apply", Policy{}, record.Request{URL: "http://a.test/about.pdf", Depth: 1, AllowRegex: []string{`/item/\d+`}, DenyRegex: []string{`about`},
 			Redirects: []record.Redirect{{URL: "http://a.test/item/1", Status: 301}}}, ""},
 		{"redirect hop offsite", Policy{}, record.Request{URL: "http://other.test/", Depth: 1, AllowedDomains: []string{"a.test"},
-			Redirects: []record.Redirect{{URL: "http://a.test/item/1", Status: 301}}}, ReasonOffsite},
+			Redirects: []record.Redirect{{URL: "http://a.test/item/1", Status: 301}}}, policy.ReasonOffsite},
 		{"redirect hop beyond maxdepth", Policy{}, record.Request{URL: "http://a.test/", Depth: 3, MaxDepth: 2,
-			Redirects: []record.Redirect{{URL: "http://a.test/item/1", Status: 301}}}, ReasonMaxDepth},
-		{"deny_regex", Policy{}, record.Request{URL: "http://a.test/logout", Depth: 1, DenyRegex: []string{`logout|login`}}, ReasonDenied},
-		{"deny wins over allow", Policy{}, record.Request{URL: "http://a.test/item/1?logout", Depth: 1, AllowRegex: []string{`/item/`}, DenyRegex: []string{`logout`}}, ReasonDenied},
+			Redirects: []record.Redirect{{URL: "http://a.test/item/1", Status: 301}}}, policy.ReasonMaxDepth},
+		{"deny_regex", Policy{}, record.Request{URL: "http://a.test/logout", Depth: 1, DenyRegex: []string{`logout|login`}}, policy.ReasonDenied},
+		{"deny wins over allow", Policy{}, record.Request{URL: "http://a.test/item/1?logout", Depth: 1, AllowRegex: []string{`/item/`}, DenyRegex: []string{`logout`}}, policy.ReasonDenied},
 		{"seed ignores regexes", Policy{}, record.Request{URL: "http://a.test/logout", DenyRegex: []string{`logout`}}, ""},
 
-		{"default ignored extension", Policy{}, record.Request{URL: "http://a.test/file.PDF", Depth: 1}, ReasonExtension},
-		{"tar.gz", Policy{}, record.Request{URL: "http://a.test/x.tar.gz?download=1", Depth: 1}, ReasonExtension},
+		{"default ignored extension", Policy{}, record.Request{URL: "http://a.test/file.PDF", Depth: 1}, policy.ReasonExtension},
+		{"tar.gz", Policy{}, record.Request{URL: "http://a.test/x.tar.gz?download=1", Depth: 1}, policy.ReasonExtension},
+		{"webp", Policy{}, record.Request{URL: "http://a.test/x.webp", Depth: 1}, policy.ReasonExtension},
+		{"TAR.GZ", Policy{}, record.Request{URL: "http://a.test/x.TAR.GZ", Depth: 1}, policy.ReasonExtension},
 		{"html passes", Policy{}, record.Request{URL: "http://a.test/x.html", Depth: 1}, ""},
 		{"query is not the path", Policy{}, record.Request{URL: "http://a.test/x?f=a.pdf", Depth: 1}, ""},
 		{"own deny_extensions replace the default", Policy{}, record.Request{URL: "http://a.test/x.pdf", Depth: 1, DenyExtensions: []string{".php"}}, ""},
-		{"own deny_extensions", Policy{}, record.Request{URL: "http://a.test/x.php", Depth: 1, DenyExtensions: []string{"php"}}, ReasonExtension},
+		{"own deny_extensions", Policy{}, record.Request{URL: "http://a.test/x.php", Depth: 1, DenyExtensions: []string{"php"}}, policy.ReasonExtension},
 		{"empty deny_extensions denies none", Policy{}, record.Request{URL: "http://a.test/x.pdf", Depth: 1, DenyExtensions: []string{}}, ""},
 		{"seed with an ignored extension", Policy{}, record.Request{URL: "http://a.test/report.pdf"}, ""},
 	} {
@@ -92,16 +98,6 @@ func TestPolicyExplain(t *testing.T) {
 	_, detail = Policy{CrawlMode: true}.Explain(&record.Request{URL: "http://a.test/", AppID: "app"}, time.Now())
 	if detail != "crawlid: required in crawl mode" {
 		t.Errorf("detail = %q", detail)
-	}
-}
-
-func TestIgnoredExtensionsMatchScrapy(t *testing.T) {
-	// /usr/bin/python3 -c 'from scrapy.linkextractors import IGNORED_EXTENSIONS as I; print(" ".join(I))' (Scrapy 2.8)
-	const scrapy = "7z 7zip bz2 rar tar tar.gz xz zip mng pct bmp gif jpg jpeg png pst psp tif tiff ai drw dxf eps ps svg cdr ico " +
-		"mp3 wma ogg wav ra aac mid au aiff 3gp asf asx avi mov mp4 mpg qt rm swf wmv m4a m4v flv webm xls xlsx ppt pptx pps " +
-		"doc docx odt ods odg odp css pdf exe bin rss dmg iso apk"
-	if got := strings.Join(IgnoredExtensions, " "); got != scrapy {
-		t.Errorf("IgnoredExtensions = %s\nScrapy's: %s", got, scrapy)
 	}
 }
 
@@ -140,7 +136,7 @@ func TestEmptyDenyExtensionsSurvivesTheQueue(t *testing.T) {
 	now := time.Unix(2_000_000_000, 0)
 	for line, want := range map[string]string{
 		`{"kind":"request","url":"http://a.test/x.pdf","depth":1,"deny_extensions":[]}`: "",
-		`{"kind":"request","url":"http://a.test/x.pdf","depth":1}`:                      ReasonExtension,
+		`{"kind":"request","url":"http://a.test/x.pdf","depth":1}`:                      policy.ReasonExtension,
 	} {
 		var req record.Request
 		if err := record.Decode([]byte(line), &req); err != nil {

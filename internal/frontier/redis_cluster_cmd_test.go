@@ -14,12 +14,16 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cdedupe"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/cqueue"
+	"github.com/crawlutils/crawlutils/internal/crawl"
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
 	"github.com/crawlutils/crawlutils/internal/redistest"
 	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // runTool runs a command in process, as its main would.
+// cqueueCommand is cqueue as its binary is, with cqueue crawl.
+func cqueueCommand() *cli.Command { return cqueue.Command(crawl.Command()) }
+
 func runTool(cmd func() *cli.Command, stdin string, args ...string) (code int, stdout, stderr string) {
 	return runToolEnv(cmd, nil, stdin, args...)
 }
@@ -43,7 +47,7 @@ func TestRedisClusterSlotNotServed(t *testing.T) {
 	}
 	cl := redistest.NewCluster(t, redistest.ClusterOptions{})
 	url := cl.URL
-	if code, _, stderr := runTool(cqueue.Command, "http://a.test/1\nhttp://a.test/2\nhttp://b.test/3\n", "push", "-q", "--redis", url); code != 0 {
+	if code, _, stderr := runTool(cqueueCommand, "http://a.test/1\nhttp://a.test/2\nhttp://b.test/3\n", "push", "-q", "--redis", url); code != 0 {
 		t.Fatalf("push: exit %d\n%s", code, stderr)
 	}
 
@@ -75,9 +79,9 @@ func TestRedisClusterSlotNotServed(t *testing.T) {
 		stdin string
 		args  []string
 	}{
-		{"cqueue", cqueue.Command, "http://c.test/4\n", []string{"push", "--redis", url}},
-		{"cqueue", cqueue.Command, "", []string{"pop", "--redis", url, "--max", "1"}},
-		{"cqueue", cqueue.Command, "", []string{"info", "--redis", url}},
+		{"cqueue", cqueueCommand, "http://c.test/4\n", []string{"push", "--redis", url}},
+		{"cqueue", cqueueCommand, "", []string{"pop", "--redis", url, "--max", "1"}},
+		{"cqueue", cqueueCommand, "", []string{"info", "--redis", url}},
 		{"cdedupe", cdedupe.Command, "http://c.test/4\n", []string{"--redis", url}},
 		{"cthrottle", cthrottle.Command, "http://c.test/4\n", []string{"--redis", url, "--rate", "1/s"}},
 	} {
@@ -94,7 +98,7 @@ func TestRedisClusterSlotNotServed(t *testing.T) {
 		t.Fatalf("CLUSTER ADDSLOTS %d: %v", slot, err)
 	}
 	waitState(t, cl.Addrs, "cluster_state:ok")
-	code, stdout, stderr := runTool(cqueue.Command, "", "pop", "-q", "--redis", url, "--max", "10")
+	code, stdout, stderr := runTool(cqueueCommand, "", "pop", "-q", "--redis", url, "--max", "10")
 	if code != 0 || strings.Count(stdout, "\n") != 3 {
 		t.Fatalf("pop after the slot came back: exit %d, %d requests\n%s%s", code, strings.Count(stdout, "\n"), stdout, stderr)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cdedupe"
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
 	"github.com/crawlutils/crawlutils/internal/redistest"
 	"github.com/crawlutils/crawlutils/internal/storage"
@@ -38,9 +37,9 @@ func storeTools(url string) []struct {
 		stdin string
 		args  []string
 	}{
-		{"cqueue", cqueue.Command, "http://c.test/4\n", []string{"push", "--redis", url}},
-		{"cqueue", cqueue.Command, "", []string{"pop", "--max", "1", "--redis", url}},
-		{"cqueue", cqueue.Command, "", []string{"info", "--redis", url}},
+		{"cqueue", cqueueCommand, "http://c.test/4\n", []string{"push", "--redis", url}},
+		{"cqueue", cqueueCommand, "", []string{"pop", "--max", "1", "--redis", url}},
+		{"cqueue", cqueueCommand, "", []string{"info", "--redis", url}},
 		{"cdedupe", cdedupe.Command, "http://c.test/4\n", []string{"--redis", url}},
 		{"cthrottle", cthrottle.Command, "http://c.test/4\n", []string{"--rate", "1/s", "--redis", url}},
 	}
@@ -63,11 +62,11 @@ func TestRedisURLNotRedis(t *testing.T) {
 		}
 	}
 	// The crawl command too: it must not fall back to OUT.db.
-	code, _, stderr := runTool(cqueue.Command, "", "crawl", "seeds.txt", "rules.yml", "out.csv", "--redis", "http://127.0.0.1:1/")
+	code, _, stderr := runTool(cqueueCommand, "", "crawl", "seeds.txt", "rules.yml", "out.csv", "--redis", "http://127.0.0.1:1/")
 	if code != 2 || !strings.Contains(stderr, "--redis must be a Redis URL") {
 		t.Errorf("cqueue crawl --redis http://…: exit %d, stderr %q", code, stderr)
 	}
-	code, _, stderr = runToolEnv(cqueue.Command, map[string]string{"CRAWLUTILS_REDIS": "http://127.0.0.1:1/"}, "", "info")
+	code, _, stderr = runToolEnv(cqueueCommand, map[string]string{"CRAWLUTILS_REDIS": "http://127.0.0.1:1/"}, "", "info")
 	if code != 2 || !strings.HasPrefix(stderr, `cqueue: $CRAWLUTILS_REDIS must be a Redis URL: `) {
 		t.Errorf("$CRAWLUTILS_REDIS=http://…: exit %d, stderr %q", code, stderr)
 	}
@@ -120,7 +119,7 @@ func TestRedisOutOfMemory(t *testing.T) {
 	for i := range 100 {
 		urls.WriteString("http://a.test/" + string(rune('a'+i%26)) + "/" + strings.Repeat("x", i) + "\n")
 	}
-	if code, _, stderr := runTool(cqueue.Command, urls.String(), "push", "-q", "--redis", url); code != 0 {
+	if code, _, stderr := runTool(cqueueCommand, urls.String(), "push", "-q", "--redis", url); code != 0 {
 		t.Fatalf("push: exit %d\n%s", code, stderr)
 	}
 	// Fill it, then set maxmemory below what it holds.
@@ -139,7 +138,7 @@ func TestRedisOutOfMemory(t *testing.T) {
 		args  []string
 		want  string
 	}{
-		{"cqueue", cqueue.Command, "http://b.test/1\nhttp://b.test/2\n", []string{"push", "--redis", url},
+		{"cqueue", cqueueCommand, "http://b.test/1\nhttp://b.test/2\n", []string{"push", "--redis", url},
 			`(?s)^cqueue: frontier: push: redis: ` + oom + `.*\ncqueue: not stored: the 2 requests and acks read from <stdin>:1 to <stdin>:2`},
 		{"cdedupe", cdedupe.Command, "http://b.test/1\n", []string{"--redis", url}, `^cdedupe: .*` + oom},
 		{"cthrottle", cthrottle.Command, "http://b.test/1\n", []string{"--rate", "1/s", "--redis", url}, `^cthrottle: .*` + oom},
@@ -152,7 +151,7 @@ func TestRedisOutOfMemory(t *testing.T) {
 	// A pop may run while it is full: Redis refuses a script only at its
 	// first write, and only a write that can take memory (a pop's first
 	// takes a request off its queue). Either way it is whole or nothing.
-	code, stdout, stderr := runTool(cqueue.Command, "", "pop", "--max", "10", "--redis", url)
+	code, stdout, stderr := runTool(cqueueCommand, "", "pop", "--max", "10", "--redis", url)
 	popped := strings.Count(stdout, "\n")
 	if code == 0 && popped == 10 {
 		t.Logf("pop while full: 10 requests leased")
@@ -160,7 +159,7 @@ func TestRedisOutOfMemory(t *testing.T) {
 		t.Errorf("pop while full: exit %d, %d requests, stderr %q", code, popped, stderr)
 	}
 	// Reading works while it is full.
-	if code, stdout, stderr := runTool(cqueue.Command, "", "info", "--redis", url); code != 0 || !strings.Contains(stdout, fmt.Sprintf(`"queued":%d,"in_flight":%d,`, 100-popped, popped)) {
+	if code, stdout, stderr := runTool(cqueueCommand, "", "info", "--redis", url); code != 0 || !strings.Contains(stdout, fmt.Sprintf(`"queued":%d,"in_flight":%d,`, 100-popped, popped)) {
 		t.Errorf("info while full: exit %d, %s%s", code, stdout, stderr)
 	}
 
@@ -172,13 +171,13 @@ func TestRedisOutOfMemory(t *testing.T) {
 	if _, err := redistest.Do(addr, "CONFIG", "SET", "maxmemory", "0"); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runTool(cqueue.Command, "http://b.test/1\nhttp://b.test/2\n", "push", "-q", "--redis", url); code != 0 {
+	if code, _, stderr := runTool(cqueueCommand, "http://b.test/1\nhttp://b.test/2\n", "push", "-q", "--redis", url); code != 0 {
 		t.Fatalf("push after: exit %d\n%s", code, stderr)
 	}
-	if code, _, stderr := runTool(cqueue.Command, "", "reclaim", "-q", "--all", "--redis", url); code != 0 {
+	if code, _, stderr := runTool(cqueueCommand, "", "reclaim", "-q", "--all", "--redis", url); code != 0 {
 		t.Fatalf("reclaim --all: exit %d\n%s", code, stderr)
 	}
-	code, stdout, stderr = runTool(cqueue.Command, "", "pop", "-q", "--max", "1000", "--redis", url)
+	code, stdout, stderr = runTool(cqueueCommand, "", "pop", "-q", "--max", "1000", "--redis", url)
 	if n := strings.Count(stdout, "\n"); code != 0 || n != 102 {
 		t.Errorf("pop after: exit %d, %d requests, want 102\n%s", code, n, stderr)
 	}
@@ -193,7 +192,7 @@ func TestRedisEvictionWarned(t *testing.T) {
 	defer func(w func(string, ...any)) { storage.Warnf = w }(storage.Warnf)
 	storage.Warnf = func(format string, a ...any) { warned = append(warned, fmt.Sprintf(format, a...)) }
 	for range 2 {
-		if code, _, stderr := runTool(cqueue.Command, "http://a.test/1\n", "push", "-q", "--redis", srv.URL()); code != 0 {
+		if code, _, stderr := runTool(cqueueCommand, "http://a.test/1\n", "push", "-q", "--redis", srv.URL()); code != 0 {
 			t.Fatalf("push: exit %d\n%s", code, stderr)
 		}
 	}
@@ -210,11 +209,11 @@ func TestRedisEvictionWarned(t *testing.T) {
 // refused as a bad URL.
 func TestRedisShardsMismatch(t *testing.T) {
 	url := redistest.Start(t) + "?prefix=split:"
-	if code, _, stderr := runTool(cqueue.Command, "http://a.test/1\nhttp://b.test/1\n", "push", "-q", "--redis", url+"&shards=3"); code != 0 {
+	if code, _, stderr := runTool(cqueueCommand, "http://a.test/1\nhttp://b.test/1\n", "push", "-q", "--redis", url+"&shards=3"); code != 0 {
 		t.Fatalf("push with shards=3: exit %d: %s", code, stderr)
 	}
 	for _, q := range []string{"", "&shards=2"} {
-		code, stdout, stderr := runTool(cqueue.Command, "", "info", "--redis", url+q)
+		code, stdout, stderr := runTool(cqueueCommand, "", "info", "--redis", url+q)
 		if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "cqueue: frontier: open: the keys split:… at Redis at ") ||
 			!strings.Contains(stderr, "are split into 3 shards") || !strings.Contains(stderr, "must use shards=3") {
 			t.Errorf("info with %q: exit %d, stdout %q, stderr %q", q, code, stdout, stderr)
@@ -226,11 +225,11 @@ func TestRedisShardsMismatch(t *testing.T) {
 			t.Errorf("%s %s: exit %d, stdout %q, stderr %q", c.tool, strings.Join(c.args, " "), code, stdout, stderr)
 		}
 	}
-	code, stdout, _ := runTool(cqueue.Command, "", "info", "-q", "--redis", url+"&shards=3")
+	code, stdout, _ := runTool(cqueueCommand, "", "info", "-q", "--redis", url+"&shards=3")
 	if code != 0 || !strings.Contains(stdout, `"total_pending":2`) {
 		t.Errorf("info with shards=3: exit %d, %s", code, stdout)
 	}
-	code, _, stderr := runTool(cqueue.Command, "", "info", "--redis", url+"&shards=0")
+	code, _, stderr := runTool(cqueueCommand, "", "info", "--redis", url+"&shards=0")
 	if code == 0 || !strings.Contains(stderr, `shards="0": want how many slots to split each crawl over, 1 to 256`) {
 		t.Errorf("shards=0: exit %d, stderr %q", code, stderr)
 	}

@@ -14,7 +14,9 @@
 //  4. tools: internal/cfetch, cextract, cexport, cdedupe, cthrottle,
 //     cqueue build on cli and on the stores they need; cextract needs
 //     none, and links no driver.
-//  5. cmd/*: a few lines each, wiring a tool package into cli.Main.
+//  5. cmd/*: a few lines each, wiring a tool package into cli.Main. The
+//     binary of cextract links no driver either: its --stats-to goes
+//     through a cqueue stats-relay process (statspub.RelayOpener).
 //
 // A package may import only from the layers below it.
 package layers

@@ -32,6 +32,7 @@ var rules = []struct {
 	{"internal/statspub", append(append([]string{}, storeLayers...), drivers...), "cli publishes through it"},
 	{"internal/storage/storeurl", append(append([]string{}, storeLayers...), drivers...), "cli reads store names with it"},
 	{"internal/cextract", append(append([]string{}, storeLayers...), drivers...), "cextract keeps no state"},
+	{"cmd/cextract", append(append([]string{}, storeLayers...), drivers...), "cextract's --stats-to goes through cqueue stats-relay"},
 	{"internal/storage", append(append([]string{}, tools...), storeLayers[1:]...), "storage is the bottom layer"},
 	{"internal/frontier", tools, "a store imports no tool"},
 	{"internal/dedupe", tools, "a store imports no tool"},

@@ -3,8 +3,10 @@ package monitor
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/crawlutils/crawlutils/internal/frontier"
 )
@@ -109,7 +111,20 @@ func (s *Server) actPause(pause bool) func(w http.ResponseWriter, r *http.Reques
 		if !ok {
 			return
 		}
-		if _, err := s.fr.SetCrawlMeta(r.Context(), id, map[string]string{frontier.MetaPaused: value}, true); err != nil {
+		known, err := frontier.CrawlKnown(r.Context(), s.fr, id)
+		if err != nil {
+			writeError(w, http.StatusServiceUnavailable, "store", err.Error())
+			return
+		}
+		if !known {
+			writeError(w, http.StatusNotFound, "unknown_crawl", fmt.Sprintf("no crawl %q in this frontier: nothing to %s (GET /api/v1/crawls lists them)", id, kind))
+			return
+		}
+		at := ""
+		if pause {
+			at = s.now().UTC().Format(time.RFC3339)
+		}
+		if _, err := s.fr.SetCrawlMeta(r.Context(), id, map[string]string{frontier.MetaPaused: value, frontier.MetaPausedAt: at}, true); err != nil {
 			writeError(w, http.StatusServiceUnavailable, "store", err.Error())
 			return
 		}

@@ -397,7 +397,7 @@ func (s *Server) apiStats(w http.ResponseWriter, r *http.Request) {
 func publicMeta(meta map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range meta {
-		if k == "round" || k == "round_state" || k == frontier.MetaPaused || k == "started_at" || strings.HasPrefix(k, "round_started") {
+		if k == "round" || k == "round_state" || k == frontier.MetaPaused || k == frontier.MetaPausedAt || k == "started_at" || strings.HasPrefix(k, "round_started") {
 			if out == nil {
 				out = map[string]string{}
 			}

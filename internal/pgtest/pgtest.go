@@ -3,11 +3,12 @@
 // Start runs initdb into a new directory and a postgres server on a free
 // loopback port, and stops it and removes the directory when the test
 // ends. Tests against PostgreSQL use a real server, never a mock: what the
-// server accepts, rejects and commits is what is under test. The server's
-// programs are Debian's (package postgresql, in /usr/lib/postgresql/*/bin;
-// PG_BIN names another directory). When they are not installed the test is
-// skipped, or fails when the environment variable CI is set, so CI cannot
-// pass by skipping.
+// server accepts, rejects and commits is what is under test. Such a test is
+// an integration test, skipped unless CRAWLUTILS_INTEGRATION=1 (package
+// integration). The server's programs are Debian's (package postgresql, in
+// /usr/lib/postgresql/*/bin; PG_BIN names another directory). When they
+// are not installed the test is skipped, or fails when the environment
+// variable CI is set, so CI cannot pass by skipping.
 //
 // PostgreSQL refuses to run as root. Run as root (as CI is), Start runs
 // initdb and postgres as the user postgres (which Debian's package
@@ -29,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/integration"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -95,9 +97,10 @@ func Start(t testing.TB) string {
 
 // StartWith starts a server for t. It is stopped (its log shown if the test
 // failed) and its directory removed by t.Cleanup. Each call starts a
-// server of its own.
+// server of its own. Unless CRAWLUTILS_INTEGRATION=1 it skips t.
 func StartWith(t testing.TB, o Options) *Server {
 	t.Helper()
+	integration.Skip(t, "starts PostgreSQL")
 	bin, err := BinDir()
 	if err != nil {
 		msg := fmt.Sprintf("pgtest: %v (install Debian's postgresql: %s; or set PG_BIN)", err, AptInstall)

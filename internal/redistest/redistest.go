@@ -7,9 +7,11 @@
 // SharedCluster shares one cluster among the tests of a binary. Tests
 // against Redis use a real server, never a mock: the frontier's and the
 // dupefilter's Lua scripts are what is under test, and on a cluster
-// whether each keeps to one slot. When redis-server (or, for a cluster,
-// redis-cli) is not installed the test is skipped, or fails when the
-// environment variable CI is set, so CI cannot pass by skipping.
+// whether each keeps to one slot. A test that starts a server is an
+// integration test, skipped unless CRAWLUTILS_INTEGRATION=1 (package
+// integration). When redis-server (or, for a cluster, redis-cli) is not
+// installed the test is skipped, or fails when the environment variable CI
+// is set, so CI cannot pass by skipping.
 package redistest
 
 import (
@@ -26,6 +28,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/integration"
 )
 
 // Binary is the redis-server program Start runs; the environment variable
@@ -58,11 +62,14 @@ func Start(t testing.TB) string {
 }
 
 // need returns the path of program bin (or of the environment variable
-// env's value, when set). When it is not installed, the test fails if the
-// environment variable CI is set, so CI cannot pass by skipping, and is
-// skipped otherwise; pkg is the Debian package that provides it.
+// env's value, when set). A test that runs it is an integration test: it
+// is skipped unless CRAWLUTILS_INTEGRATION=1 (package integration). When
+// bin is not installed, the test fails if the environment variable CI is
+// set, so CI cannot pass by skipping, and is skipped otherwise; pkg is the
+// Debian package that provides it.
 func need(t testing.TB, bin, env, pkg string) string {
 	t.Helper()
+	integration.Skip(t, "starts "+pkg)
 	if v := os.Getenv(env); v != "" {
 		bin = v
 	}

@@ -40,8 +40,9 @@ var update = flag.Bool("update", false, "rewrite expected output in script tests
 
 // Main is the TestMain of a package with script tests: it makes the test
 // binary answer to each command's name (cmds builds each command, as its
-// package's Command does). It does not return.
-func Main(m *testing.M, cmds map[string]func() *cli.Command) {
+// package's Command does). m is the package's *testing.M, or one that wraps
+// it (integration.Package). It does not return.
+func Main(m testscript.TestingM, cmds map[string]func() *cli.Command) {
 	mains := make(map[string]func(), len(cmds)+1)
 	for name, cmd := range cmds {
 		mains[name] = func() { os.Exit(cli.Main(cmd())) }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/integration"
 	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
@@ -156,7 +157,8 @@ func backends(top testing.TB) []struct {
 				return s
 			}
 		}},
-		{"redis", redisOpener(func(testing.TB) string { return redis() })},
+		// Skipped where asked (a Skip on top from a subtest would fail it).
+		{"redis", redisOpener(func(t testing.TB) string { integration.Skip(t, "starts redis-server"); return redis() })},
 		// The same Redis store on a Redis Cluster, shared by the tests.
 		{"cluster", redisOpener(func(t testing.TB) string { return redistest.SharedCluster(t) })},
 		// And split over three slots, one a master (shards=3).

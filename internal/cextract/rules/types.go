@@ -132,20 +132,3 @@ type Sitemap struct {
 
 // DefaultPriorityStep is Scrapy Cluster's priority decay per level.
 const DefaultPriorityStep = -10
-
-// IgnoredExtensions is Scrapy's linkextractors.IGNORED_EXTENSIONS, the
-// default deny_extensions of a link rule.
-var IgnoredExtensions = []string{
-	// archives
-	"7z", "7zip", "bz2", "rar", "tar", "tar.gz", "xz", "zip",
-	// images
-	"mng", "pct", "bmp", "gif", "jpg", "jpeg", "png", "pst", "psp", "tif", "tiff", "ai", "drw", "dxf", "eps", "ps", "svg", "cdr", "ico", "webp",
-	// audio
-	"mp3", "wma", "ogg", "wav", "ra", "aac", "mid", "au", "aiff",
-	// video
-	"3gp", "asf", "asx", "avi", "mov", "mp4", "mpg", "qt", "rm", "swf", "wmv", "m4a", "m4v", "flv", "webm",
-	// office suites
-	"xls", "xlsx", "ppt", "pptx", "pps", "doc", "docx", "odt", "ods", "odg", "odp",
-	// other
-	"css", "pdf", "exe", "bin", "rss", "dmg", "iso", "apk",
-}

@@ -2,7 +2,10 @@
 // finds. Everything from the frontier (crawl ids, hosts, URLs, reasons) is
 // crawled content, hostile: it reaches the page only as text nodes
 // (textContent, createTextNode) and attribute values set with
-// setAttribute, never as HTML. The token is kept in this page's memory,
+// setAttribute, never as HTML, and with the characters that are invisible
+// or reorder what follows (controls, bidi overrides and isolates,
+// zero-width marks) shown as ⟨U+202E⟩: a crawl id or URL cannot pass for
+// another (visible). The token is kept in this page's memory,
 // never stored.
 'use strict';
 
@@ -17,12 +20,31 @@
 
   const $ = (id) => document.getElementById(id);
 
+  // INVISIBLE matches the characters visible shows escaped: C0 and C1
+  // controls and DEL, the Arabic letter mark, the Mongolian vowel
+  // separator, zero-width spaces and joiners, LRM/RLM, line and paragraph
+  // separators, the bidi embeddings, overrides (U+202A–U+202E) and
+  // isolates (U+2066–U+2069), the invisible operators, the BOM and the
+  // interlinear annotation marks.
+  const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
+
+  // visible is s with each invisible or reordering character written as
+  // ⟨U+XXXX⟩, so that text from the server shows as it is.
+  function visible(s) {
+    return String(s).replace(INVISIBLE, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  }
+
+  // setText sets a node's text, visible.
+  function setText(node, s) {
+    node.textContent = visible(s);
+  }
+
   // el makes an element: attrs are set with setAttribute, children are
-  // nodes or strings (made text nodes).
+  // nodes or strings (made text nodes), both made visible.
   function el(tag, attrs, ...children) {
     const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
-    for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, visible(v));
+    for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(visible(c)));
     return e;
   }
 
@@ -63,7 +85,7 @@
 
   function setStatus(text, isError) {
     const s = $('status');
-    s.textContent = text;
+    setText(s, text);
     s.className = isError ? 'error' : 'muted';
   }
 
@@ -73,7 +95,7 @@
     const W = 320, H = 90, top = 14, bottom = 4;
     const box = svg('svg', { class: 'chart', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img' });
     const t = svg('title');
-    t.textContent = title;
+    setText(t, title);
     box.append(t);
     let peak = 0, n = 0;
     for (const l of lines) {
@@ -81,7 +103,7 @@
       for (const v of l.values) peak = Math.max(peak, Number(v) || 0);
     }
     const label = svg('text', { x: 4, y: 11 });
-    label.textContent = `${title} (max ${num(peak)}${span > 0 ? `, last ${duration(span)}` : ''})`;
+    setText(label, `${title} (max ${num(peak)}${span > 0 ? `, last ${duration(span)}` : ''})`);
     box.append(label);
     if (n < 2) return box;
     const scale = peak > 0 ? (H - top - bottom) / peak : 0;
@@ -211,7 +233,7 @@
       ['hosts', c.hosts, 'hosts'], ['tools', c.tools, 'tools']]);
     if (k.stop) {
       k.stop.disabled = c.state !== 'active' || status === 'stopped';
-      k.pause.textContent = c.paused ? 'Resume' : 'Pause';
+      setText(k.pause, c.paused ? 'Resume' : 'Pause');
     }
     const [series, failing, slow, dead, tools] = await Promise.all([
       c.tracked ? get('series?last=' + POINTS + '&' + q) : { points: [] },
@@ -254,7 +276,7 @@
     try {
       if (!info) {
         info = await get('');
-        $('store').textContent = `(${info.store}, sampled every ${num(info.sample_interval_ms / 1000)} s${info.control ? '' : ', read-only'})`;
+        setText($('store'), `(${info.store}, sampled every ${num(info.sample_interval_ms / 1000)} s${info.control ? '' : ', read-only'})`);
         if (info.control) {
           const expire = el('button', { type: 'button', id: 'expire' }, 'Expire crawls past their expires');
           expire.addEventListener('click', () => ask('expire', '', 'Purge every crawl whose expires has passed (as cqueue expire does)?'));
@@ -292,8 +314,8 @@
   // alone); the token field shows while the page has no token.
   function ask(action, crawlid, text) {
     pending = { action, crawlid };
-    $('confirm-text').textContent = text;
-    $('confirm-error').textContent = '';
+    setText($('confirm-text'), text);
+    setText($('confirm-error'), '');
     $('token-label').hidden = token !== '';
     $('confirm').hidden = false;
     (token === '' ? $('token') : $('confirm-ok')).focus();
@@ -314,17 +336,17 @@
     try {
       const r = await call('POST', action, action === 'expire' ? {} : { crawlid });
       closeDialog();
-      $('message').textContent = action === 'stop' ? `stopped “${crawlid}”: ${num(r.purged)} queued requests purged`
-        : action === 'expire' ? `expired ${num(r.expired.length)} crawls` : `${action}d “${crawlid}”`;
+      setText($('message'), action === 'stop' ? `stopped “${crawlid}”: ${num(r.purged)} queued requests purged`
+        : action === 'expire' ? `expired ${num(r.expired.length)} crawls` : `${action}d “${crawlid}”`);
     } catch (e) {
       if (e instanceof HTTPError && e.status === 401) {
         token = '';
         $('token-label').hidden = false;
-        $('confirm-error').textContent = 'Wrong token.';
+        setText($('confirm-error'), 'Wrong token.');
         $('token').focus();
         return;
       }
-      $('confirm-error').textContent = e.message;
+      setText($('confirm-error'), e.message);
     }
   }
 

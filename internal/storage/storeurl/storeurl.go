@@ -53,3 +53,12 @@ func RedactRedisURL(raw string) string {
 func IsRedisClusterURL(dsn string) bool {
 	return strings.HasPrefix(dsn, "redis+cluster://") || strings.HasPrefix(dsn, "rediss+cluster://")
 }
+
+// Redact is dsn as a message may show it: a Redis URL's password hidden,
+// an SQLite file's path as it is.
+func Redact(dsn string) string {
+	if !IsRedisURL(dsn) {
+		return dsn
+	}
+	return RedactRedisURL(dsn)
+}

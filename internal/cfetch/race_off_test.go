@@ -1,0 +1,5 @@
+//go:build !race
+
+package cfetch
+
+const raceEnabled = false

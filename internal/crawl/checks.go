@@ -1,0 +1,146 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
+)
+
+// checkRules has cextract check the rules file; its report is shown only
+// when the rules have errors.
+func (c *crawl) checkRules(ctx context.Context) error {
+	code, out := c.runOnce(ctx, "cextract", c.tools.cextract, "--check", c.o.rules)
+	if code == cli.ExitOK {
+		return nil
+	}
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		c.tool.Relay(line)
+	}
+	if code != cli.ExitFailure {
+		code = cli.ExitUsage
+	}
+	return cli.Errorf(code, "rules %s: not usable (see above): nothing was queued", c.o.rules)
+}
+
+// checkFrontier refuses a crawl the frontier cannot run as asked: another
+// crawl's requests are waiting in it (the loop would fetch them too, into
+// OUT, with these rules), or this crawl was started with other rules or
+// seeds (unless --force).
+func (c *crawl) checkFrontier(ctx context.Context) error {
+	tool, o := c.tool, &c.o
+	info, err := c.fr.Info(ctx, frontier.InfoFilter{})
+	if err != nil {
+		return err
+	}
+	refused := false
+	own := "--db"
+	if storeurl.IsRedisURL(o.dsn) {
+		own = "key prefix on that Redis (add ?prefix=NAME: to the --redis URL)"
+	}
+	for _, ci := range info.Crawls {
+		if ci.CrawlID == o.crawlID || ci.Pending+ci.InFlight == 0 {
+			continue
+		}
+		tool.Printf("the frontier %s also holds crawl %q (%d queued, %d in flight), which this crawl loop would fetch too, with these rules, into %s: to resume that crawl, give --crawlid %s; to drop it, cqueue stop --purge %s --crawlid %s; or give this crawl its own %s",
+			storeurl.Redact(o.dsn), ci.CrawlID, ci.Pending, ci.InFlight, outName(o.out), cli.ShellQuote(ci.CrawlID), o.dsnFlag(), cli.ShellQuote(ci.CrawlID), own)
+		refused = true
+	}
+	if refused {
+		return cli.Exit(cli.ExitUsage) // reported above, one crawl a line
+	}
+	meta, err := c.fr.CrawlMeta(ctx, o.crawlID)
+	if err != nil {
+		return err
+	}
+	c.meta = meta
+	if conflicts := c.id.conflicts(o.crawlID, meta); len(conflicts) > 0 {
+		for _, msg := range conflicts {
+			if o.force {
+				tool.Printf("%s (--force: going on)", strings.SplitN(msg, ": use --force", 2)[0])
+			} else {
+				tool.Printf("%s", msg)
+			}
+		}
+		if !o.force {
+			return cli.Exit(cli.ExitUsage) // reported above
+		}
+	}
+	if prev := meta["out"]; prev != "" && prev != o.out && !o.quiet {
+		tool.Printf("warning: crawl %q was started with OUT %s; this run exports to %s, so its items are split between the two", o.crawlID, outName(prev), outName(o.out))
+	}
+	return nil
+}
+
+// beforeLoop decides whether there is anything to crawl, and records the
+// crawl's identity once there is; done says the run is over, with err
+// (nil: exit 0).
+func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
+	tool, o := c.tool, &c.o
+	info, err := c.fr.Info(ctx, frontier.InfoFilter{CrawlID: o.crawlID})
+	if err != nil {
+		return true, err
+	}
+	var pending int64
+	for _, ci := range info.Crawls {
+		pending += ci.Pending + ci.InFlight
+	}
+	s := &c.seed
+	fresh := s.refused[frontier.ReasonFresh]
+	seenBefore := s.queued == 0 && s.refused[frontier.ReasonDuplicate]+fresh == s.valid()
+	switch {
+	case pending > 0:
+	case s.valid() == 0:
+		return true, fmt.Errorf("%s: no valid seed (%d line(s) read%s), and crawl %q has nothing queued: nothing to crawl",
+			seedsName(o.seeds), s.read, s.rejectedNote(), o.crawlID)
+	case s.queued == 0 && !seenBefore:
+		return true, fmt.Errorf("%s: no seed could be queued (%s), and crawl %q has nothing queued: nothing to crawl",
+			seedsName(o.seeds), joinCounts(s.refused), o.crawlID)
+	}
+	stored, err := c.fr.SetCrawlMeta(ctx, o.crawlID, c.id.meta(c.start), false)
+	if err == nil && len(c.id.conflicts(o.crawlID, stored)) > 0 {
+		if !o.force {
+			// Another run started the crawl in between, with other rules
+			// or seeds.
+			for _, msg := range c.id.conflicts(o.crawlID, stored) {
+				tool.Printf("%s", msg)
+			}
+			return true, cli.Exit(cli.ExitUsage) // reported above
+		}
+		_, err = c.fr.SetCrawlMeta(ctx, o.crawlID, c.id.identityMeta(), true)
+	}
+	if err != nil {
+		return true, err
+	}
+	switch {
+	case pending > 0 || !seenBefore:
+	case c.meta[metaLastFailure] != "":
+		return true, fmt.Errorf("crawl %q has nothing queued or in flight and its seeds were seen before, but its last run could fetch nothing (%s): %s",
+			o.crawlID, c.meta[metaLastFailure], c.startOver())
+	case fresh > 0:
+		code := cli.ExitOK
+		if s.rejected() > 0 {
+			code = cli.ExitPartial // the seeds rejected were reported
+		}
+		return true, c.nothingDue(ctx, fmt.Sprintf("crawl %q round %d: every seed was fetched in a round begun less than %s ago (--refresh): nothing to crawl",
+			o.crawlID, c.round, o.store.Refresh), code)
+	default:
+		// A round that ended without being marked complete (a crawl made
+		// before rounds, or a run killed as it ended): the next run
+		// begins a new round.
+		if err := c.endRound(ctx); err != nil {
+			return true, err
+		}
+		if !o.quiet {
+			tool.Printf("crawl %q is complete: every seed was crawled before, and nothing is queued or in flight; run the same command again to begin round %d", o.crawlID, c.round+1)
+		}
+		if s.rejected() > 0 {
+			return true, cli.Exit(cli.ExitPartial) // the seeds rejected were reported
+		}
+		return true, nil
+	}
+	return false, nil
+}

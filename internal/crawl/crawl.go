@@ -1,0 +1,144 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+)
+
+// crawl is one run of cqueue crawl.
+type crawl struct {
+	tool   *cli.Tool
+	o      crawlOptions
+	start  time.Time
+	stdin  io.Reader
+	stdout io.Writer
+	getenv func(string) string // the command's environment
+	now    func() time.Time    // the command's clock (rounds, the run lock)
+
+	fr    frontier.Frontier
+	tmp   string // the tools' stats files
+	tools toolPaths
+	id    identity
+	seed  seedResult
+	meta  map[string]string // the crawl's metadata as this run began
+
+	round    int  // the round this run crawls
+	newRound bool // this run began it
+	state    stateWatch
+	pause    pauseTeller
+}
+
+// metaLastFailure is the crawl metadata that says its last run fetched
+// nothing at all, and why.
+const metaLastFailure = "last_failure"
+
+// run runs the crawl and returns its outcome: an error with its exit
+// status (see cli.ExitError); the loop's account, when it ran, has been
+// reported by finish.
+func (c *crawl) run(ctx context.Context) error {
+	tool, o := c.tool, &c.o
+	if o.resume && o.nextRound {
+		return cli.Usagef("--resume and --next-round: give one of them")
+	}
+	var err error
+	_, throttle := o.pass["cthrottle"]
+	if c.tools, err = findTools(throttle); err != nil {
+		return err
+	}
+	if c.tmp, err = os.MkdirTemp("", "cqueue-crawl-"); err != nil {
+		return err
+	}
+	defer os.RemoveAll(c.tmp)
+
+	// Nothing is stored before the rules and the seeds are known good: a
+	// mistyped name must not leave a crawl behind.
+	rules, err := os.ReadFile(o.rules)
+	if err != nil {
+		return cli.Errorf(cli.ExitUsage, "rules: %v", describeOpen(err))
+	}
+	c.id.rules, c.id.rulesSHA, c.id.out = o.rules, sha(rules), o.out
+	if err := c.checkRules(ctx); err != nil {
+		return err
+	}
+	if err := c.checkTools(); err != nil {
+		return err
+	}
+	if err := c.readSeeds(); err != nil {
+		return err
+	}
+
+	if c.fr, err = o.store.OpenAt(ctx, o.dsn, true); err != nil {
+		return err
+	}
+	defer c.fr.Close()
+	bg := context.WithoutCancel(ctx)
+	release, err := c.lockRun(bg)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := c.checkFrontier(bg); err != nil {
+		return err
+	}
+	if err := c.checkStopped(bg); err != nil {
+		return err
+	}
+	if err := c.checkPaused(bg); err != nil {
+		return err
+	}
+	if err := c.startRound(bg); err != nil {
+		return err
+	}
+	// The seeds are pushed whole even if interrupted meanwhile: a crawl
+	// half seeded would be refused on its rerun for other seeds.
+	if err := c.pushSeeds(bg); err != nil {
+		return err
+	}
+	done, err := c.beforeLoop(bg)
+	if cli.Interrupted(ctx) {
+		if err != nil {
+			tool.Report(err)
+		}
+		return cli.Errorf(cli.ExitInterrupted, "interrupted before the crawl loop began: run the same command again")
+	}
+	if done || err != nil {
+		return err
+	}
+	loopCtx, stopLoop := context.WithCancelCause(ctx)
+	defer stopLoop(nil)
+	c.state.stop = stopLoop
+	c.state.armed.Store(true) // startRound set the round
+	loopCtx, stopWatch := c.watchStop(loopCtx)
+	res := c.runLoop(loopCtx)
+	stopWatch()
+	c.checkState(bg)
+	c.copyToolStats()
+	return cli.Exit(c.finish(ctx, res))
+}
+
+// copyToolStats honours CFETCH_STATS, CEXTRACT_STATS and CEXPORT_STATS, as
+// the tools on their own would: each gets a copy of its tool's stats.
+// (cqueue crawl's own --stats, or $CQUEUE_CRAWL_STATS, has every tool's.)
+func (c *crawl) copyToolStats() {
+	for _, name := range []string{"cfetch", "cextract", "cexport"} {
+		dst := c.getenv(cli.EnvName(name, "stats"))
+		if dst == "" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(c.tmp, name+".json"))
+		if err == nil {
+			err = cli.WriteFileAtomic(dst, b)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			c.tool.Printf("warning: %s: %v", cli.EnvName(name, "stats"), err)
+		}
+	}
+}

@@ -1,0 +1,275 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
+)
+
+// finish accounts for the crawl once its loop has ended, on stderr (the
+// reasons of a failure even with -q) and in --stats FILE, and returns the
+// exit status.
+func (c *crawl) finish(ctx context.Context, res loopResult) int {
+	tool, o := c.tool, &c.o
+	l := c.readLoopStats()
+	a := c.account(l)
+	a.Failures = c.readFailures()
+	bg := context.WithoutCancel(ctx)
+	info, err := c.fr.Info(bg, frontier.InfoFilter{CrawlID: o.crawlID})
+	if err == nil {
+		a.Left = frontier.Counts{}
+		for _, ci := range info.Crawls {
+			a.Left.Queued += ci.Pending
+			a.Left.InFlight += ci.InFlight
+			a.Left.Dead += ci.Dead
+		}
+	} else {
+		tool.Printf("%v", err)
+	}
+	interrupted := cli.Interrupted(ctx)
+	usage, partial := false, false
+	var failures []string
+	if !res.started {
+		failures = append(failures, "the crawl loop could not start")
+	}
+	for _, s := range res.stages {
+		if !res.started {
+			break
+		}
+		code, desc := s.status()
+		switch code {
+		case cli.ExitOK:
+		case cli.ExitPartial:
+			partial = true
+		case cli.ExitInterrupted:
+			interrupted = true
+		case cli.ExitUsage:
+			usage = true
+			failures = append(failures, desc)
+		default:
+			failures = append(failures, desc)
+		}
+	}
+	a.Complete = err == nil && a.Left.Queued == 0 && a.Left.InFlight == 0
+	var statuses int64
+	for _, n := range a.Pages.ByStatus {
+		statuses += n
+	}
+	nothing := a.Pages.Total > 0 && statuses == 0
+	var rejected int64
+	for _, r := range a.Rejected {
+		rejected += r.Count
+	}
+	code := cli.ExitOK
+	switch {
+	case c.state.lost.Load():
+		code, a.State, a.Complete = cli.ExitFailure, "failed", false
+		failures = append(failures, c.lostMessage())
+	case interrupted:
+		code, a.State = cli.ExitInterrupted, "interrupted"
+	case usage:
+		code, a.State = cli.ExitUsage, "failed"
+	case len(failures) > 0:
+		code, a.State = cli.ExitFailure, "failed"
+	case nothing:
+		code, a.State = cli.ExitFailure, "failed"
+	case partial || rejected > 0:
+		code = cli.ExitPartial
+	}
+	if a.State == "running" {
+		a.State = "incomplete"
+		if a.Complete {
+			a.State = "complete"
+		}
+	}
+	code = c.markStopped(bg, &a, code, cli.Interrupted(ctx))
+	c.markPaused(bg, &a)
+	if len(failures) > 0 {
+		a.Reasons = append(a.Reasons, "failed: "+strings.Join(failures, ", "))
+	}
+	lastFailure := ""
+	if nothing {
+		what := "every fetch failed"
+		if a.Pages.Total <= c.seed.queued {
+			what = "every seed failed"
+		}
+		lastFailure = fmt.Sprintf("%s: %s", what, joinCounts(a.Pages.Errors))
+		a.Reasons = append(a.Reasons, "nothing could be fetched: "+lastFailure)
+	}
+	// A crawl that fetched nothing has its seeds marked as seen all the
+	// same: a rerun must not call it complete.
+	if _, err := c.fr.SetCrawlMeta(bg, o.crawlID, map[string]string{metaLastFailure: lastFailure}, true); err != nil {
+		tool.Printf("%v", err)
+	}
+	if a.Complete && !nothing && !interrupted && len(failures) == 0 {
+		var n int64
+		var err error
+		if a.State == "complete" {
+			n, err = c.reportGone(bg)
+		}
+		if err != nil {
+			// The round stays unfinished: a rerun looks again.
+			code, a.State, a.Complete = cli.ExitFailure, "failed", false
+			a.Reasons = append(a.Reasons, "failed: "+err.Error())
+		} else {
+			a.Items.Gone = n
+			if err := c.endRound(bg); err != nil {
+				tool.Printf("%v", err)
+			}
+		}
+	}
+	a.Round = c.round
+	a.Exit = &code
+	c.leaveLastRun(bg, a)
+	if !o.quiet {
+		for _, line := range c.accountLines(a) {
+			tool.Printf("%s", line)
+		}
+	} else {
+		for _, r := range a.Reasons {
+			tool.Printf("%s", r)
+		}
+	}
+	if o.statsFile != "" {
+		if err := c.writeAccount(a); err != nil {
+			tool.Printf("write stats: %v", err)
+			if code == cli.ExitOK || code == cli.ExitPartial {
+				code = cli.ExitFailure
+			}
+		}
+	}
+	return code
+}
+
+// accountLines is the account on stderr: a few lines, the verdict last.
+func (c *crawl) accountLines(a crawlAccount) []string {
+	var lines []string
+	dur := time.Duration(a.DurationS * float64(time.Second)).Round(time.Millisecond)
+	p := fmt.Sprintf("crawl %q: %s in %s (%.1f/s)", a.CrawlID, plural(a.Pages.Total, "page"), dur, a.Pages.RatePerS)
+	if a.Round > 1 {
+		p = fmt.Sprintf("crawl %q round %d: %s in %s (%.1f/s)", a.CrawlID, a.Round, plural(a.Pages.Total, "page"), dur, a.Pages.RatePerS)
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(a.Pages.ByClass)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, a.Pages.ByClass[k]))
+	}
+	if len(parts) > 0 {
+		p += ": " + strings.Join(parts, ", ")
+	}
+	if len(a.Pages.Errors) > 0 {
+		p += "; errors: " + joinCounts(a.Pages.Errors)
+	}
+	lines = append(lines, p)
+	if a.Pages.Unchanged > 0 {
+		lines = append(lines, fmt.Sprintf("%s unchanged since the last round (304: %s not sent again)", plural(a.Pages.Unchanged, "page"), bytesText(a.Pages.BytesSaved)))
+	}
+	if a.Pages.FromCache > 0 {
+		lines = append(lines, fmt.Sprintf("%s answered from cfetch's cache without asking the server (they may have changed)", plural(a.Pages.FromCache, "page")))
+	}
+	items := fmt.Sprintf("%s exported to %s", plural(a.Items.Exported, "item"), a.Items.To)
+	if a.Items.Unchanged > 0 {
+		items += fmt.Sprintf(" (%d the same as in the last round, not exported)", a.Items.Unchanged)
+	}
+	if a.Items.NotInHeader > 0 {
+		items += fmt.Sprintf(" (%d written without fields not in its header, reported above)", a.Items.NotInHeader)
+	}
+	lines = append(lines, items)
+	if a.Items.Gone > 0 {
+		lines = append(lines, fmt.Sprintf("%s gone since the last round (not seen in this one)", plural(a.Items.Gone, "item")))
+	}
+	s := a.Seeding
+	seeds := fmt.Sprintf("seeds (%s): %d queued", seedsName(a.Seeds), s.Queued)
+	if n := s.Refused[frontier.ReasonDuplicate]; n > 0 {
+		seeds += fmt.Sprintf(", %d seen before", n)
+	}
+	if other := withoutKey(s.Refused, frontier.ReasonDuplicate); len(other) > 0 {
+		seeds += fmt.Sprintf(", %d refused (%s)", sum(other), joinCounts(other))
+	}
+	if n := sum(s.Rejected); n > 0 {
+		seeds += fmt.Sprintf(", %d line(s) rejected (%s)", n, joinCounts(s.Rejected))
+	}
+	lines = append(lines, seeds)
+	f := a.FollowUps
+	follow := fmt.Sprintf("follow-ups: %d queued", f.Queued)
+	if n := sum(f.Dropped); n > 0 {
+		follow += fmt.Sprintf(", %d dropped (%s)", n, joinCounts(f.Dropped))
+	}
+	lines = append(lines, follow)
+	byTool := map[string][]string{}
+	var tools []string
+	for _, r := range a.Rejected {
+		if r.Tool == "cqueue push (seeds)" {
+			continue // on the seeds line
+		}
+		if byTool[r.Tool] == nil {
+			tools = append(tools, r.Tool)
+		}
+		byTool[r.Tool] = append(byTool[r.Tool], fmt.Sprintf("%s %d", r.Reason, r.Count))
+	}
+	if len(tools) > 0 {
+		var parts []string
+		for _, t := range tools {
+			parts = append(parts, fmt.Sprintf("%s: %s", t, strings.Join(byTool[t], ", ")))
+		}
+		lines = append(lines, "rejected: "+strings.Join(parts, "; "))
+	}
+	lines = append(lines, c.failureLines(a.Failures)...)
+	if a.Left.Dead > 0 {
+		lines = append(lines, fmt.Sprintf("%d request(s) dead-lettered, never to be handed out again ('cqueue dump %s' shows them)",
+			a.Left.Dead, c.o.dsnFlag()))
+	}
+	lines = append(lines, a.Reasons...)
+	if a.PausedAt != "" {
+		lines = append(lines, c.pausedLine(a))
+	}
+	left := fmt.Sprintf("%d queued, %d in flight", a.Left.Queued, a.Left.InFlight)
+	switch {
+	case a.State == stateStopped:
+		lines = append(lines, c.stoppedLine(a))
+	case a.Complete && a.Pages.Total > 0 && len(a.Pages.ByStatus) == 0:
+		lines = append(lines, "nothing is left queued or in flight, and the seeds are marked as seen: "+c.startOver())
+	case a.Complete && a.State != "interrupted":
+		lines = append(lines, "complete: nothing is left queued or in flight")
+	case a.State == "interrupted":
+		lines = append(lines, fmt.Sprintf("interrupted: %s; run the same command again to resume", left))
+	case c.state.lost.Load():
+		lines = append(lines, fmt.Sprintf("not complete: %s since the loss; start over as said above", left))
+	case a.State == "failed":
+		lines = append(lines, fmt.Sprintf("not complete: %s; once the failure is fixed, run the same command again to resume", left))
+	default:
+		lines = append(lines, fmt.Sprintf("not complete: %s; run the same command again to resume", left))
+	}
+	return lines
+}
+
+// startOver says how to crawl the seeds of a finished crawl again.
+func (c *crawl) startOver() string {
+	if storeurl.IsRedisURL(c.o.dsn) {
+		return "to crawl them again, give another --crawlid"
+	}
+	return fmt.Sprintf("to crawl them again, remove %s (or give another --crawlid)", cli.ShellQuote(c.o.dsn))
+}
+
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func withoutKey(m map[string]int64, key string) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range m {
+		if k != key && v != 0 {
+			out[k] = v
+		}
+	}
+	return out
+}

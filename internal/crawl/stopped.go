@@ -1,0 +1,148 @@
+package crawl
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/monitor"
+)
+
+// A crawl run by cqueue crawl is stopped (cqueue stop, or cqueue serve's
+// Stop) by its metadata: frontier.StopCrawl pauses it and sets
+// frontier.MetaStopped, keeping its queue. A run under way sees it within
+// a second (watchStop) and ends as after a Ctrl-C, reporting the crawl
+// stopped (exit ExitStopped); the next run does nothing until told how to
+// go on: --resume resumes the round, --next-round drops what it left and
+// begins the next round. So a stop never silently breaks the nights after
+// it, nor is silently undone.
+
+// ExitStopped is cqueue crawl's exit status for a crawl stopped by cqueue
+// stop or cqueue serve's Stop: the run that was stopped, and every run
+// after it until --resume or --next-round.
+const ExitStopped = 5
+
+const stateStopped = "stopped"
+
+// stopCheckEvery is how often a run reads whether its crawl was stopped.
+const stopCheckEvery = time.Second
+
+// watchStop returns a context for the loop that is cancelled (the loop
+// drains as after a Ctrl-C) when ctx is, or when the crawl is stopped;
+// stop ends the watch.
+func (c *crawl) watchStop(ctx context.Context) (loop context.Context, stop func()) {
+	loop, cancel := context.WithCancel(ctx)
+	bg := context.WithoutCancel(ctx)
+	end := cli.Every(stopCheckEvery, func() {
+		m, err := c.fr.CrawlMeta(bg, c.o.crawlID)
+		if err != nil {
+			return
+		}
+		if m[frontier.MetaStopped] != "" {
+			cancel()
+		}
+		c.pause.see(c, m)
+	})
+	return loop, func() { end(); cancel() }
+}
+
+// checkStopped is the start of a run of a stopped crawl: with --resume it
+// resumes the round, with --next-round it drops what the round left and
+// lets the next round begin, and without either it refuses to run,
+// saying how to go on.
+func (c *crawl) checkStopped(ctx context.Context) error {
+	o := &c.o
+	at := c.meta[frontier.MetaStopped]
+	if at == "" {
+		return nil
+	}
+	round := c.meta[metaRound]
+	clear := map[string]string{frontier.MetaStopped: "", frontier.MetaPaused: "0"}
+	switch {
+	case o.resume:
+		clear[metaRoundState] = "running"
+		if !o.quiet {
+			c.tool.Printf("crawl %q: resuming round %s, stopped at %s (--resume)", o.crawlID, round, at)
+		}
+	case o.nextRound:
+		purged, err := c.fr.Stop(ctx, o.crawlID, c.now())
+		if err == nil {
+			err = c.fr.Unstop(ctx, o.crawlID, c.now())
+		}
+		if err != nil {
+			return err
+		}
+		clear[metaRoundState] = "complete"
+		if !o.quiet {
+			c.tool.Printf("crawl %q: round %s, stopped at %s, is left as it was: %d request(s) it had queued are dropped (--next-round)", o.crawlID, round, at, purged)
+		}
+	default:
+		queued, inFlight, err := c.leftOf(ctx)
+		if err != nil {
+			return err
+		}
+		return cli.Errorf(ExitStopped, "crawl %q was stopped at %s (cqueue stop, or cqueue serve's Stop) in round %s, with %d request(s) queued and %d in flight: this run does nothing. To resume the round, run the same command with --resume; to begin the next round over from the seeds, with --next-round",
+			o.crawlID, at, round, queued, inFlight)
+	}
+	m, err := c.fr.SetCrawlMeta(ctx, o.crawlID, clear, true)
+	if err != nil {
+		return err
+	}
+	c.meta = m
+	return nil
+}
+
+// leftOf is what the frontier holds of the crawl.
+func (c *crawl) leftOf(ctx context.Context) (queued, inFlight int64, err error) {
+	info, err := c.fr.Info(ctx, frontier.InfoFilter{CrawlID: c.o.crawlID})
+	for _, ci := range info.Crawls {
+		queued += ci.Pending
+		inFlight += ci.InFlight
+	}
+	return queued, inFlight, err
+}
+
+// markStopped makes the account of a run whose crawl was stopped say so,
+// and returns its exit status: ExitStopped, unless the run was
+// interrupted as well or nothing is left (then the crawl is complete and
+// the stop has nothing to keep: it is cleared).
+func (c *crawl) markStopped(ctx context.Context, a *crawlAccount, code int, interrupted bool) int {
+	m, err := c.fr.CrawlMeta(ctx, c.o.crawlID)
+	if err != nil || m[frontier.MetaStopped] == "" || interrupted {
+		return code
+	}
+	if a.Complete {
+		c.fr.SetCrawlMeta(ctx, c.o.crawlID, map[string]string{frontier.MetaStopped: "", frontier.MetaPaused: "0"}, true)
+		return code
+	}
+	if _, err := c.fr.SetCrawlMeta(ctx, c.o.crawlID, map[string]string{metaRoundState: stateStopped}, true); err != nil {
+		c.tool.Printf("%v", err)
+	}
+	a.State, a.StoppedAt = stateStopped, m[frontier.MetaStopped]
+	if code == cli.ExitOK || code == cli.ExitPartial || code == cli.ExitInterrupted {
+		return ExitStopped
+	}
+	return code
+}
+
+// stoppedLine is the verdict of a stopped run.
+func (c *crawl) stoppedLine(a crawlAccount) string {
+	return fmt.Sprintf("stopped at %s (cqueue stop, or cqueue serve's Stop) after %s: %d queued, %d in flight, kept; the next run does nothing until given --resume (resume the round) or --next-round (begin round %d over)",
+		a.StoppedAt, plural(a.Pages.Total, "page"), a.Left.Queued, a.Left.InFlight, a.Round+1)
+}
+
+// leaveLastRun keeps the run's totals in the crawl's metadata
+// (monitor.MetaLastRun), for cqueue serve once the tools' stats are gone.
+func (c *crawl) leaveLastRun(ctx context.Context, a crawlAccount) {
+	b, err := json.Marshal(map[string]any{"pages": a.Pages.Total, "items": a.Items.Exported, "errors": sum(a.Pages.Errors),
+		"state": a.State, "exit": a.Exit, "started_at": a.StartedAt, "duration_s": a.DurationS})
+	if err == nil {
+		_, err = c.fr.SetCrawlMeta(ctx, c.o.crawlID, map[string]string{monitor.MetaLastRun: string(b)}, true)
+	}
+	if err != nil {
+		c.tool.Printf("%v", err)
+	}
+}
