@@ -24,7 +24,7 @@ type browser struct {
 }
 
 // startBrowser starts Chromium at path with a fresh profile directory.
-func startBrowser(path string, stderr io.Writer, gen int) (*browser, error) {
+func startBrowser(path, hostRules string, stderr io.Writer, gen int) (*browser, error) {
 	dir, err := os.MkdirTemp("", "crawlutils-chromium-")
 	if err != nil {
 		return nil, err
@@ -53,6 +53,9 @@ func startBrowser(path string, stderr io.Writer, gen int) (*browser, error) {
 			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 		}),
 	)
+	if hostRules != "" {
+		opts = append(opts, chromedp.Flag("host-resolver-rules", hostRules))
+	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
 	if err := chromedp.Do(bctx); err != nil {

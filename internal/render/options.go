@@ -31,6 +31,10 @@ type Options struct {
 	ScreenshotDir string
 	// Block lists the kinds of request the page may not make (BlockKinds).
 	Block []string
+	// HostRules, when set, is Chromium's --host-resolver-rules ("MAP
+	// shop.test 127.0.0.1, MAP * 10.0.0.2"): names the browser connects to
+	// at other addresses than DNS gives, as cfetch --resolve does.
+	HostRules string
 	// Stderr receives the browser's own output; nil discards it.
 	Stderr interface{ Write([]byte) (int, error) }
 }

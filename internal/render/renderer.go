@@ -104,7 +104,7 @@ func (r *Renderer) browser() (*browser, error) {
 		r.restart++
 	}
 	r.gen++
-	b, err := startBrowser(r.path, r.opts.Stderr, r.gen)
+	b, err := startBrowser(r.path, r.opts.HostRules, r.opts.Stderr, r.gen)
 	if err != nil {
 		return nil, err
 	}
