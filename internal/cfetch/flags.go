@@ -66,7 +66,7 @@ crashed) is answered with "error":"render".`,
   cfetch --cache-dir .cache/http urls.txt > responses.jsonl     # again: no request sent
   cfetch --resolve 'shop.test:80:127.0.0.1' <<< http://shop.test/
   cfetch urls.txt | jq -c 'select(.error) | {url, error, error_detail}'
-  cfetch --render --render-wait css:.product urls.txt | cextract -r rules.yml
+  cfetch --render --render-wait idle urls.txt > responses.jsonl    # pages built by JavaScript
   cqueue pop --db crawl.db --follow | cthrottle --db crawl.db --rate 2/s | cfetch --throttle-db crawl.db | …`,
 }
 

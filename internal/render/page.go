@@ -79,22 +79,33 @@ const domJS = `(() => { const d = document.doctype; ` +
 // errTabCrashed is the error of a page whose tab (renderer process) died.
 var errTabCrashed = errors.New("the page's renderer process crashed")
 
-// renderIn renders req in a new tab of b.
+// renderIn renders req in a tab of b.
 func (r *Renderer) renderIn(b *browser, req *Request) (*Page, error) {
-	tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
-	defer cancel()
-	pg := &pageState{r: r, req: req, inflight: map[network.RequestID]bool{},
+	tb, err := r.getTab(b)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.renderTab(b, tb, req)
+	if err != nil || p.TimedOut {
+		tb.close() // it may still be busy with the page
+	} else {
+		r.putTab(tb)
+	}
+	return p, err
+}
+
+// renderTab renders req in tb.
+func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
+	tctx, t := tb.ctx, tb.t
+	pg := &pageState{r: r, req: req, t: t, ctx: tctx, mainFrame: tb.frame, inflight: map[network.RequestID]bool{},
 		urls: map[network.RequestID]string{}, paused: map[fetch.RequestID]string{},
 		seen: map[string]bool{}, changed: make(chan struct{}, 1), loaded: make(chan struct{}),
 		crashed: make(chan struct{})}
-	if err := chromedp.Listen(tctx, pg.event); err != nil {
-		return nil, err
-	}
-	t := chromedp.FromContext(tctx).Target
-	pg.t, pg.ctx, pg.mainFrame = t, tctx, cdp.FrameID(t.TargetID)
 	if err := pg.setup(tctx, req); err != nil {
 		return nil, err
 	}
+	tb.cur.Store(pg)
+	defer tb.cur.Store(nil)
 
 	wctx, cancelWait := context.WithTimeout(tctx, r.opts.Timeout)
 	defer cancelWait()
@@ -165,34 +176,32 @@ func (r *Renderer) renderIn(b *browser, req *Request) (*Page, error) {
 	return p, nil
 }
 
-// setup turns on the events and the interception of a new tab and sets
-// its headers.
+// setup prepares the tab for the page: no cookies left from the last
+// page, the page's headers.
 func (pg *pageState) setup(ctx context.Context, req *Request) error {
 	t := pg.t
-	if _, err := cdp.Call(ctx, t, network.Enable, network.EnableParams{}); err != nil {
+	// The tab's browser context is reused: the last page's cookies go
+	// (the crawl's jar gives the page its own).
+	if _, err := cdp.Call(ctx, t, network.ClearBrowserCookies, cdp.Empty{}); err != nil {
 		return err
 	}
-	if _, err := cdp.Call(ctx, t, page.Enable, page.EnableParams{}); err != nil {
-		return err
-	}
+	ua := ""
 	extra := network.Headers{}
 	for name, vs := range req.Header {
 		switch http.CanonicalHeaderKey(name) {
 		case "User-Agent":
-			if _, err := cdp.Call(ctx, t, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: vs[0]}); err != nil {
-				return err
-			}
+			ua = vs[0]
 		case "Accept-Encoding", "Cookie", "Host", "Content-Length", "Connection":
 		default:
 			extra[name] = strings.Join(vs, ", ")
 		}
 	}
-	if len(extra) > 0 {
-		if _, err := cdp.Call(ctx, t, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: extra}); err != nil {
+	if ua != "" {
+		if _, err := cdp.Call(ctx, t, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua}); err != nil {
 			return err
 		}
 	}
-	_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}})
+	_, err := cdp.Call(ctx, t, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: extra})
 	return err
 }
 

@@ -20,6 +20,7 @@ type Renderer struct {
 	blocked map[string]string // DevTools resource type → the --render-block kind
 
 	slots chan struct{} // one per tab that may be open
+	idle  chan *tab     // open tabs no page uses
 
 	mu      sync.Mutex
 	cur     *browser // nil until the first page, or after a crash
@@ -36,7 +37,7 @@ func New(opts Options) (*Renderer, error) {
 		return nil, err
 	}
 	return &Renderer{opts: opts, path: path, blocked: blockedTypes(opts.Block),
-		slots: make(chan struct{}, opts.Concurrency)}, nil
+		slots: make(chan struct{}, opts.Concurrency), idle: make(chan *tab, opts.Concurrency)}, nil
 }
 
 // Path is the browser executable.
