@@ -104,6 +104,16 @@ func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
 	if err := pg.setup(tctx, req); err != nil {
 		return nil, err
 	}
+	// A URL that differs from the tab's last page only in its fragment
+	// (a client-side router's #/route) would be a same-document
+	// navigation: no request, no status. Leave the page first.
+	base, _, _ := strings.Cut(req.URL, "#")
+	if base == tb.last {
+		if _, err := cdp.Call(tctx, t, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
+			return nil, err
+		}
+	}
+	tb.last = base
 	tb.cur.Store(pg)
 	defer tb.cur.Store(nil)
 

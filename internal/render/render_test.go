@@ -107,7 +107,6 @@ func TestRenderPages(t *testing.T) {
 	})
 	t.Run("robots-disallowed XHR and a frame", func(t *testing.T) {
 		o := opts
-		o.Wait = Wait{Kind: WaitSelector, Selector: "#out:not(:empty):not([data-x])"}
 		o.Wait = Wait{Kind: WaitIdle}
 		p := render(t, newTestRenderer(t, o), s.URL+"/xhr.html")
 		if n := s.privateHits.Load(); n != 0 {
@@ -167,6 +166,14 @@ func TestRenderPages(t *testing.T) {
 		p := render(t, newTestRenderer(t, o), s.URL+"/hang.html")
 		if !p.TimedOut || !strings.Contains(p.HTML, `<p id="before">before</p>`) || p.Status != 200 {
 			t.Errorf("timed out %v, status %d, DOM %s", p.TimedOut, p.Status, p.HTML)
+		}
+	})
+	t.Run("the same page again, and with a fragment", func(t *testing.T) {
+		for _, u := range []string{"/link.html", "/link.html", "/link.html#/route"} {
+			p := render(t, r, s.URL+u)
+			if p.Status != 200 || !strings.Contains(p.HTML, "added") {
+				t.Errorf("%s: status %d, DOM %s", u, p.Status, p.HTML)
+			}
 		}
 	})
 	t.Run("refused", func(t *testing.T) {

@@ -21,6 +21,7 @@ type tab struct {
 	cancel context.CancelFunc
 	t      *chromedp.Target
 	frame  cdp.FrameID // the main frame
+	last   string      // the URL of the last page, without its fragment
 	cur    atomic.Pointer[pageState]
 }
 
