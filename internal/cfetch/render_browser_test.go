@@ -27,7 +27,7 @@ type jsSite struct {
 	privateHits, imageHits atomic.Int64
 }
 
-func newJSSite(t *testing.T) *jsSite {
+func newJSSite(t testing.TB) *jsSite {
 	s := &jsSite{}
 	mux := http.NewServeMux()
 	page := func(body string) http.HandlerFunc {
@@ -286,4 +286,31 @@ func ppid(pid int) int {
 	var pp int
 	fmt.Sscanf(s[i+2:], "%s %d", &state, &pp)
 	return pp
+}
+
+// BenchmarkRenderedShop renders the JS shop through the whole of cfetch
+// (scheduler, robots.txt, interception, records) at --render-concurrency
+// 1 and 4, and reports pages/s.
+func BenchmarkRenderedShop(b *testing.B) {
+	integration.Skip(b, "starts Chromium")
+	s := newJSSite(b)
+	for _, conc := range []string{"1", "4"} {
+		b.Run("render-concurrency="+conc, func(b *testing.B) {
+			var in strings.Builder
+			for i := range b.N {
+				fmt.Fprintf(&in, "%s/shop?i=%d\n", s.URL, i)
+			}
+			var stdout, stderr bytes.Buffer
+			start := time.Now()
+			code := execute(context.Background(), []string{"-q", "--render", "--render-concurrency", conc, "--render-wait", "css:.product", "--render-timeout", "2m"},
+				strings.NewReader(in.String()), &stdout, &stderr)
+			if code != 0 {
+				b.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			if n := strings.Count(stdout.String(), `"rendered":true`); n != b.N {
+				b.Fatalf("%d rendered of %d", n, b.N)
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "pages/s")
+		})
+	}
 }

@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/chromedp/chromedp"
@@ -25,7 +28,8 @@ type browser struct {
 
 // startBrowser starts Chromium at path with a fresh profile directory.
 func startBrowser(path, hostRules string, stderr io.Writer, gen int) (*browser, error) {
-	dir, err := os.MkdirTemp("", "crawlutils-chromium-")
+	removeStaleProfiles()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", profilePrefix, os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
@@ -104,3 +108,27 @@ func (b *browser) close() {
 // ErrBrowser is wrapped by the error of a page the browser failed twice:
 // it crashed (or was killed) under the page, then again on the retry.
 var ErrBrowser = errors.New("the browser died")
+
+// profilePrefix starts the name of a browser's profile directory, which
+// goes on with the id of the process that started it.
+const profilePrefix = "crawlutils-chromium-"
+
+// removeStaleProfiles removes the profile directories that a process
+// killed with -9 left behind: those of a process that no longer runs,
+// which no process of a browser uses.
+func removeStaleProfiles() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), profilePrefix+"*-*"))
+	for _, dir := range dirs {
+		pidText, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(dir), profilePrefix), "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid == os.Getpid() {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + pidText); err == nil || !errors.Is(err, os.ErrNotExist) {
+			continue // it runs, or we cannot tell
+		}
+		if len(ProcessesUsing(dir)) == 0 {
+			os.RemoveAll(dir)
+		}
+	}
+}
