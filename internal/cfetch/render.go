@@ -36,6 +36,15 @@ type renderer struct {
 	// robots holds the robots.txt of the hosts rendered pages make
 	// requests to (render_check.go).
 	robots *renderRobots
+	// count, when set, counts rendering's events into the stats' "render"
+	// group: pages, subrequests (sent), blocked_<reason>.
+	count func(event string)
+}
+
+func (r *renderer) counted(event string) {
+	if r.count != nil {
+		r.count(event)
+	}
 }
 
 // wantsRender reports whether j is to be rendered.
@@ -122,6 +131,10 @@ func (f *Fetcher) renderStep(ctx context.Context, j *job) *finish {
 	if page != nil {
 		f.fillRendered(resp, page)
 		fin.size = resp.Size
+		f.render.counted("pages")
+		for _, b := range page.Blocked {
+			f.render.counted("blocked_" + b.Code)
+		}
 	}
 	return fin.withResp(resp)
 }

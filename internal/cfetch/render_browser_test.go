@@ -124,6 +124,28 @@ func TestRenderedShop(t *testing.T) {
 		t.Errorf("the blocked image was fetched %d times", n)
 	}
 
+	// The stats count the pages and what their requests became.
+	var stdout, stderr bytes.Buffer
+	statsFile := filepath.Join(t.TempDir(), "stats.json")
+	if code := execute(context.Background(), []string{"-q", "--render", "--render-wait", "css:a[href*=page]", "--stats", statsFile}, strings.NewReader(s.URL+"/shop?stats\n"), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	stats, err := os.ReadFile(statsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Counts struct{ Render map[string]int }
+	}
+	if err := json.Unmarshal(stats, &st); err != nil {
+		t.Fatal(err)
+	}
+	// subrequests: the products' fetch(), and whatever else the browser
+	// asks for itself (a favicon).
+	if c := st.Counts.Render; c["pages"] != 1 || c["subrequests"] < 1 || c["blocked_robots"] != 1 || c["blocked_block"] != 1 {
+		t.Errorf("stats' render counts %v: want 1 page, a subrequest or more, one blocked by robots.txt and one by --render-block", c)
+	}
+
 	// Only the request that asks for it is rendered.
 	recs = runRecords(t, []string{"-q"}, fmt.Sprintf("{\"url\":%q,\"render\":true}\n{\"url\":%q}\n", s.URL+"/shop?a", s.URL+"/shop?b"))
 	rendered := 0

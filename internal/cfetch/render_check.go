@@ -43,11 +43,20 @@ func (f *Fetcher) renderCheck(j *job) func(u, from *url.URL, main bool) *render.
 				return &render.Refusal{Code: ErrPrivateAddress, Detail: why}
 			}
 		}
-		if from == nil && main || !f.opts.RobotsObey {
+		if from == nil && main {
+			return nil
+		}
+		if !f.opts.RobotsObey {
+			if !main {
+				f.render.counted("subrequests")
+			}
 			return nil
 		}
 		if ok, why := f.render.robots.check(f, u); !ok {
 			return &render.Refusal{Code: ErrRobots, Detail: why}
+		}
+		if !main {
+			f.render.counted("subrequests")
 		}
 		return nil
 	}
