@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // Redis is a Frontier in a Redis server or a Redis Cluster (see
@@ -20,14 +21,14 @@ import (
 // of machines may share it. Every operation is one Lua script, atomic in
 // Redis; Dump is the exception (it pages through the entries, see Dump).
 // On a cluster every key of the frontier is in one slot (its key prefix
-// carries a hash tag, see dedupe.RedisConn.KeyPrefix), so each script runs
+// carries a hash tag, see storage.RedisConn.KeyPrefix), so each script runs
 // whole on the one node serving that slot, exactly as on one server.
 //
 // Durability is Redis's: with the default RDB snapshots a Redis crash loses
 // the writes since the last snapshot; run Redis with appendonly yes
 // (appendfsync everysec) to lose at most a second.
 type Redis struct {
-	conn   *dedupe.RedisConn
+	conn   *storage.RedisConn
 	client redis.UniversalClient
 	opts   Options
 	prefix string   // P: every key name starts with it (hash-tagged on a cluster)
@@ -51,12 +52,12 @@ type Redis struct {
 // OpenRedis connects to the Redis server or cluster at url
 // (redis://[user:pass@]host:port/db, rediss:// for TLS,
 // redis+cluster://host:port,host:port… for a cluster: see
-// dedupe.DialRedis), where the frontier's keys start with Options.Prefix
-// (else the URL's prefix=, else dedupe.DefaultPrefix). On a cluster it
+// storage.DialRedis), where the frontier's keys start with Options.Prefix
+// (else the URL's prefix=, else storage.DefaultPrefix). On a cluster it
 // checks that the frontier's slots are served. With the URL's shards=K
 // (K > 1) it is a Sharded frontier over K slots; otherwise a *Redis.
 func OpenRedis(ctx context.Context, url string, o Options) (Frontier, error) {
-	c, err := dedupe.DialRedisEnv(ctx, url, o.Getenv)
+	c, err := storage.DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open: %w", err)
 	}
@@ -68,7 +69,7 @@ func OpenRedis(ctx context.Context, url string, o Options) (Frontier, error) {
 	return f, nil
 }
 
-func openOn(ctx context.Context, c *dedupe.RedisConn, url string, o Options) (Frontier, error) {
+func openOn(ctx context.Context, c *storage.RedisConn, url string, o Options) (Frontier, error) {
 	p, err := c.KeyPrefix(o.Prefix)
 	if err != nil {
 		return nil, err
@@ -93,7 +94,7 @@ func openOn(ctx context.Context, c *dedupe.RedisConn, url string, o Options) (Fr
 }
 
 // newRedis is the frontier under prefix p on c.
-func newRedis(c *dedupe.RedisConn, p string, o Options, url string) *Redis {
+func newRedis(c *storage.RedisConn, p string, o Options, url string) *Redis {
 	return &Redis{conn: c, client: c.Client, opts: o, prefix: p, keys: []string{p + "f:counts"}, url: url}
 }
 
@@ -111,12 +112,12 @@ func (r *Redis) fail(op string, err error) error {
 }
 
 // run runs one of the frontier's scripts (with the URL's wait=N, it
-// returns once N replicas have its writes: see dedupe.RedisConn.Script).
+// returns once N replicas have its writes: see storage.RedisConn.Script).
 // The scripts name their keys
 // from P (ARGV[1]); KEYS[1], a key of the same slot, is what sends the
 // script to the node serving it on a cluster.
 // A call is retried while the server cannot be reached (see
-// dedupe.RedisConn.Do): pop and push answer a second run of the same call
+// storage.RedisConn.Do): pop and push answer a second run of the same call
 // without changing anything (see REPLAY_MS), and the other scripts change
 // nothing a first run had not.
 func (r *Redis) run(ctx context.Context, s *redis.Script, args ...any) *redis.Cmd {

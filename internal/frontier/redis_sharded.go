@@ -11,14 +11,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // Sharded is the Redis frontier split over K slots (a Redis URL's
 // shards=K), so that on a Redis Cluster one crawl's load spreads over the
 // masters. Each shard is a whole Redis frontier under a prefix of its own
-// (dedupe.ShardPrefixes), and a host's queue, with the host's share of
-// the duplicate filter, lives in shard dedupe.ShardOf(host, K): every
+// (storage.ShardPrefixes), and a host's queue, with the host's share of
+// the duplicate filter, lives in shard storage.ShardOf(host, K): every
 // push, pop, ack and the reclaims they do still run as one script on one
 // slot. A lease carries its shard ("3:ID.NONCE"). The crawls' metadata and
 // run locks live under the unsplit prefix (the control slot).
@@ -33,7 +33,7 @@ import (
 // take turns within their shard, the shards taking turns. A consumer's
 // Window is counted from what each shard last said it holds.
 type Sharded struct {
-	conn    *dedupe.RedisConn
+	conn    *storage.RedisConn
 	control *Redis   // the unsplit prefix: crawl metadata, run locks
 	shards  []*Redis // shard i's frontier; its leases start "i:"
 	next    atomic.Uint64
@@ -86,7 +86,7 @@ func (s *Sharded) Apply(ctx context.Context, b Batch, now time.Time) (BatchResul
 		if err := checkEntry(&b.Entries[i]); err != nil {
 			return BatchResult{}, fmt.Errorf("frontier: push: entry %d: %v", i, err)
 		}
-		j := dedupe.ShardOf(b.Entries[i].Host, k)
+		j := storage.ShardOf(b.Entries[i].Host, k)
 		parts[j].Entries = append(parts[j].Entries, b.Entries[i])
 		where[j] = append(where[j], i)
 	}
@@ -141,10 +141,10 @@ func (s *Sharded) Apply(ctx context.Context, b Batch, now time.Time) (BatchResul
 	return out, nil
 }
 
-// each runs fn on every shard at once (dedupe.InParallel) and returns
+// each runs fn on every shard at once (storage.InParallel) and returns
 // the error of the first shard that failed.
 func (s *Sharded) each(ctx context.Context, fn func(ctx context.Context, i int, r *Redis) error) error {
-	return dedupe.InParallel(len(s.shards), func(i int) error { return fn(ctx, i, s.shards[i]) })
+	return storage.InParallel(len(s.shards), func(i int) error { return fn(ctx, i, s.shards[i]) })
 }
 
 // Pop implements Frontier, by priority across the shards, as each shard
