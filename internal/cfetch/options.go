@@ -11,6 +11,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/hostpace"
 	"github.com/crawlutils/crawlutils/internal/httpcache"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/render"
 	"github.com/crawlutils/crawlutils/internal/robots"
 	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
@@ -160,6 +161,10 @@ type Options struct {
 	// Insecure skips TLS certificate verification.
 	Insecure bool
 
+	// Render is how pages are loaded in a browser (--render, and requests
+	// with "render": true).
+	Render RenderOptions
+
 	// keepHead makes a body over MaxSize keep its first MaxSize bytes
 	// (body.truncated) instead of failing with too_large: robots.txt.
 	keepHead bool
@@ -193,6 +198,7 @@ func DefaultOptions() Options {
 		Referer:            true,
 		MetaRefreshMaxWait: 100 * time.Second,
 		UserAgent:          DefaultUserAgent(),
+		Render:             RenderOptions{Options: render.DefaultOptions()},
 		Headers:            http.Header{},
 		DNSCacheSize:       10000,
 		DNSTimeout:         10 * time.Second,
@@ -330,5 +336,5 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("--proxy: %v", err)
 		}
 	}
-	return nil
+	return o.Render.validate()
 }

@@ -97,6 +97,7 @@ func newPipeline(tool *cli.Tool, f *Fetcher, opts *Options, w *ndjson.Writer) *p
 	if f.cache != nil {
 		f.cache.Count = func(event string) { p.count.add("cache", event) }
 	}
+	f.render.count = func(event string) { p.count.add("render", event) }
 	if opts.ThrottleDebug {
 		p.sched.debug = func(line string) { tool.Printf("%s", line) }
 	}
