@@ -50,7 +50,9 @@ func backends(t *testing.T) map[string]func(t *testing.T, o Options) Frontier {
 		"replayed": func(t *testing.T, o Options) Frontier {
 			once.Do(func() { url = redistest.Start(t) })
 			f := openTestRedis(t, url, o)
-			f.replayed = true
+			for _, s := range f.shards {
+				s.replayed = true
+			}
 			return f
 		},
 	}
@@ -65,20 +67,24 @@ func backends(t *testing.T) map[string]func(t *testing.T, o Options) Frontier {
 // (shards=3), one a master.
 var backendNames = []string{"sqlite", "redis", "cluster", "sharded", "replayed"}
 
-// openTestRedis opens a frontier at url under a new key prefix.
+// openTestRedis opens a frontier at url under a new key prefix, not
+// split (one shard, the default).
 func openTestRedis(t *testing.T, url string, o Options) *Redis {
 	o.Prefix = fmt.Sprintf("test%d:", prefixN.Add(1))
-	f, err := openRedis(context.Background(), url, o)
+	f, err := OpenRedis(context.Background(), url, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
+	if f.Shards() != 1 {
+		t.Fatalf("%s opened a frontier of %d shards, want 1", url, f.Shards())
+	}
 	return f
 }
 
 // openTestSharded opens a frontier at url split into k shards (the URL's
 // shards=k), under a new key prefix.
-func openTestSharded(t *testing.T, url string, k int, o Options) *Sharded {
+func openTestSharded(t *testing.T, url string, k int, o Options) *Redis {
 	o.Prefix = fmt.Sprintf("test%d:", prefixN.Add(1))
 	sep := "?"
 	if strings.Contains(url, "?") {
@@ -89,11 +95,10 @@ func openTestSharded(t *testing.T, url string, k int, o Options) *Sharded {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	s, ok := f.(*Sharded)
-	if !ok {
-		t.Fatalf("shards=%d opened a %T", k, f)
+	if f.Shards() != k {
+		t.Fatalf("shards=%d opened a frontier of %d shards", k, f.Shards())
 	}
-	return s
+	return f
 }
 
 // each runs fn against a fresh frontier of each backend.

@@ -18,7 +18,9 @@ func invariants(t *testing.T, f Frontier) {
 	case *SQLite:
 		sqliteInvariants(t, f)
 	case *Redis:
-		redisInvariants(t, f)
+		for _, s := range f.shards {
+			redisInvariants(t, s)
+		}
 	}
 }
 
