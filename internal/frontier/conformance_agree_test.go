@@ -12,6 +12,8 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
+// The conformance suite (see conformance_test.go): the backends held against each other.
+
 // TestBackendsAgree drives every backend (SQLite, Redis, the Redis
 // frontier on a Redis Cluster) through the same random sequence of
 // pushes, pops (one-off, or by consumers with windows), acks, fails (with
