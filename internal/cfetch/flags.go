@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 var help = cli.Help{
@@ -71,7 +72,7 @@ func Command() *cli.Command {
 // into.
 func newCommand() (*cli.Command, *command) {
 	c := &command{opts: DefaultOptions()}
-	return &cli.Command{Name: "cfetch", Help: help, Flags: c.define, Run: c.run,
+	return &cli.Command{Name: "cfetch", Help: help, Flags: c.define, Run: c.run, OpenStats: toolstats.OpenSink,
 		Check: func(*cli.Env) error { return c.apply() }}, c
 }
 

@@ -50,8 +50,8 @@
 // # Errors
 //
 // Errors start with "frontier: " and the operation. SQLite errors say what
-// went wrong with the file (see dedupe.DescribeSQLiteError: not a database,
+// went wrong with the file (see storage.DescribeSQLiteError: not a database,
 // locked by another process past the busy timeout, disk full) and wrap
-// dedupe.ErrNotDatabase, ErrLocked, ErrFull; a failed operation changes
+// storage.ErrNotDatabase, ErrLocked, ErrFull; a failed operation changes
 // nothing.
 package frontier

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // Frontier is the crawl's queue of requests. Both implementations
@@ -156,7 +156,7 @@ type Options struct {
 	// that long (Scrapy Cluster's DUPEFILTER_TIMEOUT); 0 keeps it forever.
 	DedupeTTL time.Duration
 	// BusyTimeout (SQLite) is how long to wait for another process's
-	// write lock; 0 means dedupe.DefaultBusyTimeout (5s).
+	// write lock; 0 means storage.DefaultBusyTimeout (5s).
 	BusyTimeout time.Duration
 	// MaxAbandons is how many times a request may be abandoned by a dead
 	// consumer before it is dead-lettered: 0 means 10, negative never. It
@@ -169,13 +169,13 @@ type Options struct {
 	// gone is declared dead at once (Pop looks at processes at most once a
 	// second).
 	ConsumerTimeout time.Duration
-	// Getenv (Redis) reads the environment (dedupe.RedisRetryEnv); nil
+	// Getenv (Redis) reads the environment (storage.RedisRetryEnv); nil
 	// reads the process's.
 	Getenv func(string) string
 	// Prefix (Redis) is prepended to every key; "" means the Redis
-	// URL's prefix= option, else dedupe.DefaultPrefix ("crawlutils:").
+	// URL's prefix= option, else storage.DefaultPrefix ("crawlutils:").
 	// On a Redis Cluster it is put in braces, a hash tag (see
-	// dedupe.RedisConn.KeyPrefix).
+	// storage.RedisConn.KeyPrefix).
 	Prefix string
 }
 
@@ -217,7 +217,7 @@ const DefaultConsumerTimeout = 30 * time.Second
 // or else the path of an SQLite file.
 func Open(ctx context.Context, dsn string, o Options) (Frontier, error) {
 	// A nil *Redis or *SQLite is not a nil Frontier: say nil on error.
-	if dedupe.IsRedisURL(dsn) {
+	if storeurl.IsRedisURL(dsn) {
 		r, err := OpenRedis(ctx, dsn, o)
 		if err != nil {
 			return nil, err

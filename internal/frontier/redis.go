@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // Redis is a Frontier in a Redis server or a Redis Cluster: any number of
@@ -19,11 +19,11 @@ import (
 //
 // A Redis frontier has K shards (a Redis URL's shards=K; 1 when not
 // given). Each shard is a whole frontier under a key prefix of its own
-// (dedupe.ShardPrefixes), in one slot of a cluster (its prefix carries a
-// hash tag, see dedupe.RedisConn.KeyPrefix), so each script runs whole on
+// (storage.ShardPrefixes), in one slot of a cluster (its prefix carries a
+// hash tag, see storage.RedisConn.KeyPrefix), so each script runs whole on
 // the one node serving that slot, exactly as on one server. A host's
 // queue, with the host's share of the duplicate filter, lives in shard
-// dedupe.ShardOf(host, K): every push, pop and ack, and the reclaims they
+// storage.ShardOf(host, K): every push, pop and ack, and the reclaims they
 // do, still run as one script in one slot. The crawls' metadata and run
 // locks live under the unsplit prefix (the control slot).
 //
@@ -47,7 +47,7 @@ import (
 // the writes since the last snapshot; run Redis with appendonly yes
 // (appendfsync everysec) to lose at most a second.
 type Redis struct {
-	conn    *dedupe.RedisConn
+	conn    *storage.RedisConn
 	prefix  string        // the unsplit prefix (hash-tagged on a cluster)
 	control *redisShard   // the unsplit prefix: crawl metadata, run locks (shards[0] when K = 1)
 	shards  []*redisShard // shard i; with K > 1 its leases start "i:"
@@ -68,12 +68,12 @@ type split struct {
 // OpenRedis connects to the Redis server or cluster at url
 // (redis://[user:pass@]host:port/db, rediss:// for TLS,
 // redis+cluster://host:port,host:port… for a cluster: see
-// dedupe.DialRedis), where the frontier's keys start with Options.Prefix
-// (else the URL's prefix=, else dedupe.DefaultPrefix), split over the
+// storage.DialRedis), where the frontier's keys start with Options.Prefix
+// (else the URL's prefix=, else storage.DefaultPrefix), split over the
 // URL's shards=K (default 1). It checks that the prefix's recorded split
 // is K and, on a cluster, that the frontier's slots are served.
 func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
-	c, err := dedupe.DialRedisEnv(ctx, url, o.Getenv)
+	c, err := storage.DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open: %w", err)
 	}
@@ -85,7 +85,7 @@ func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
 	return f, nil
 }
 
-func openOn(ctx context.Context, c *dedupe.RedisConn, o Options) (*Redis, error) {
+func openOn(ctx context.Context, c *storage.RedisConn, o Options) (*Redis, error) {
 	p, err := c.KeyPrefix(o.Prefix)
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func openOn(ctx context.Context, c *dedupe.RedisConn, o Options) (*Redis, error)
 	if err := c.CheckUsable(ctx, p); err != nil {
 		return nil, err
 	}
-	prefixes, err := c.CheckShards(ctx, p, dedupe.FrontierUsedKey(p))
+	prefixes, err := c.CheckShards(ctx, p, storage.FrontierUsedKey(p))
 	if err != nil {
 		return nil, err
 	}
@@ -119,11 +119,11 @@ func (r *Redis) Close() error { return r.conn.Close() }
 // Shards is how many shards r is split into (the URL's shards=K).
 func (r *Redis) Shards() int { return len(r.shards) }
 
-// each runs fn on every shard at once (dedupe.InParallel; with one shard,
+// each runs fn on every shard at once (storage.InParallel; with one shard,
 // in the caller's goroutine) and returns the error of the first shard
 // that failed.
 func (r *Redis) each(ctx context.Context, fn func(ctx context.Context, i int, s *redisShard) error) error {
-	return dedupe.InParallel(len(r.shards), func(i int) error { return fn(ctx, i, r.shards[i]) })
+	return storage.InParallel(len(r.shards), func(i int) error { return fn(ctx, i, r.shards[i]) })
 }
 
 // shardOfLease returns the shard a lease is of and the lease as that

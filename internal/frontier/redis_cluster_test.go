@@ -11,6 +11,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 	"github.com/crawlutils/crawlutils/internal/throttle"
 )
 
@@ -22,7 +23,7 @@ import (
 // TestRedisClusterKeysInOneSlot runs every operation of the frontier, the
 // seen-sets and the throttle under one prefix on a cluster, then finds
 // every key of that prefix on every master: all are on one node, in the
-// slot CLUSTER KEYSLOT gives the prefix, the slot dedupe.RedisSlot
+// slot CLUSTER KEYSLOT gives the prefix, the slot storage.RedisSlot
 // computes; and the names are the single-server ones with the prefix in
 // braces.
 func TestRedisClusterKeysInOneSlot(t *testing.T) {
@@ -125,7 +126,7 @@ func TestRedisClusterKeysInOneSlot(t *testing.T) {
 	if len(nodes) != 1 {
 		t.Fatalf("the prefix's keys are on %d nodes: %v", len(nodes), found)
 	}
-	slot := dedupe.RedisSlot(f.prefix)
+	slot := storage.RedisSlot(f.prefix)
 	slices.Sort(keys)
 	for _, k := range keys {
 		got, err := cc.ClusterKeySlot(ctx, k).Result()

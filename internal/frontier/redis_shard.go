@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // redisShard runs the frontier's Lua scripts (see redis_lua.go for the
@@ -19,10 +20,10 @@ import (
 // operation is one script, atomic in Redis; dump is the exception (it
 // pages through the entries). On a cluster every key under the prefix is
 // in one slot (the prefix carries a hash tag, see
-// dedupe.RedisConn.KeyPrefix), so each script runs whole on the one node
+// storage.RedisConn.KeyPrefix), so each script runs whole on the one node
 // serving that slot, exactly as on one server.
 type redisShard struct {
-	conn   *dedupe.RedisConn
+	conn   *storage.RedisConn
 	client redis.UniversalClient
 	opts   Options
 	prefix string   // P: every key name starts with it (hash-tagged on a cluster)
@@ -44,7 +45,7 @@ type redisShard struct {
 }
 
 // newShard is the shard under prefix p on c.
-func newShard(c *dedupe.RedisConn, p string, o Options) *redisShard {
+func newShard(c *storage.RedisConn, p string, o Options) *redisShard {
 	return &redisShard{conn: c, client: c.Client, opts: o, prefix: p, keys: []string{p + "f:counts"}}
 }
 
@@ -59,12 +60,12 @@ func (r *redisShard) fail(op string, err error) error {
 }
 
 // run runs one of the frontier's scripts (with the URL's wait=N, it
-// returns once N replicas have its writes: see dedupe.RedisConn.Script).
+// returns once N replicas have its writes: see storage.RedisConn.Script).
 // The scripts name their keys
 // from P (ARGV[1]); KEYS[1], a key of the same slot, is what sends the
 // script to the node serving it on a cluster.
 // A call is retried while the server cannot be reached (see
-// dedupe.RedisConn.Do): pop and push answer a second run of the same call
+// storage.RedisConn.Do): pop and push answer a second run of the same call
 // without changing anything (see REPLAY_MS), and the other scripts change
 // nothing a first run had not.
 func (r *redisShard) run(ctx context.Context, s *redis.Script, args ...any) *redis.Cmd {

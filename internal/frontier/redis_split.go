@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // A Redis frontier of K > 1 shards (see Redis): Apply and Pop routed to
@@ -25,7 +25,7 @@ func (r *Redis) applySplit(ctx context.Context, b Batch, now time.Time) (BatchRe
 		if err := checkEntry(&b.Entries[i]); err != nil {
 			return BatchResult{}, fmt.Errorf("frontier: push: entry %d: %v", i, err)
 		}
-		j := dedupe.ShardOf(b.Entries[i].Host, k)
+		j := storage.ShardOf(b.Entries[i].Host, k)
 		parts[j].Entries = append(parts[j].Entries, b.Entries[i])
 		where[j] = append(where[j], i)
 	}

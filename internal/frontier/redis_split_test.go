@@ -10,8 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // TestShardedKeysSpread: a crawl split over three slots of a three-master
@@ -29,7 +29,7 @@ func TestShardedKeysSpread(t *testing.T) {
 	for h := range 30 {
 		host := fmt.Sprintf("h%d.test", h)
 		es = append(es, req(t, "http://"+host+"/1", "crawl", "c1"))
-		i := dedupe.ShardOf(host, 3)
+		i := storage.ShardOf(host, 3)
 		hosts[i] = append(hosts[i], host)
 	}
 	push(t, s, t0, es...)
@@ -51,16 +51,16 @@ func TestShardedKeysSpread(t *testing.T) {
 
 	cc := s.conn.Client.(*redis.ClusterClient)
 	byNode := redistest.KeysByMaster(t, cc, "*"+strings.Trim(base, "{}")+"*")
-	slots := map[int]string{dedupe.RedisSlot(base): "control"}
+	slots := map[int]string{storage.RedisSlot(base): "control"}
 	for i, r := range s.shards {
-		slots[dedupe.RedisSlot(r.prefix)] = fmt.Sprint("shard ", i)
+		slots[storage.RedisSlot(r.prefix)] = fmt.Sprint("shard ", i)
 	}
 	nodesOfShards := map[string]bool{}
 	for node, keys := range byNode {
 		for _, k := range keys {
-			where, ok := slots[dedupe.RedisSlot(k)]
+			where, ok := slots[storage.RedisSlot(k)]
 			if !ok {
-				t.Errorf("key %q (node %s) in slot %d, none of the crawl's", k, node, dedupe.RedisSlot(k))
+				t.Errorf("key %q (node %s) in slot %d, none of the crawl's", k, node, storage.RedisSlot(k))
 			}
 			if strings.HasPrefix(where, "shard") {
 				nodesOfShards[node] = true
@@ -111,7 +111,7 @@ func TestShardedTurns(t *testing.T) {
 	hostIn := func(i int, not string) string {
 		for h := 0; ; h++ {
 			host := fmt.Sprintf("s%d-%d.test", i, h)
-			if dedupe.ShardOf(host, 3) == i && host != not {
+			if storage.ShardOf(host, 3) == i && host != not {
 				return host
 			}
 		}
@@ -126,7 +126,7 @@ func TestShardedTurns(t *testing.T) {
 	var got []string
 	for _, l := range ls {
 		got = append(got, l.Host)
-		if i, _ := s.shardOfLease(l.Lease); l.Lease[:2] != fmt.Sprint(i, ":") || dedupe.ShardOf(l.Host, 3) != i {
+		if i, _ := s.shardOfLease(l.Lease); l.Lease[:2] != fmt.Sprint(i, ":") || storage.ShardOf(l.Host, 3) != i {
 			t.Errorf("lease %q of %s: shard %d", l.Lease, l.Host, i)
 		}
 	}

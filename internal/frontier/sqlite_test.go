@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 func urlsOf(ls []Leased) []string {
@@ -86,7 +86,7 @@ func TestSQLiteNotADatabase(t *testing.T) {
 		t.Fatal("OpenSQLite of a text file succeeded")
 	}
 	want := "frontier: open " + path + ": file is not a database ("
-	if !strings.HasPrefix(err.Error(), want) || !errors.Is(err, dedupe.ErrNotDatabase) {
+	if !strings.HasPrefix(err.Error(), want) || !errors.Is(err, storage.ErrNotDatabase) {
 		t.Errorf("error = %q, want it to start with %q and wrap ErrNotDatabase", err, want)
 	}
 	if got, _ := os.ReadFile(path); string(got) != string(content) {
@@ -117,10 +117,10 @@ func TestSQLiteLockedByAnotherProcess(t *testing.T) {
 		t.Errorf("gave up after %v, before the 200ms busy timeout", waited)
 	}
 	want := "database is locked by another process (still locked after the 200ms busy timeout)"
-	if !strings.Contains(err.Error(), want) || !errors.Is(err, dedupe.ErrLocked) || !strings.HasPrefix(err.Error(), "frontier: push ") {
+	if !strings.Contains(err.Error(), want) || !errors.Is(err, storage.ErrLocked) || !strings.HasPrefix(err.Error(), "frontier: push ") {
 		t.Errorf("error = %q, want %q wrapping ErrLocked", err, want)
 	}
-	if _, err := f.Pop(ctx, PopOptions{Max: 1, Lease: time.Minute}, t0); !errors.Is(err, dedupe.ErrLocked) {
+	if _, err := f.Pop(ctx, PopOptions{Max: 1, Lease: time.Minute}, t0); !errors.Is(err, storage.ErrLocked) {
 		t.Errorf("Pop while locked = %v", err)
 	}
 	// Readers are not blocked by the writer (WAL).
@@ -158,7 +158,7 @@ func TestSQLiteDiskFull(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error with a 40-page limit")
 	}
-	if !errors.Is(err, dedupe.ErrFull) || !strings.Contains(err.Error(), "disk full") || !strings.HasPrefix(err.Error(), "frontier: push "+path+": ") {
+	if !errors.Is(err, storage.ErrFull) || !strings.Contains(err.Error(), "disk full") || !strings.HasPrefix(err.Error(), "frontier: push "+path+": ") {
 		t.Errorf("error = %q, want a disk full error wrapping ErrFull", err)
 	}
 	t.Logf("queued %d requests before: %v", queued, err)

@@ -1,4 +1,4 @@
-package dedupe
+package storage
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // A Redis URL names one server or a Redis Cluster; every crawlutils store
@@ -33,6 +35,9 @@ const (
 	schemeCluster    = "redis+cluster"
 	schemeClusterTLS = "rediss+cluster"
 )
+
+// DefaultPrefix is the Redis key prefix of every crawlutils store.
+const DefaultPrefix = "crawlutils:"
 
 // RedisConn is a connection to one Redis server or to a Redis Cluster,
 // as a Redis URL names them. Client runs the commands: on a cluster it
@@ -86,7 +91,7 @@ func DialRedisEnv(ctx context.Context, rawURL string, getenv func(string) string
 
 func dialRedis(ctx context.Context, rawURL string) (*RedisConn, error) {
 	quietRedisLog.Do(func() { redis.SetLogger(quietLogger{}) })
-	if IsRedisClusterURL(rawURL) {
+	if storeurl.IsRedisClusterURL(rawURL) {
 		return dialCluster(ctx, rawURL)
 	}
 	u, err := url.Parse(rawURL)
@@ -140,6 +145,7 @@ func dialCluster(ctx context.Context, rawURL string) (*RedisConn, error) {
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()
 		if strings.Contains(err.Error(), "cluster support disabled") {
+			//lint:ignore ST1005 the message starts with a name, Redis, as the others do
 			return nil, fmt.Errorf("Redis at %s is not a Redis Cluster (%v): name one server as redis://%s/0",
 				strings.Join(opt.Addrs, ","), strings.TrimPrefix(err.Error(), "ERR "), opt.Addrs[0])
 		}
@@ -247,46 +253,8 @@ func reachErr(where string, err error) error {
 	return fmt.Errorf("cannot reach %s: %v", where, err)
 }
 
-// CheckRedisURL returns an error, naming the flag or environment variable
-// name, when v is not a Redis URL; it would otherwise be taken for the
-// path of an SQLite file.
-func CheckRedisURL(name, v string) error {
-	if IsRedisURL(v) {
-		return nil
-	}
-	return fmt.Errorf("%s must be a Redis URL: redis://HOST[:PORT][/DB], rediss://…, unix:///PATH, or redis+cluster://HOST:PORT[,HOST:PORT…] for a Redis Cluster (got %q)", name, RedactRedisURL(v))
-}
-
 func badURL(raw string, err error) error {
-	return &badURLError{fmt.Sprintf("bad Redis URL %s: %v", RedactRedisURL(raw), strings.TrimPrefix(err.Error(), "redis: "))}
-}
-
-// RedactRedisURL hides the password of a Redis URL (one server or a
-// cluster's seed list, which url.Parse cannot read), for messages.
-func RedactRedisURL(raw string) string {
-	scheme, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return raw
-	}
-	end := len(rest)
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		end = i
-	}
-	at := strings.LastIndex(rest[:end], "@")
-	if at < 0 {
-		return raw
-	}
-	user, _, hasPass := strings.Cut(rest[:at], ":")
-	if !hasPass {
-		return raw
-	}
-	return scheme + "://" + user + ":xxxxx" + rest[at:]
-}
-
-// IsRedisClusterURL reports whether dsn names a Redis Cluster
-// (redis+cluster:// or rediss+cluster://).
-func IsRedisClusterURL(dsn string) bool {
-	return strings.HasPrefix(dsn, schemeCluster+"://") || strings.HasPrefix(dsn, schemeClusterTLS+"://")
+	return &badURLError{fmt.Sprintf("bad Redis URL %s: %v", storeurl.RedactRedisURL(raw), strings.TrimPrefix(err.Error(), "redis: "))}
 }
 
 // KeyPrefix returns what every key name of a store starts with, for the

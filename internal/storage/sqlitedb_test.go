@@ -1,4 +1,4 @@
-package dedupe
+package storage
 
 import (
 	"context"
@@ -16,14 +16,14 @@ func TestOpenDBErrors(t *testing.T) {
 	dir := t.TempDir()
 	junk := filepath.Join(dir, "junk.db")
 	os.WriteFile(junk, []byte(strings.Repeat("not sqlite ", 500)), 0o644)
-	_, err := OpenSQLite(ctx, junk, Options{})
-	if !errors.Is(err, ErrNotDatabase) || !strings.HasPrefix(err.Error(), "dedupe: open "+junk+": file is not a database (") {
+	_, err := OpenDB(ctx, junk, 0)
+	if !errors.Is(err, ErrNotDatabase) || !strings.HasPrefix(err.Error(), "file is not a database (") {
 		t.Errorf("junk file: %v", err)
 	}
-	if _, err := OpenSQLite(ctx, dir, Options{}); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := OpenDB(ctx, dir, 0); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("directory: %v", err)
 	}
-	if _, err := OpenSQLite(ctx, filepath.Join(dir, "no", "such", "dir", "x.db"), Options{}); err == nil {
+	if _, err := OpenDB(ctx, filepath.Join(dir, "no", "such", "dir", "x.db"), 0); err == nil {
 		t.Error("a file in a missing directory opened")
 	}
 }
@@ -36,29 +36,32 @@ func TestCheckpointerBoundsWAL(t *testing.T) {
 	defer func() { restartPages = old }()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "x.db")
-	s, err := OpenSQLite(ctx, path, Options{})
+	db, err := OpenDB(ctx, path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	keys := make([]Key, 3000)
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE t (k INTEGER PRIMARY KEY) WITHOUT ROWID`); err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]int64, 3000)
 	deadline := time.Now().Add(1500 * time.Millisecond)
 	written := 0
 	for time.Now().Before(deadline) {
 		for i := range keys {
-			keys[i] = HashKey(rand.Uint64())
+			keys[i] = rand.Int64()
 		}
-		if _, err := s.SeenBatch(ctx, "ns", keys, t0); err != nil {
+		if err := insertKeys(ctx, db, keys); err != nil {
 			t.Fatal(err)
 		}
 		written++
 	}
 	var pages int
-	s.db.QueryRow("PRAGMA page_count").Scan(&pages)
+	db.QueryRow("PRAGMA page_count").Scan(&pages)
 	// The WAL's length in frames (its file keeps its largest size).
 	var busy, frames, copied int
 	for try := 0; try < 50; try++ {
-		if err := s.own.ckpt.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
+		if err := db.ckpt.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
 			t.Fatal(err)
 		}
 		if busy == 0 {
@@ -72,4 +75,19 @@ func TestCheckpointerBoundsWAL(t *testing.T) {
 	if limit := 4 * max(restartPages, pages); frames > limit || frames < 0 {
 		t.Errorf("WAL grew to %d frames, more than %d", frames, limit)
 	}
+}
+
+// insertKeys writes keys in one transaction, as a seen-set's batch does.
+func insertKeys(ctx context.Context, db *DB, keys []int64) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, k := range keys {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO t (k) VALUES (?)`, k); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
