@@ -23,7 +23,7 @@ import (
 // redis-server, on a Redis Cluster of three masters (every key of a crawl
 // is in one slot, so one node serves it), and on that cluster with the
 // crawl split over three slots, one a master (shards=3: "sharded"; see
-// Sharded). Each iteration pushes a
+// Redis). Each iteration pushes a
 // fresh crawl first (not timed); the figure is pops with lease per
 // second over the pops' wall time.
 //

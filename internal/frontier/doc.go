@@ -2,9 +2,11 @@
 // cqueue: a priority queue with per-host fairness, a duplicate filter,
 // leases and a dead letter, crawl policy, and Scrapy Cluster's info, stop
 // and expire actions. Two implementations share one interface and one
-// conformance test suite: an SQLite file (OpenSQLite), the embedded default,
-// safe for several processes at once, and a Redis server or Redis Cluster
-// (OpenRedis), for pipelines on many machines.
+// conformance test suite (conformance_test.go): an SQLite file
+// (OpenSQLite), the embedded default, safe for several processes at once,
+// and a Redis server or Redis Cluster (OpenRedis), for pipelines on many
+// machines, whose crawl may be split over K slots of a cluster (the URL's
+// shards=K; not split, K = 1, by default).
 //
 // # Model
 //

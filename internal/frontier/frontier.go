@@ -216,10 +216,19 @@ const DefaultConsumerTimeout = 30 * time.Second
 // Open opens the frontier dsn names: a Redis URL (redis://host:port/db)
 // or else the path of an SQLite file.
 func Open(ctx context.Context, dsn string, o Options) (Frontier, error) {
+	// A nil *Redis or *SQLite is not a nil Frontier: say nil on error.
 	if storeurl.IsRedisURL(dsn) {
-		return OpenRedis(ctx, dsn, o)
+		r, err := OpenRedis(ctx, dsn, o)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
 	}
-	return OpenSQLite(ctx, dsn, o)
+	s, err := OpenSQLite(ctx, dsn, o)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Reasons a pushed request is refused, as PushResult.Reason and in the
@@ -292,15 +301,6 @@ type PopOptions struct {
 	// serves the least busy download slot first for the same reason).
 	// 0: no cap.
 	HostWindow int
-
-	// full (a shard of a Sharded frontier): the consumer's Window is
-	// taken in the other shards, or the shard is only asked what is at
-	// its head: hand out nothing here.
-	full bool
-	// floor (a shard of a Sharded frontier), when set, is the lowest
-	// priority to hand out: the other shards have requests above the
-	// rest of this one's.
-	floor *int
 }
 
 // PopResult is what Pop did.
@@ -318,16 +318,6 @@ type PopResult struct {
 	// restarted from an append-only file without its tail). Always 0 on
 	// SQLite.
 	GaveBack int
-
-	head shardHead // (Redis) the priority at the head of the queues after the pop
-}
-
-// shardHead is what a pop saw at the head of a Redis frontier's queues
-// once it was done: the priority of the next request, or none.
-type shardHead struct {
-	known bool // false: not known (a replayed pop, or never asked)
-	empty bool // nothing queued
-	prio  int
 }
 
 // Consumer is a process popping requests with heartbeats (see Join).

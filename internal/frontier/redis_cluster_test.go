@@ -114,7 +114,7 @@ func TestRedisClusterKeysInOneSlot(t *testing.T) {
 	}
 
 	// Every key of the prefix, on every master.
-	cc := f.client.(*redis.ClusterClient)
+	cc := f.conn.Client.(*redis.ClusterClient)
 	found := redistest.KeysByMaster(t, cc, "*"+prefix+"*") // node → keys
 	var nodes, keys []string
 	for n, ks := range found {
@@ -149,7 +149,7 @@ func TestRedisClusterKeysInOneSlot(t *testing.T) {
 
 // openTestRedisPrefix opens a frontier at url with o as it is.
 func openTestRedisPrefix(t *testing.T, url string, o Options) *Redis {
-	f, err := openRedis(ctx, url, o)
+	f, err := OpenRedis(ctx, url, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestRedisOneServerKeyNamesUnchanged(t *testing.T) {
 	if _, err := th.Reserve(ctx, []throttle.Request{{Key: "a.test", N: 1, Rate: rate, MaxWait: throttle.NoMaxWait}}, t0); err != nil {
 		t.Fatal(err)
 	}
-	keys, err := f.client.Keys(ctx, "*").Result()
+	keys, err := f.conn.Client.Keys(ctx, "*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -377,3 +377,67 @@ func TestMigrateV1(t *testing.T) {
 		t.Errorf("pop as a consumer after the migration: %+v", r)
 	}
 }
+
+// TestCrawlMetaOldFile: a file made before crawl metadata existed (no
+// frontier_crawl_meta table) reads as empty metadata and gets the table on
+// the first SetCrawlMeta.
+func TestCrawlMetaOldFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	f, err := OpenSQLite(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.db.Exec(`DROP TABLE frontier_crawl_meta`); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := f.CrawlMeta(ctx, "shop"); err != nil || len(m) != 0 {
+		t.Fatalf("CrawlMeta on an old file = %v, %v", m, err)
+	}
+	if m, err := f.SetCrawlMeta(ctx, "shop", map[string]string{"k": "v"}, false); err != nil || m["k"] != "v" {
+		t.Fatalf("SetCrawlMeta on an old file = %v, %v", m, err)
+	}
+	g, err := OpenSQLite(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if m, err := g.CrawlMeta(ctx, "shop"); err != nil || m["k"] != "v" {
+		t.Fatalf("CrawlMeta from another connection = %v, %v", m, err)
+	}
+}
+
+// TestSQLiteFailOldFile: a file made before frontier_dead_reasons dumps
+// and acks its dead requests as before, and gets the table from its first
+// fail; the reason goes with its request when it is acked.
+func TestSQLiteFailOldFile(t *testing.T) {
+	f := openSQLite(t, t.TempDir()+"/old.db", Options{MaxLeaseExpiries: 1})
+	if _, err := f.db.Exec(`DROP TABLE frontier_dead_reasons`); err != nil {
+		t.Fatal(err)
+	}
+	push(t, f, t0, req(t, "http://a.test/1"), req(t, "http://a.test/2"))
+	ls := leaseOf(t, pop(t, f, 2, t0))
+	now := t0.Add(time.Hour)
+	if r, _ := f.Reclaim(ctx, now); r.DeadLettered != 2 {
+		t.Fatalf("Reclaim = %+v", r)
+	}
+	if d := dumpAll(t, f); len(d) != 2 || d["http://a.test/1"].Reason != reasonDeadLetter {
+		t.Fatalf("Dump without the table = %+v", d)
+	}
+	if r := apply(t, f, Batch{Acks: []string{ls["http://a.test/1"]}}, now); r.Acks.Acked != 1 {
+		t.Fatalf("late ack without the table = %+v", r)
+	}
+	push(t, f, now, req(t, "http://a.test/3"))
+	l3 := pop(t, f, 1, now)
+	if r := apply(t, f, Batch{Fails: []Fail{{Lease: l3[0].Lease, Reason: "too_large"}}}, now); r.Failed != 1 {
+		t.Fatalf("fail = %+v", r)
+	}
+	if d := dumpAll(t, f); d["http://a.test/3"].Reason != "too_large" || d["http://a.test/2"].Reason != reasonDeadLetter {
+		t.Errorf("Dump = %+v", d)
+	}
+	apply(t, f, Batch{Acks: leases(l3)}, now)
+	var n int
+	if err := f.db.QueryRow(`SELECT count(*) FROM frontier_dead_reasons`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d reasons left after the ack (%v)", n, err)
+	}
+}

@@ -8,9 +8,9 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
-// Consumers: per-consumer windows, heartbeats that renew leases, and the
-// leases of dead consumers abandoned (no retry counted) rather than
-// expired.
+// The conformance suite (see conformance_test.go): consumers.
+// Per-consumer windows, heartbeats that renew leases, and the leases of
+// dead consumers abandoned (no retry counted) rather than expired.
 
 func join(t *testing.T, f Frontier, c Consumer, now time.Time) Consumer {
 	t.Helper()

@@ -7,6 +7,8 @@ import (
 	"time"
 )
 
+// The conformance suite (see conformance_test.go): a consumer's host window (PopOptions.HostWindow).
+
 // popHW pops as c with a window of 100 and a host window of hw.
 func popHW(t *testing.T, f Frontier, c Consumer, max, hw int, now time.Time) PopResult {
 	t.Helper()

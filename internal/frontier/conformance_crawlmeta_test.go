@@ -1,13 +1,13 @@
 package frontier
 
 import (
-	"context"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"sync"
 	"testing"
 )
+
+// The conformance suite (see conformance_test.go): the crawls' metadata.
 
 // TestCrawlMeta: each crawl has its own metadata; without replace the
 // values already set stand, with replace they change; other keys are kept;
@@ -92,33 +92,4 @@ func TestCrawlMetaFirstWins(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestCrawlMetaOldFile: a file made before crawl metadata existed (no
-// frontier_crawl_meta table) reads as empty metadata and gets the table on
-// the first SetCrawlMeta.
-func TestCrawlMetaOldFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.db")
-	f, err := OpenSQLite(context.Background(), path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.db.Exec(`DROP TABLE frontier_crawl_meta`); err != nil {
-		t.Fatal(err)
-	}
-	if m, err := f.CrawlMeta(ctx, "shop"); err != nil || len(m) != 0 {
-		t.Fatalf("CrawlMeta on an old file = %v, %v", m, err)
-	}
-	if m, err := f.SetCrawlMeta(ctx, "shop", map[string]string{"k": "v"}, false); err != nil || m["k"] != "v" {
-		t.Fatalf("SetCrawlMeta on an old file = %v, %v", m, err)
-	}
-	g, err := OpenSQLite(context.Background(), path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if m, err := g.CrawlMeta(ctx, "shop"); err != nil || m["k"] != "v" {
-		t.Fatalf("CrawlMeta from another connection = %v, %v", m, err)
-	}
 }

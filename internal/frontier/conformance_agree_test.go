@@ -12,6 +12,8 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
+// The conformance suite (see conformance_test.go): the backends held against each other.
+
 // TestBackendsAgree drives every backend (SQLite, Redis, the Redis
 // frontier on a Redis Cluster) through the same random sequence of
 // pushes, pops (one-off, or by consumers with windows), acks, fails (with
@@ -39,7 +41,7 @@ func TestBackendsAgree(t *testing.T) {
 }
 
 // TestShardedAgrees runs TestBackendsAgree's histories on SQLite and on a
-// frontier split over three slots of a cluster (Sharded), whose hosts
+// frontier split over three slots of a cluster (shards=3), whose hosts
 // take turns within their shard: every pop takes everything queued (no
 // window), so the two hand out the same requests, compared as sets; and
 // each crawl has one expiry (a shard judges the expiry of the requests it
@@ -328,10 +330,8 @@ func agree(t *testing.T, rnd *rand.Rand, fs []Frontier, sharded bool) {
 			case *SQLite:
 				sqliteInvariants(t, f)
 			case *Redis:
-				redisInvariants(t, f)
-			case *Sharded:
-				for _, r := range f.shards {
-					redisInvariants(t, r)
+				for _, s := range f.shards {
+					redisInvariants(t, s)
 				}
 			}
 			if t.Failed() {
@@ -397,10 +397,8 @@ func heldBy(t *testing.T, f Frontier, cons []Consumer) []int64 {
 		case *SQLite:
 			err = f.db.QueryRow(`SELECT count(*) FROM frontier_entries WHERE state = 1 AND consumer = ?`, c.ID).Scan(&out[k])
 		case *Redis:
-			out[k], err = f.client.SCard(ctx, f.prefix+"f:held:"+c.ID).Result()
-		case *Sharded:
-			for _, r := range f.shards {
-				n, e := r.client.SCard(ctx, r.prefix+"f:held:"+c.ID).Result()
+			for _, s := range f.shards {
+				n, e := s.client.SCard(ctx, s.prefix+"f:held:"+c.ID).Result()
 				out[k], err = out[k]+n, errors.Join(err, e)
 			}
 		}
@@ -417,7 +415,7 @@ func heldBy(t *testing.T, f Frontier, cons []Consumer) []int64 {
 // name the same consumers and F lastpop only those, F abandons only
 // requests that exist, F reason only dead ones, and F counts the sizes of
 // F inflight and F dead.
-func redisInvariants(t *testing.T, r *Redis) {
+func redisInvariants(t *testing.T, r *redisShard) {
 	t.Helper()
 	F := r.prefix + "f:"
 	owner, err := r.client.HGetAll(ctx, F+"owner").Result()
@@ -477,7 +475,7 @@ func redisInvariants(t *testing.T, r *Redis) {
 			t.Errorf("reason of entry %s, which is not dead (%v)", id, err)
 		}
 	}
-	c, err := r.Counts(ctx)
+	c, err := r.counts(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

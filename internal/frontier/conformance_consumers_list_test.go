@@ -5,6 +5,8 @@ import (
 	"time"
 )
 
+// The conformance suite (see conformance_test.go): the list of consumers.
+
 // TestConsumersList: Consumers lists each registered consumer with where
 // it runs, its last beat and what it holds; one that leaves is gone.
 func TestConsumersList(t *testing.T) {

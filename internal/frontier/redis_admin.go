@@ -8,17 +8,17 @@ import (
 	"time"
 )
 
-// The Sharded frontier's views and administration: each asks every shard
-// and adds up, except the crawls' metadata and run locks, which live in
-// the control slot.
+// The Redis frontier's views and administration: each asks every shard
+// and adds up (with one shard, its answer as it is), except the crawls'
+// metadata and run locks, which live in the control slot.
 
 // gather runs fn on every shard at once and returns its answers in shard
 // order.
-func gather[T any](ctx context.Context, s *Sharded, fn func(ctx context.Context, r *Redis) (T, error)) ([]T, error) {
-	out := make([]T, len(s.shards))
+func gather[T any](ctx context.Context, r *Redis, fn func(ctx context.Context, s *redisShard) (T, error)) ([]T, error) {
+	out := make([]T, len(r.shards))
 	var mu sync.Mutex
-	err := s.each(ctx, func(ctx context.Context, i int, r *Redis) error {
-		v, err := fn(ctx, r)
+	err := r.each(ctx, func(ctx context.Context, i int, s *redisShard) error {
+		v, err := fn(ctx, s)
 		mu.Lock()
 		out[i] = v
 		mu.Unlock()
@@ -28,22 +28,22 @@ func gather[T any](ctx context.Context, s *Sharded, fn func(ctx context.Context,
 }
 
 // Reclaim implements Frontier, in every shard.
-func (s *Sharded) Reclaim(ctx context.Context, now time.Time) (ReclaimResult, error) {
-	rs, err := gather(ctx, s, func(ctx context.Context, r *Redis) (ReclaimResult, error) { return r.Reclaim(ctx, now) })
+func (r *Redis) Reclaim(ctx context.Context, now time.Time) (ReclaimResult, error) {
+	rs, err := gather(ctx, r, func(ctx context.Context, s *redisShard) (ReclaimResult, error) { return s.reclaim(ctx, now) })
 	var out ReclaimResult
-	for _, r := range rs {
-		out.Requeued += r.Requeued
-		out.DeadLettered += r.DeadLettered
-		out.Abandoned += r.Abandoned
-		out.Dropped += r.Dropped
+	for _, x := range rs {
+		out.Requeued += x.Requeued
+		out.DeadLettered += x.DeadLettered
+		out.Abandoned += x.Abandoned
+		out.Dropped += x.Dropped
 	}
 	return out, err
 }
 
 // Stop implements Frontier: the crawl is stopped in every shard (a push
 // reaching a shard before its stop is queued, then purged by it).
-func (s *Sharded) Stop(ctx context.Context, crawlID string, now time.Time) (int, error) {
-	ns, err := gather(ctx, s, func(ctx context.Context, r *Redis) (int, error) { return r.Stop(ctx, crawlID, now) })
+func (r *Redis) Stop(ctx context.Context, crawlID string, now time.Time) (int, error) {
+	ns, err := gather(ctx, r, func(ctx context.Context, s *redisShard) (int, error) { return s.stop(ctx, crawlID) })
 	n := 0
 	for _, x := range ns {
 		n += x
@@ -52,9 +52,9 @@ func (s *Sharded) Stop(ctx context.Context, crawlID string, now time.Time) (int,
 }
 
 // Unstop implements Frontier: the crawl is made active in every shard.
-func (s *Sharded) Unstop(ctx context.Context, crawlID string, now time.Time) error {
-	_, err := gather(ctx, s, func(ctx context.Context, r *Redis) (struct{}, error) {
-		return struct{}{}, r.Unstop(ctx, crawlID, now)
+func (r *Redis) Unstop(ctx context.Context, crawlID string, now time.Time) error {
+	_, err := gather(ctx, r, func(ctx context.Context, s *redisShard) (struct{}, error) {
+		return struct{}{}, s.unstop(ctx, crawlID)
 	})
 	return err
 }
@@ -62,8 +62,8 @@ func (s *Sharded) Unstop(ctx context.Context, crawlID string, now time.Time) err
 // Expire implements Frontier. Each shard knows the expiry of the requests
 // it holds; a crawl expired in several shards at once is reported once,
 // with their purged requests added up.
-func (s *Sharded) Expire(ctx context.Context, now time.Time) ([]Expired, error) {
-	es, err := gather(ctx, s, func(ctx context.Context, r *Redis) ([]Expired, error) { return r.Expire(ctx, now) })
+func (r *Redis) Expire(ctx context.Context, now time.Time) ([]Expired, error) {
+	es, err := gather(ctx, r, func(ctx context.Context, s *redisShard) ([]Expired, error) { return s.expire(ctx, now) })
 	if err != nil {
 		return nil, err
 	}
@@ -89,8 +89,8 @@ func (s *Sharded) Expire(ctx context.Context, now time.Time) ([]Expired, error) 
 }
 
 // Counts implements Frontier.
-func (s *Sharded) Counts(ctx context.Context) (Counts, error) {
-	cs, err := gather(ctx, s, func(ctx context.Context, r *Redis) (Counts, error) { return r.Counts(ctx) })
+func (r *Redis) Counts(ctx context.Context) (Counts, error) {
+	cs, err := gather(ctx, r, func(ctx context.Context, s *redisShard) (Counts, error) { return s.counts(ctx) })
 	var out Counts
 	for _, c := range cs {
 		out.Queued += c.Queued
@@ -101,16 +101,16 @@ func (s *Sharded) Counts(ctx context.Context) (Counts, error) {
 }
 
 // Done implements Frontier.
-func (s *Sharded) Done(ctx context.Context) (bool, error) {
-	c, err := s.Counts(ctx)
+func (r *Redis) Done(ctx context.Context) (bool, error) {
+	c, err := r.Counts(ctx)
 	return c.Queued == 0 && c.InFlight == 0, err
 }
 
 // Stats implements Frontier: the shards' counters added up, but for
 // consumers_died: every shard declares a dead consumer dead, so it is
 // the most any shard counted.
-func (s *Sharded) Stats(ctx context.Context) (map[string]int64, error) {
-	ms, err := gather(ctx, s, func(ctx context.Context, r *Redis) (map[string]int64, error) { return r.Stats(ctx) })
+func (r *Redis) Stats(ctx context.Context) (map[string]int64, error) {
+	ms, err := gather(ctx, r, func(ctx context.Context, s *redisShard) (map[string]int64, error) { return s.stats(ctx) })
 	out := map[string]int64{}
 	for _, m := range ms {
 		for k, v := range m {
@@ -127,8 +127,8 @@ func (s *Sharded) Stats(ctx context.Context) (map[string]int64, error) {
 // Info implements Frontier: a crawl's hosts are spread over the shards;
 // its state is the most alive of theirs (active, then stopped, then
 // expired) and its expiry the latest.
-func (s *Sharded) Info(ctx context.Context, filter InfoFilter) (Info, error) {
-	is, err := gather(ctx, s, func(ctx context.Context, r *Redis) (Info, error) { return r.Info(ctx, filter) })
+func (r *Redis) Info(ctx context.Context, filter InfoFilter) (Info, error) {
+	is, err := gather(ctx, r, func(ctx context.Context, s *redisShard) (Info, error) { return s.info(ctx, filter) })
 	if err != nil {
 		return Info{}, err
 	}
@@ -166,9 +166,9 @@ func (s *Sharded) Info(ctx context.Context, filter InfoFilter) (Info, error) {
 }
 
 // Dump implements Frontier, one shard after the other.
-func (s *Sharded) Dump(ctx context.Context, fn func(DumpEntry) error) error {
-	for _, r := range s.shards {
-		if err := r.Dump(ctx, fn); err != nil {
+func (r *Redis) Dump(ctx context.Context, fn func(DumpEntry) error) error {
+	for _, s := range r.shards {
+		if err := s.dump(ctx, fn); err != nil {
 			return err
 		}
 	}
@@ -177,8 +177,8 @@ func (s *Sharded) Dump(ctx context.Context, fn func(DumpEntry) error) error {
 
 // Consumers implements Frontier: a consumer is registered in every shard;
 // its beat is the latest any shard saw, and what it holds their sum.
-func (s *Sharded) Consumers(ctx context.Context) ([]ConsumerInfo, error) {
-	ls, err := gather(ctx, s, func(ctx context.Context, r *Redis) ([]ConsumerInfo, error) { return r.Consumers(ctx) })
+func (r *Redis) Consumers(ctx context.Context) ([]ConsumerInfo, error) {
+	ls, err := gather(ctx, r, func(ctx context.Context, s *redisShard) ([]ConsumerInfo, error) { return s.consumers(ctx) })
 	if err != nil {
 		return nil, err
 	}
@@ -203,21 +203,21 @@ func (s *Sharded) Consumers(ctx context.Context) ([]ConsumerInfo, error) {
 }
 
 // CrawlMeta implements Frontier, in the control slot.
-func (s *Sharded) CrawlMeta(ctx context.Context, crawlID string) (map[string]string, error) {
-	return s.control.CrawlMeta(ctx, crawlID)
+func (r *Redis) CrawlMeta(ctx context.Context, crawlID string) (map[string]string, error) {
+	return r.control.crawlMeta(ctx, crawlID)
 }
 
 // SetCrawlMeta implements Frontier, in the control slot.
-func (s *Sharded) SetCrawlMeta(ctx context.Context, crawlID string, meta map[string]string, replace bool) (map[string]string, error) {
-	return s.control.SetCrawlMeta(ctx, crawlID, meta, replace)
+func (r *Redis) SetCrawlMeta(ctx context.Context, crawlID string, meta map[string]string, replace bool) (map[string]string, error) {
+	return r.control.setCrawlMeta(ctx, crawlID, meta, replace)
 }
 
 // LockCrawl implements Frontier, in the control slot.
-func (s *Sharded) LockCrawl(ctx context.Context, crawlID, holder, steal string, ttl time.Duration, now time.Time) (string, bool, error) {
-	return s.control.LockCrawl(ctx, crawlID, holder, steal, ttl, now)
+func (r *Redis) LockCrawl(ctx context.Context, crawlID, holder, steal string, ttl time.Duration, now time.Time) (string, bool, error) {
+	return r.control.lockCrawl(ctx, crawlID, holder, steal, ttl, now)
 }
 
 // UnlockCrawl implements Frontier, in the control slot.
-func (s *Sharded) UnlockCrawl(ctx context.Context, crawlID, holder string) error {
-	return s.control.UnlockCrawl(ctx, crawlID, holder)
+func (r *Redis) UnlockCrawl(ctx context.Context, crawlID, holder string) error {
+	return r.control.unlockCrawl(ctx, crawlID, holder)
 }

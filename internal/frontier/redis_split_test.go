@@ -23,7 +23,7 @@ import (
 func TestShardedKeysSpread(t *testing.T) {
 	url := redistest.SharedCluster(t)
 	s := openTestSharded(t, url, 3, Options{})
-	base := s.control.prefix
+	base := s.prefix
 	var es []Entry
 	hosts := map[int][]string{} // shard → hosts
 	for h := range 30 {
@@ -160,7 +160,7 @@ func TestShardedApplyOrder(t *testing.T) {
 	ackShard, _ := s.shardOfLease(ls[0].Lease)
 	var mu sync.Mutex
 	var order []string
-	s.applyHook = func(i int, b Batch) {
+	s.split.applyHook = func(i int, b Batch) {
 		mu.Lock()
 		defer mu.Unlock()
 		order = append(order, fmt.Sprintf("%d:%d/%d", i, len(b.Entries), len(b.Acks)))
@@ -198,7 +198,7 @@ func TestShardedPriorityWins(t *testing.T) {
 	}
 
 	// Pushed by another process.
-	other, err := OpenRedis(ctx, fmt.Sprintf("%s?shards=3", url), Options{Prefix: strings.Trim(s.control.prefix, "{}")})
+	other, err := OpenRedis(ctx, fmt.Sprintf("%s?shards=3", url), Options{Prefix: strings.Trim(s.prefix, "{}")})
 	if err != nil {
 		t.Fatal(err)
 	}
