@@ -7,6 +7,13 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract"
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 )
 
-func main() { os.Exit(cli.Main(cextract.Command())) }
+// cextract links no database driver (see internal/layers): its
+// --stats-to goes through a cqueue stats-relay process.
+func main() {
+	cmd := cextract.Command()
+	cmd.OpenStats = statspub.RelayOpener
+	os.Exit(cli.Main(cmd))
+}

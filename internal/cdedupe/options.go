@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 // Options are cdedupe's settings.
@@ -51,7 +52,7 @@ A Scrapy JOBDIR's requests.seen can be read in (--import-seen) and written out
 // Command returns the cdedupe command, for cli.Main or cli.Execute.
 func Command() *cli.Command {
 	o := &Options{}
-	return &cli.Command{Name: "cdedupe", Help: help, Flags: o.define, Run: o.run}
+	return &cli.Command{Name: "cdedupe", Help: help, Flags: o.define, Run: o.run, OpenStats: toolstats.OpenSink}
 }
 
 func (o *Options) define(f *cli.Flags) {

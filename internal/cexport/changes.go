@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // Change tracking (--changed-only, --change-fields, --history): cexport
@@ -56,7 +56,7 @@ const changesSchema = `CREATE TABLE IF NOT EXISTS cexport_changes (
 // unchanged, and keeps the state. Not safe for concurrent use.
 type changeTracker struct {
 	ctx    context.Context
-	db     *dedupe.DB
+	db     *storage.DB
 	conn   *sql.Conn
 	path   string
 	scope  string
@@ -74,7 +74,7 @@ func openChanges(ctx context.Context, o *Options, now func() time.Time, warn fun
 	if path == "" {
 		path = o.defaultChangesDB()
 	}
-	db, err := dedupe.OpenDB(ctx, path, dedupe.DefaultBusyTimeout)
+	db, err := storage.OpenDB(ctx, path, storage.DefaultBusyTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("--changes-db %s: %w", path, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // TestGoneColumnAdded: a change state made before --gone gets its gone
@@ -14,7 +14,7 @@ import (
 func TestGoneColumnAdded(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "items.jsonl.changes.db")
-	db, err := dedupe.OpenDB(ctx, path, 0)
+	db, err := storage.OpenDB(ctx, path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 // Command returns the cexport command, for cli.Main or cli.Execute:
@@ -23,7 +24,7 @@ import (
 // may be a database).
 func Command() *cli.Command {
 	c := &command{o: &Options{}}
-	return &cli.Command{Name: "cexport", Help: help, Flags: c.define, Run: c.run,
+	return &cli.Command{Name: "cexport", Help: help, Flags: c.define, Run: c.run, OpenStats: toolstats.OpenSink,
 		Check: func(env *cli.Env) error { _, err := c.options(env.Flags); return err }}
 }
 

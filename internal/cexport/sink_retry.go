@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -108,7 +108,7 @@ func (d *postgresDriver) reconnect(ctx context.Context) error {
 }
 
 // transient: the file is locked by another process past the busy timeout.
-func (d *sqliteDriver) transient(err error) bool { return errors.Is(err, dedupe.ErrLocked) }
+func (d *sqliteDriver) transient(err error) bool { return errors.Is(err, storage.ErrLocked) }
 
 // reconnect: the connection to a file does not break.
 func (d *sqliteDriver) reconnect(context.Context) error { return nil }

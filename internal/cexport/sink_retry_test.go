@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/pgtest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // liveExport is cexport running in-process on a pipe: the test writes
@@ -198,7 +198,7 @@ func TestDBRetrySQLiteLocked(t *testing.T) {
 	}
 	e.send(t, 6, 10)
 	// The write waits out the busy timeout, then cexport says it retries.
-	for deadline := time.Now().Add(dedupe.DefaultBusyTimeout + 30*time.Second); !strings.Contains(e.log(), "retrying for 30s"); {
+	for deadline := time.Now().Add(storage.DefaultBusyTimeout + 30*time.Second); !strings.Contains(e.log(), "retrying for 30s"); {
 		if time.Now().After(deadline) {
 			t.Fatalf("no retry reported; stderr:\n%s", e.log())
 		}

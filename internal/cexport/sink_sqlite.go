@@ -10,12 +10,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 	"modernc.org/sqlite"
 )
 
 // sqliteDriver writes into a table of an SQLite file, opened the way every
-// crawlutils store opens one (dedupe.OpenDB: WAL, busy timeout, BEGIN
+// crawlutils store opens one (storage.OpenDB: WAL, busy timeout, BEGIN
 // IMMEDIATE), with synchronous=FULL: a commit is fsynced before the acks
 // of its items pass on, as a file export is. The batch is written on one
 // connection, each row with a statement prepared once per set of columns.
@@ -25,7 +25,7 @@ import (
 // stored as text there. So the rows it rejects are those that break a
 // constraint (NOT NULL, UNIQUE, CHECK) or a STRICT table's types.
 type sqliteDriver struct {
-	db    *dedupe.DB
+	db    *storage.DB
 	conn  *sql.Conn
 	path  string
 	table string // quoted
@@ -34,7 +34,7 @@ type sqliteDriver struct {
 }
 
 func openSQLiteDriver(ctx context.Context, t *dbTarget) (*sqliteDriver, error) {
-	db, err := dedupe.OpenDB(ctx, t.dsn, dedupe.DefaultBusyTimeout)
+	db, err := storage.OpenDB(ctx, t.dsn, storage.DefaultBusyTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func openSQLiteDriver(ctx context.Context, t *dbTarget) (*sqliteDriver, error) {
 }
 
 func describeSQLite(err error) error {
-	return dedupe.DescribeSQLiteError(err, dedupe.DefaultBusyTimeout)
+	return storage.DescribeSQLiteError(err, storage.DefaultBusyTimeout)
 }
 
 func (d *sqliteDriver) columnRules() columnRules { return sqliteColumns }

@@ -39,6 +39,9 @@ type Fetcher struct {
 	authOnce   sync.Once
 	authDomain policy.Domains
 
+	// render is the browser of rendered requests (render.go).
+	render renderer
+
 	// now is the clock; tests replace it.
 	now func() time.Time
 
@@ -73,6 +76,7 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 		}
 		f.cache = c
 	}
+	f.render.robots = &renderRobots{}
 	f.robotsOpts = *opts
 	f.robotsOpts.MaxSize, f.robotsOpts.WarnSize, f.robotsOpts.keepHead = robotsMaxSize, 0, true
 	f.robotsHeader, _, _ = buildHeaders(opts, nil, "")
@@ -87,8 +91,11 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 // sent, before decompression; robots.txt files not included).
 func (f *Fetcher) WireBytes() int64 { return f.wireBytes.Load() }
 
-// Close releases idle connections.
-func (f *Fetcher) Close() { f.transport.CloseIdleConnections() }
+// Close releases idle connections and ends the browser, if one runs.
+func (f *Fetcher) Close() {
+	f.closeRenderer()
+	f.transport.CloseIdleConnections()
+}
 
 // outcome is the result of one exchange: a response or an error.
 type outcome struct {
@@ -157,6 +164,9 @@ func (f *Fetcher) prepare(j *job, u *url.URL) *FetchError {
 func (f *Fetcher) step(ctx context.Context, j *job) *finish {
 	if j.robotsFor != "" {
 		return f.robotsStep(ctx, j)
+	}
+	if f.wantsRender(j) {
+		return f.renderStep(ctx, j)
 	}
 	out := f.exchange(ctx, j, f.opts, f.opts.FollowRedirects)
 	now := f.now()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 var help = cli.Help{
@@ -16,8 +17,8 @@ fetches them concurrently and politely. Writes exactly one response record per
 request, in the order they complete; a failed fetch is a response with "error"
 set (dns, refused, reset, timeout, tls, protocol, too_large, truncated, decode,
 redirect_loop, too_many_redirects, offsite_redirect, unsupported_scheme, invalid_url,
-invalid_request, robots, cache_miss, private_address, network). Records of other
-kinds pass through unchanged.
+invalid_request, robots, cache_miss, private_address, network, render). Records of
+other kinds pass through unchanged.
 
 Politeness: requests are queued per host:port; at most --per-host run at once
 on one host, --delay apart (or as AutoThrottle decides), so that one slow or
@@ -48,7 +49,15 @@ redirect from a page on such a host; from anywhere else it is answered with
 "error":"private_address". A host name that resolves to an internal address
 is refused as it connects. A host --resolve maps to an internal address counts
 as one written so (a public page's link to it is refused); proxies are the
-user's choice and not checked; --allow-private turns the check off.`,
+user's choice and not checked; --allow-private turns the check off.
+
+Pages built by JavaScript: --render (or "render":true in a request) loads the
+page in headless Chromium and writes the DOM after load as "body", with
+"rendered":true, the URLs of the documents, XHR and fetch() requests the page
+made in "requests", and the requests it was not let make in "render_blocked"
+(robots.txt, internal addresses, --render-block kinds). Status, headers and
+redirects are the main document's. A page the browser failed twice (it
+crashed) is answered with "error":"render".`,
 	Examples: `  echo https://example.com/ | cfetch | jq -r .status
   cfetch urls.txt > responses.jsonl
   cfetch -c 64 --per-host 2 --delay 1s -H 'Accept-Language: de' < requests.jsonl > responses.jsonl
@@ -58,6 +67,7 @@ user's choice and not checked; --allow-private turns the check off.`,
   cfetch --cache-dir .cache/http urls.txt > responses.jsonl     # again: no request sent
   cfetch --resolve 'shop.test:80:127.0.0.1' <<< http://shop.test/
   cfetch urls.txt | jq -c 'select(.error) | {url, error, error_detail}'
+  cfetch --render --render-wait idle urls.txt > responses.jsonl    # pages built by JavaScript
   cqueue pop --db crawl.db --follow | cthrottle --db crawl.db --rate 2/s | cfetch --throttle-db crawl.db | …`,
 }
 
@@ -71,7 +81,7 @@ func Command() *cli.Command {
 // into.
 func newCommand() (*cli.Command, *command) {
 	c := &command{opts: DefaultOptions()}
-	return &cli.Command{Name: "cfetch", Help: help, Flags: c.define, Run: c.run,
+	return &cli.Command{Name: "cfetch", Help: help, Flags: c.define, Run: c.run, OpenStats: toolstats.OpenSink,
 		Check: func(*cli.Env) error { return c.apply() }}, c
 }
 
@@ -84,6 +94,7 @@ type command struct {
 	noMetaRefresh                   *bool
 	headers, resolve                []string
 	user, proxy                     string
+	render                          renderFlags
 }
 
 func (c *command) define(f *cli.Flags) {
@@ -139,6 +150,7 @@ func (c *command) define(f *cli.Flags) {
 	f.BoolVarP(&opts.Insecure, "insecure", "k", false, "do not verify TLS certificates (Scrapy's default behaviour)")
 	f.StringVar(&opts.ThrottleDB, "throttle-db", "", "also write each rest of a host (a 429, failures in a row; as long as the Retry-After says) as a hold into the cthrottle schedule in the SQLite `FILE`, so every cthrottle sharing it holds the host too")
 	f.StringVar(&opts.ThrottleRedis, "throttle-redis", "", "the same, into the cthrottle schedule on the Redis server at `URL` (redis://host:port/db, redis+cluster://…)")
+	c.defineRender(f)
 }
 
 // apply sets the options the parsed flags give; its errors are usage
@@ -183,6 +195,9 @@ func (c *command) apply() error {
 			}
 			opts.Resolve[key] = addrs
 		}
+	}
+	if err := c.applyRender(); err != nil {
+		return err
 	}
 	if err := opts.Validate(); err != nil {
 		return cli.Usagef("%v", err)

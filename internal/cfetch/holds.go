@@ -57,6 +57,8 @@ type holdWriter struct {
 
 	store  throttle.Store // the goroutine's own
 	warned bool
+
+	flushTimeout time.Duration // close's bound: holdFlushTimeout
 }
 
 // newHoldWriter returns a writer for the store o names, or nil when it
@@ -81,6 +83,7 @@ func newHoldWriter(o *Options, warn func(string), count func(group, key string))
 		quit:    make(chan struct{}),
 		done:    make(chan struct{}),
 		ctx:     ctx, cancel: cancel,
+		flushTimeout: holdFlushTimeout,
 	}
 }
 
@@ -142,7 +145,7 @@ func (w *holdWriter) close() {
 	close(w.quit)
 	select {
 	case <-w.done:
-	case <-time.After(holdFlushTimeout):
+	case <-time.After(w.flushTimeout):
 		w.cancel()
 		<-w.done
 	}

@@ -136,6 +136,10 @@ func newTestHoldWriter(store throttle.Store, openErr error) (w *holdWriter, warn
 		mu.Unlock()
 	})
 	w.open = func(context.Context, string) (throttle.Store, error) { return store, openErr }
+	// close's bound (2s) is for a store that hangs; the tests' stores
+	// answer, and a loaded machine may take more than 2s to take 1025
+	// holds under -race.
+	w.flushTimeout = time.Minute
 	return w, warnings, counts
 }
 

@@ -49,6 +49,9 @@ type job struct {
 	// prevStart and thisStart are the host's last start before this one
 	// and this one, so that a cache hit can give the delay back.
 	prevStart, thisStart time.Time
+	// paced is the host of the running exchange while the scheduler
+	// waits for its request to be written (scheduler_wire.go).
+	paced *host
 }
 
 // priority orders a host's queue: robots.txt first, then the request's

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/hostpace"
 	"github.com/crawlutils/crawlutils/internal/httpcache"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/render"
 	"github.com/crawlutils/crawlutils/internal/robots"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // Options are cfetch's settings. The zero value is not useful: start from
@@ -160,6 +161,10 @@ type Options struct {
 	// Insecure skips TLS certificate verification.
 	Insecure bool
 
+	// Render is how pages are loaded in a browser (--render, and requests
+	// with "render": true).
+	Render RenderOptions
+
 	// keepHead makes a body over MaxSize keep its first MaxSize bytes
 	// (body.truncated) instead of failing with too_large: robots.txt.
 	keepHead bool
@@ -193,6 +198,7 @@ func DefaultOptions() Options {
 		Referer:            true,
 		MetaRefreshMaxWait: 100 * time.Second,
 		UserAgent:          DefaultUserAgent(),
+		Render:             RenderOptions{Options: render.DefaultOptions()},
 		Headers:            http.Header{},
 		DNSCacheSize:       10000,
 		DNSTimeout:         10 * time.Second,
@@ -298,9 +304,9 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--cache-expire must be a duration such as 24h, or 0 to keep entries forever (got %s)", o.CacheExpire)
 	case o.ThrottleDB != "" && o.ThrottleRedis != "":
 		return fmt.Errorf("--throttle-db and --throttle-redis: give one")
-	case o.ThrottleRedis != "" && !dedupe.IsRedisURL(o.ThrottleRedis):
+	case o.ThrottleRedis != "" && !storeurl.IsRedisURL(o.ThrottleRedis):
 		return fmt.Errorf("--throttle-redis must be a Redis URL such as redis://host:6379/0 (got %q)", o.ThrottleRedis)
-	case o.ThrottleDB != "" && dedupe.IsRedisURL(o.ThrottleDB):
+	case o.ThrottleDB != "" && storeurl.IsRedisURL(o.ThrottleDB):
 		return fmt.Errorf("--throttle-db must be an SQLite file; for %q use --throttle-redis", o.ThrottleDB)
 	case o.CacheOnly && o.CacheDir == "":
 		return fmt.Errorf("--cache-only needs --cache-dir")
@@ -330,5 +336,5 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("--proxy: %v", err)
 		}
 	}
-	return nil
+	return o.Render.validate()
 }

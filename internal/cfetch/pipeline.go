@@ -57,6 +57,11 @@ type pipeline struct {
 
 	progressMu   sync.Mutex
 	progressText string
+
+	// lag, when set, runs in the worker between the decision to start a
+	// job and its exchange: tests hold a request there, as a loaded
+	// machine does, to see where the delay is counted (scheduler_wire.go).
+	lag func(*job)
 }
 
 // emitItem is a line to write as it is, or a job to answer without a
@@ -92,6 +97,7 @@ func newPipeline(tool *cli.Tool, f *Fetcher, opts *Options, w *ndjson.Writer) *p
 	if f.cache != nil {
 		f.cache.Count = func(event string) { p.count.add("cache", event) }
 	}
+	f.render.count = func(event string) { p.count.add("render", event) }
 	if opts.ThrottleDebug {
 		p.sched.debug = func(line string) { tool.Printf("%s", line) }
 	}
@@ -297,7 +303,7 @@ func (p *pipeline) report(f *finish, keepFirst bool) *job {
 func (p *pipeline) work(j *job) {
 	for j != nil {
 		p.inFlight.Add(1)
-		f := p.fetch.step(p.fetchCtx, j)
+		f := p.fetch.step(p.wire(j), j)
 		p.inFlight.Add(-1)
 		switch f.kind {
 		case finDone:

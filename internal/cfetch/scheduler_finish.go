@@ -42,6 +42,7 @@ func (s *scheduler) finish(f *finish, now time.Time) {
 		return
 	}
 	j := f.j
+	s.unpace(j)
 	h := s.hosts[f.key]
 	h.active--
 	s.active--

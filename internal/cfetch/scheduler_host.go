@@ -18,6 +18,7 @@ type host struct {
 	queue   jobQueue // ready to start
 	waiting []*job   // retries not before some time, earliest first
 	active  int      // exchanges running
+	unsent  int      // of those, started with a delay and not yet written (scheduler_wire.go)
 
 	lim        *rate.Limiter // the delay between starts; nil for none
 	delay      time.Duration // the current delay, before jitter
@@ -88,6 +89,7 @@ func (s *scheduler) start(h *host, j *job, now time.Time) {
 	if h.lim != nil {
 		s.setRate(h, now) // spend the delay, with a new random factor
 	}
+	s.pace(h, j)
 }
 
 // delayOf is h's delay between starts: the fixed --delay or the

@@ -6,7 +6,7 @@ import (
 
 // startable reports whether h's next job may start at now.
 func (s *scheduler) startable(h *host, now time.Time) bool {
-	if len(h.queue) == 0 || h.active >= s.opts.PerHost || h.rest.Resting(now) {
+	if len(h.queue) == 0 || h.active >= s.opts.PerHost || h.unsent > 0 || h.rest.Resting(now) {
 		return false
 	}
 	if h.robotsPending && h.queue.peek().robotsFor == "" {
@@ -86,10 +86,10 @@ func (s *scheduler) wake(now time.Time) time.Time {
 }
 
 // hostWake is when h may start a job without another event, or the zero
-// time when only an event can change that (its exchanges at --per-host, or
-// robots.txt awaited).
+// time when only an event can change that (its exchanges at --per-host, a
+// request's send awaited, or robots.txt awaited).
 func (s *scheduler) hostWake(h *host, now time.Time) time.Time {
-	if h.active >= s.opts.PerHost {
+	if h.active >= s.opts.PerHost || h.unsent > 0 {
 		return time.Time{}
 	}
 	var t time.Time

@@ -101,6 +101,7 @@ func (m *sim) runUntil(limit time.Duration) bool {
 			m.t.Fatal("simulation does not end")
 		}
 		for j := m.s.next(m.now); j != nil; j = m.s.next(m.now) {
+			m.s.sent(j, j.thisStart, m.now) // the request leaves at once
 			m.starts = append(m.starts, simStart{m.at(), j.url.String()})
 			m.perHost[j.key]++
 			m.maxHost[j.key] = max(m.maxHost[j.key], m.perHost[j.key])

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/statspub"
 )
 
 // Command is a command or a subcommand, declared: its name, its --help,
@@ -31,6 +33,11 @@ type Command struct {
 	// function Check. Run need not call it; its errors are Run's usage
 	// errors.
 	Check func(env *Env) error
+	// OpenStats, when set, is how the command publishes its stats
+	// (--stats-to): toolstats.OpenSink, given by the tool packages that
+	// may link the database drivers. A subcommand without one has its
+	// command's.
+	OpenStats statspub.Opener
 
 	// Subcommands, when not empty, make the first argument name the
 	// subcommand to run (cqueue push): it takes its settings from its own
@@ -46,6 +53,7 @@ type Command struct {
 func Execute(ctx context.Context, cmd *Command, args []string, env *Env) int {
 	tool := NewTool(cmd.Name, env.Stderr)
 	tool.Getenv = env.getenv
+	tool.OpenStats = cmd.OpenStats
 	return report(tool, execute(ctx, cmd, tool, args, env))
 }
 
@@ -69,6 +77,9 @@ func execute(ctx context.Context, cmd *Command, tool *Tool, args []string, env *
 		for _, s := range cmd.Subcommands {
 			if s.Name == args[0] {
 				tool.Sub = s.Name
+				if s.OpenStats != nil {
+					tool.OpenStats = s.OpenStats
+				}
 				return runCommand(ctx, s, tool, args[1:], env)
 			}
 		}

@@ -73,16 +73,14 @@ func withProcess(run func(ctx context.Context) int) int {
 			}
 		}
 	}()
-	stopWatch := make(chan struct{})
-	defer close(stopWatch)
-	watchSupervisor(stopWatch)
-	watchOutput(os.Stdout, outputWatchEvery, stopWatch, func() {
+	defer watchSupervisor()()
+	defer watchOutput(os.Stdout, outputWatchEvery, func() {
 		// After an interrupt the next command stopping is what was asked
 		// for: the command finishes its drain and exits 130 by itself.
 		if ctx.Err() == nil {
 			outputGone()
 		}
-	})
+	})()
 	tuneGC()
 	stop := startProfile()
 	defer stop()

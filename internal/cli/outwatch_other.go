@@ -12,4 +12,4 @@ import (
 func ReaderGone(io.Writer) bool { return false }
 
 // watchOutput cannot tell here: a closed pipe is noticed at the next write.
-func watchOutput(*os.File, time.Duration, <-chan struct{}, func()) {}
+func watchOutput(*os.File, time.Duration, func()) (stop func()) { return func() {} }

@@ -32,24 +32,16 @@ func watchable(f *os.File) bool {
 }
 
 // watchOutput calls gone, once, when the reader of f goes away, checking
-// every interval until stop is closed.
-func watchOutput(f *os.File, interval time.Duration, stop <-chan struct{}, gone func()) {
+// every interval until the returned stop is called.
+func watchOutput(f *os.File, interval time.Duration, gone func()) (stop func()) {
 	if !watchable(f) {
-		return
+		return func() {}
 	}
-	go func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				if ReaderGone(f) {
-					gone()
-					return
-				}
-			}
+	said := false
+	return Every(interval, func() {
+		if !said && ReaderGone(f) {
+			said = true
+			gone()
 		}
-	}()
+	})
 }

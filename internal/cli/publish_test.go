@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/statspub"
+	"github.com/crawlutils/crawlutils/internal/storage"
 	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
@@ -20,13 +21,14 @@ import (
 // status.
 func TestStatsTo(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "crawl.db")
-	db, err := dedupe.OpenDB(context.Background(), path, 0) // a WAL file, as the frontier's
+	db, err := storage.OpenDB(context.Background(), path, 0) // a WAL file, as the frontier's
 	if err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 	var stderr bytes.Buffer
 	tool := NewTool("ctest", &stderr)
+	tool.OpenStats = toolstats.OpenSink
 	tool.Getenv = mapEnv(map[string]string{"CRAWLUTILS_STATS_TO": path, "CRAWLUTILS_STATS_CRAWLID": "shop"})
 	tool.Sub = "sub"
 	if _, code, done := tool.NewFlags(Help{}).Parse([]string{"-q", "--stats-every", "10ms"}, new(bytes.Buffer)); done {
@@ -37,7 +39,7 @@ func TestStatsTo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	list := func() []toolstats.Snapshot {
+	list := func() []statspub.Snapshot {
 		t.Helper()
 		s, err := store.List(context.Background(), time.Now())
 		if err != nil {
@@ -83,6 +85,7 @@ func TestStatsToNoStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "typo.db")
 	var stderr bytes.Buffer
 	tool := NewTool("ctest", &stderr)
+	tool.OpenStats = toolstats.OpenSink
 	if _, code, done := tool.NewFlags(Help{}).Parse([]string{"-q", "--stats-to", path, "--stats-every", "5ms"}, new(bytes.Buffer)); done {
 		t.Fatalf("Parse: %d", code)
 	}
@@ -102,6 +105,7 @@ func TestStatsToNoStore(t *testing.T) {
 func TestStatsToNoPasswordShown(t *testing.T) {
 	var stderr bytes.Buffer
 	tool := NewTool("ctest", &stderr)
+	tool.OpenStats = toolstats.OpenSink
 	if _, code, done := tool.NewFlags(Help{}).Parse([]string{"-q", "--stats-to", "redis://user:s3cret@127.0.0.1:1/0"}, new(bytes.Buffer)); done {
 		t.Fatalf("Parse: %d", code)
 	}

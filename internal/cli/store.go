@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // StoreDSN picks the shared state every stateful command names the same
@@ -16,12 +16,12 @@ func StoreDSN(db, redis string, getenv func(string) string) (string, error) {
 	case redis != "" && db != "":
 		return "", fmt.Errorf("--db and --redis: give one")
 	case redis != "":
-		return redis, dedupe.CheckRedisURL("--redis", redis)
+		return redis, storeurl.CheckRedisURL("--redis", redis)
 	case db != "":
 		return db, nil
 	}
 	if v := getenv("CRAWLUTILS_REDIS"); v != "" {
-		return v, dedupe.CheckRedisURL("$CRAWLUTILS_REDIS", v)
+		return v, storeurl.CheckRedisURL("$CRAWLUTILS_REDIS", v)
 	}
 	return getenv("CRAWLUTILS_DB"), nil
 }

@@ -19,30 +19,20 @@ const SupervisorEnv = "CRAWLUTILS_SUPERVISOR"
 // supervisorWatchEvery is how often a supervised tool checks its parent.
 const supervisorWatchEvery = 250 * time.Millisecond
 
-// watchSupervisor starts the watch SupervisorEnv asks for, if it does.
-func watchSupervisor(stop <-chan struct{}) {
+// watchSupervisor starts the watch SupervisorEnv asks for, if it does,
+// until the returned stop is called.
+func watchSupervisor() (stop func()) {
 	pid, err := strconv.Atoi(os.Getenv(SupervisorEnv))
 	if err != nil || pid <= 1 {
-		return
+		return func() {}
 	}
-	gone := func() bool { return os.Getppid() != pid }
-	if gone() {
-		supervisorGone(pid)
-	}
-	go func() {
-		t := time.NewTicker(supervisorWatchEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				if gone() {
-					supervisorGone(pid)
-				}
-			}
+	check := func() {
+		if os.Getppid() != pid {
+			supervisorGone(pid)
 		}
-	}()
+	}
+	check()
+	return Every(supervisorWatchEvery, check)
 }
 
 func supervisorGone(pid int) {

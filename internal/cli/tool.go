@@ -12,6 +12,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 )
 
 // Tool carries a running command's name, stderr, stats and outcome.
@@ -37,6 +38,10 @@ type Tool struct {
 	// 0), for cqueue serve (--stats-to; see publish.go). StatsCrawlID
 	// names the crawl in what is published (--stats-crawlid).
 	StatsTo, StatsCrawlID string
+	// OpenStats opens the store StatsTo names; nil: the command cannot
+	// publish its stats, which --stats-to says once. Execute sets it
+	// from the Command's.
+	OpenStats statspub.Opener
 	// Gauges, when set, returns the command's levels at the moment (held
 	// in flight, queued, hosts resting, …) for the stats' "gauges". It is
 	// called on another goroutine, at each write of the stats file.
@@ -66,7 +71,7 @@ type Tool struct {
 	partial  bool
 	progress *progress
 	writer   *statsWriter
-	pub      *publisher
+	stopPub  func(code int) // of the publisher, once started
 }
 
 // NewTool returns a Tool writing messages to stderr, reading no

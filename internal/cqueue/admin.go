@@ -159,7 +159,8 @@ flight finish when acked; their follow-ups are refused (reason "stopped").
 A crawl run by 'cqueue crawl' keeps its queue instead ({"purged":0,"kept":true}):
 its run ends gracefully within seconds (exit 5, "stopped"), and the next run
 says how to resume it (--resume) or begin its next round over (--next-round);
-with --purge it is purged as any crawl.`,
+with --purge it is purged as any crawl. A crawl the frontier does not know is
+refused (exit 1): nothing is recorded.`,
 		Examples: `  cqueue stop --db crawl.db --crawlid shop`,
 	}, func(f *cli.Flags) {
 		f.StringVar(&crawlID, "crawlid", "", "the crawl to stop (required)")
@@ -170,9 +171,17 @@ with --purge it is purged as any crawl.`,
 		}
 		return ""
 	}, func(ctx context.Context, fr frontier.Frontier, w *ndjson.Writer, now time.Time) error {
+		known, err := frontier.CrawlKnown(ctx, fr, crawlID)
+		if err != nil {
+			return err
+		}
+		if !known {
+			// A mistyped name would otherwise record a stop no crawl
+			// ever meets, and leave the crawl meant running.
+			return cli.Errorf(cli.ExitFailure, "no crawl %q in this frontier (cqueue info lists its crawls): nothing stopped", crawlID)
+		}
 		var n int
 		var kept bool
-		var err error
 		if purge {
 			n, err = fr.Stop(ctx, crawlID, now)
 		} else {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // defaultSeedWait is how long pop --follow waits for the first request of
@@ -34,7 +34,7 @@ func (c *popCmd) openSeeded(ctx context.Context, env *cli.Env) (frontier.Frontie
 		sleep(ctx, seedPoll)
 		return ctx.Err() == nil
 	}
-	if dsn, err := c.s.DSN(env.Getenv); err == nil && !dedupe.IsRedisURL(dsn) {
+	if dsn, err := c.s.DSN(env.Getenv); err == nil && !storeurl.IsRedisURL(dsn) {
 		for {
 			if _, err := os.Stat(dsn); !errors.Is(err, fs.ErrNotExist) || !waiting() {
 				break
@@ -64,11 +64,11 @@ func (c *popCmd) openSeeded(ctx context.Context, env *cli.Env) (frontier.Frontie
 	}
 	dsn, _ := c.s.DSN(env.Getenv)
 	flag := "--db " + cli.ShellQuote(dsn)
-	if dedupe.IsRedisURL(dsn) {
-		flag = "--redis " + cli.ShellQuote(frontier.RedactDSN(dsn))
+	if storeurl.IsRedisURL(dsn) {
+		flag = "--redis " + cli.ShellQuote(storeurl.Redact(dsn))
 	}
 	return nil, cli.Errorf(cli.ExitFailure, "nothing queued: %s has never been given a request: seed the crawl first (cqueue push %s URL…, or a file of URLs or request records)",
-		frontier.RedactDSN(dsn), flag)
+		storeurl.Redact(dsn), flag)
 }
 
 // everSeeded reports whether fr was ever given a request: one was queued

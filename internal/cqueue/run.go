@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 // Command returns the cqueue command and its subcommands, for cli.Main or
@@ -22,11 +23,12 @@ import (
 // variables and config section (CQUEUE_PUSH_BATCH, cqueue: {push: …}).
 func Command(more ...*cli.Command) *cli.Command {
 	return &cli.Command{
-		Name:     "cqueue",
-		HelpText: topHelp,
+		Name:      "cqueue",
+		HelpText:  topHelp,
+		OpenStats: toolstats.OpenSink,
 		Subcommands: append(more,
 			pushCommand(), popCommand(), reclaimCommand(), infoCommand(),
-			stopCommand(), expireCommand(), statsCommand(), dumpCommand(), serveCommand(),
+			stopCommand(), expireCommand(), statsCommand(), dumpCommand(), serveCommand(), statsRelayCommand(),
 		),
 	}
 }
@@ -133,7 +135,7 @@ func (s *Store) Open(ctx context.Context, env *cli.Env, create bool) (frontier.F
 
 // OpenAt opens the frontier at dsn with s's settings (see Open).
 func (s *Store) OpenAt(ctx context.Context, dsn string, create bool) (frontier.Frontier, error) {
-	if !create && !dedupe.IsRedisURL(dsn) {
+	if !create && !storeurl.IsRedisURL(dsn) {
 		if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no frontier at %s (push creates one)", dsn)
 		}

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/monitor"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
@@ -93,7 +93,7 @@ func (c *serveCmd) run(ctx context.Context, env *cli.Env) error {
 	defer fr.Close()
 	dsn, _ := s.DSN(env.Getenv)
 	o.Frontier, o.Store = fr, "sqlite"
-	if dedupe.IsRedisURL(dsn) {
+	if storeurl.IsRedisURL(dsn) {
 		o.Store = "redis"
 	}
 	tools, err := toolstats.Open(ctx, dsn, toolstats.Options{BusyTimeout: s.BusyTimeout, Prefix: s.Opts.Prefix, Getenv: env.Getenv})

@@ -13,6 +13,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 	"github.com/crawlutils/crawlutils/internal/policy"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // loopStats are the stats files of the loop's tools, by stage key, as last
@@ -205,7 +206,7 @@ func (c *crawl) account(l loopStats) crawlAccount {
 	o := &c.o
 	a := crawlAccount{
 		Tool: "cqueue crawl", Version: cli.Version, CrawlID: o.crawlID, AppID: o.appID,
-		Frontier: frontier.RedactDSN(o.dsn), Seeds: o.seeds, Rules: o.rules, Out: o.out,
+		Frontier: storeurl.Redact(o.dsn), Seeds: o.seeds, Rules: o.rules, Out: o.out,
 		StartedAt: c.start.UTC().Format(time.RFC3339), DurationS: time.Since(c.start).Seconds(),
 		State: "running", Tools: map[string]*cli.StatsJSON(l),
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // checkRules has cextract check the rules file; its report is shown only
@@ -38,7 +38,7 @@ func (c *crawl) checkFrontier(ctx context.Context) error {
 	}
 	refused := false
 	own := "--db"
-	if dedupe.IsRedisURL(o.dsn) {
+	if storeurl.IsRedisURL(o.dsn) {
 		own = "key prefix on that Redis (add ?prefix=NAME: to the --redis URL)"
 	}
 	for _, ci := range info.Crawls {
@@ -46,7 +46,7 @@ func (c *crawl) checkFrontier(ctx context.Context) error {
 			continue
 		}
 		tool.Printf("the frontier %s also holds crawl %q (%d queued, %d in flight), which this crawl loop would fetch too, with these rules, into %s: to resume that crawl, give --crawlid %s; to drop it, cqueue stop --purge %s --crawlid %s; or give this crawl its own %s",
-			frontier.RedactDSN(o.dsn), ci.CrawlID, ci.Pending, ci.InFlight, outName(o.out), cli.ShellQuote(ci.CrawlID), o.dsnFlag(), cli.ShellQuote(ci.CrawlID), own)
+			storeurl.Redact(o.dsn), ci.CrawlID, ci.Pending, ci.InFlight, outName(o.out), cli.ShellQuote(ci.CrawlID), o.dsnFlag(), cli.ShellQuote(ci.CrawlID), own)
 		refused = true
 	}
 	if refused {

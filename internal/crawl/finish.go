@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // finish accounts for the crawl once its loop has ended, on stderr (the
@@ -251,7 +251,7 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 
 // startOver says how to crawl the seeds of a finished crawl again.
 func (c *crawl) startOver() string {
-	if dedupe.IsRedisURL(c.o.dsn) {
+	if storeurl.IsRedisURL(c.o.dsn) {
 		return "to crawl them again, give another --crawlid"
 	}
 	return fmt.Sprintf("to crawl them again, remove %s (or give another --crawlid)", cli.ShellQuote(c.o.dsn))

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
-	"github.com/crawlutils/crawlutils/internal/toolstats"
+	"github.com/crawlutils/crawlutils/internal/statspub"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 var crawlHelp = cli.Help{
@@ -138,7 +138,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
 	f.BoolVar(&o.resume, "resume", false, "resume a crawl stopped by cqueue stop (or cqueue serve's Stop) where it stopped, or paused by cqueue serve's Pause")
 	f.BoolVar(&o.nextRound, "next-round", false, "drop what a stopped crawl's round left and begin its next round from the seeds")
-	f.DurationVar(&o.publishEvery, "publish-every", toolstats.DefaultEvery, "publish the loop's tools' stats to the frontier every `DURATION`, for cqueue serve; 0: never")
+	f.DurationVar(&o.publishEvery, "publish-every", statspub.DefaultEvery, "publish the loop's tools' stats to the frontier every `DURATION`, for cqueue serve; 0: never")
 	for _, pt := range passThrough {
 		c.raw[pt.flag] = f.StringArray(pt.flag, nil, fmt.Sprintf("pass `ARGS` to %s (words split as by a shell, nothing expanded; repeatable)", pt.tool))
 	}
@@ -191,7 +191,7 @@ func (c *crawlCmd) run(ctx context.Context, env *cli.Env) error {
 		return cli.Usagef("%s", msg)
 	}
 	if o.crawlID == "" {
-		if o.out == "-" && dedupe.IsRedisURL(o.dsn) {
+		if o.out == "-" && storeurl.IsRedisURL(o.dsn) {
 			return cli.Usagef("OUT is - and the frontier is in Redis: give --crawlid")
 		}
 		o.crawlID = defaultCrawlID(o.out, o.dsn)
@@ -224,7 +224,7 @@ func (o *crawlOptions) setStore(s *cqueue.Store, getenv func(string) string) str
 		dsn = o.out + ".db"
 	}
 	o.dsn = dsn
-	if !dedupe.IsRedisURL(dsn) {
+	if !storeurl.IsRedisURL(dsn) {
 		// A Redis URL goes to pop and push in $CRAWLUTILS_REDIS, out of
 		// sight of ps: it may hold a password.
 		o.childFlags = []string{"--db", dsn}
@@ -252,8 +252,8 @@ func (o *crawlOptions) setStore(s *cqueue.Store, getenv func(string) string) str
 
 // dsnFlag is the frontier's flag, for the commands a message suggests.
 func (o *crawlOptions) dsnFlag() string {
-	if dedupe.IsRedisURL(o.dsn) {
-		return "--redis " + cli.ShellQuote(frontier.RedactDSN(o.dsn))
+	if storeurl.IsRedisURL(o.dsn) {
+		return "--redis " + cli.ShellQuote(storeurl.Redact(o.dsn))
 	}
 	return "--db " + cli.ShellQuote(o.dsn)
 }

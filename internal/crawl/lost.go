@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // A frontier that loses the crawl's state while it runs — a Redis that
@@ -53,5 +53,5 @@ func (c *crawl) checkState(ctx context.Context) {
 // lostMessage says what was lost and how to start over.
 func (c *crawl) lostMessage() string {
 	return fmt.Sprintf("crawl %q: the frontier (%s) lost this crawl's state while it ran: its round, run lock, duplicate filter and the requests it held are gone (a Redis restarted without persistence, or its data flushed; see docs/distributed.md, When Redis dies), so the crawl cannot be complete; the loop is stopped. What was exported stays in %s. To start over: drop what is left of the crawl (cqueue stop --purge %s --crawlid %s), remove %s, and run the same command with another crawl name (--crawlid %s)",
-		c.o.crawlID, frontier.RedactDSN(c.o.dsn), outName(c.o.out), c.o.dsnFlag(), cli.ShellQuote(c.o.crawlID), outName(c.o.out), cli.ShellQuote(c.o.crawlID+"-2"))
+		c.o.crawlID, storeurl.Redact(c.o.dsn), outName(c.o.out), c.o.dsnFlag(), cli.ShellQuote(c.o.crawlID), outName(c.o.out), cli.ShellQuote(c.o.crawlID+"-2"))
 }

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // toolPaths are the programs of the crawl loop.
@@ -103,7 +103,7 @@ func (c *crawl) env(oneThread bool) []string {
 	// Each tool also watches this process itself (cli.SupervisorEnv):
 	// the kernel's parent-death signal is not delivered everywhere.
 	env = append(env, cli.SupervisorEnv+"="+strconv.Itoa(os.Getpid()))
-	if dedupe.IsRedisURL(c.o.dsn) {
+	if storeurl.IsRedisURL(c.o.dsn) {
 		env = append(env, "CRAWLUTILS_REDIS="+c.o.dsn)
 	}
 	if oneThread {

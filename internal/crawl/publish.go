@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"sync"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
@@ -27,60 +25,27 @@ func (c *crawl) publishEvery(stages []*stage) (stop func()) {
 		return func() {}
 	}
 	host, _ := os.Hostname()
-	var store toolstats.Store
-	told := false
-	periodic, cancelPeriodic := context.WithCancel(context.Background())
-	round := func(final bool) {
+	p := &statspub.Publisher{
 		// A write waits for the store as the loop's own writers do (the
 		// busy timeout), the last one at most 2s.
-		timeout := c.o.store.BusyTimeout
-		if timeout <= 0 {
-			timeout = dedupe.DefaultBusyTimeout
-		}
-		parent := periodic
-		if final {
-			timeout, parent = min(timeout, 2*time.Second), context.Background()
-		}
-		ctx, cancel := context.WithTimeout(parent, timeout)
-		defer cancel()
-		err := func() error {
-			if store == nil {
-				s, err := toolstats.Open(ctx, c.o.dsn, toolstats.Options{BusyTimeout: timeout, Prefix: c.o.store.Opts.Prefix, Getenv: c.getenv})
-				if err != nil {
-					return err
-				}
-				store = s
-			}
-			now := time.Now()
-			snaps := c.snapshots(stages, host, now, final)
-			if len(snaps) == 0 {
-				return nil
-			}
-			return store.Put(ctx, now, snaps...)
-		}()
-		if err != nil && !told && (final || periodic.Err() == nil) {
-			told = true
+		Every: every, Timeout: c.o.store.BusyTimeout,
+		Open: func(ctx context.Context, timeout time.Duration) (statspub.Sink, error) {
+			return toolstats.Open(ctx, c.o.dsn, toolstats.Options{BusyTimeout: timeout, Prefix: c.o.store.Opts.Prefix, Getenv: c.getenv})
+		},
+		Snapshots: func(now time.Time, final bool) ([]statspub.Snapshot, error) {
+			return c.snapshots(stages, host, now, final), nil
+		},
+		Warn: func(err error, _ bool) {
 			c.tool.Printf("warning: publishing the tools' stats to the frontier: %v (the crawl goes on)", err)
-		}
+		},
 	}
-	stopRounds := cli.Every(every, func() { round(false) })
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			cancelPeriodic() // a round under way gives up
-			stopRounds()
-			round(true)
-			if store != nil {
-				store.Close()
-			}
-		})
-	}
+	return p.Start()
 }
 
 // snapshots are the tools' stats as last written, one per tool that
 // wrote any; with final, with each one's exit status.
-func (c *crawl) snapshots(stages []*stage, host string, now time.Time, final bool) []toolstats.Snapshot {
-	var out []toolstats.Snapshot
+func (c *crawl) snapshots(stages []*stage, host string, now time.Time, final bool) []statspub.Snapshot {
+	var out []statspub.Snapshot
 	for _, s := range stages {
 		b, err := os.ReadFile(s.stats)
 		st, serr := os.Stat(s.stats)
@@ -93,7 +58,7 @@ func (c *crawl) snapshots(stages []*stage, host string, now time.Time, final boo
 		if at.After(now) {
 			at = now
 		}
-		snap := toolstats.Snapshot{CrawlID: c.o.crawlID, Tool: s.name, Host: host, PID: s.cmd.Process.Pid,
+		snap := statspub.Snapshot{CrawlID: c.o.crawlID, Tool: s.name, Host: host, PID: s.cmd.Process.Pid,
 			At: at.UTC(), EveryMS: c.o.publishEvery.Milliseconds(), Stats: json.RawMessage(compact(b))}
 		if final {
 			code, _ := s.status()

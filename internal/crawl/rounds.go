@@ -10,6 +10,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // A crawl runs in rounds. The first run of cqueue crawl is round 1; a run
@@ -53,7 +54,7 @@ func (c *crawl) lockRun(ctx context.Context) (release func(), err error) {
 	}
 	if !ok {
 		return nil, cli.Errorf(ExitRunning, "crawl %q is already running (%s holds its lock in %s): this run exits; the lock expires %s after that run stops renewing it",
-			c.o.crawlID, frontier.DescribeLockHolder(cur), frontier.RedactDSN(c.o.dsn), lockTTL)
+			c.o.crawlID, frontier.DescribeLockHolder(cur), storeurl.Redact(c.o.dsn), lockTTL)
 	}
 	stop := cli.Every(lockBeat, func() {
 		if _, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, c.now()); err == nil && !ok {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/throttle"
+	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 // What --on-overflow does with a record whose slot is past --max-wait.
@@ -92,7 +93,7 @@ close its input instead.`,
 // Command returns the cthrottle command, for cli.Main or cli.Execute.
 func Command() *cli.Command {
 	o := &Options{}
-	return &cli.Command{Name: "cthrottle", Help: help, Flags: o.define, Run: o.run,
+	return &cli.Command{Name: "cthrottle", Help: help, Flags: o.define, Run: o.run, OpenStats: toolstats.OpenSink,
 		Check: func(env *cli.Env) error { _, _, err := o.check(env); return err }}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/crawlutils/crawlutils/internal/storage"
 	"math/rand/v2"
 	"time"
 
@@ -31,7 +32,7 @@ import (
 // same request's with it: so a requests.seen file, which has no hosts,
 // cannot be imported into a split namespace (cdedupe refuses to).
 type Redis struct {
-	conn   *RedisConn
+	conn   *storage.RedisConn
 	client redis.UniversalClient
 	prefix string   // the key prefix, hash-tagged on a cluster
 	shards []string // the shards' prefixes; [prefix] when not split
@@ -70,7 +71,7 @@ func redisReplayKey(seen, token string) string { return seen + ":replay:" + toke
 // prefix RedisConn.KeyPrefix returned ("" is DefaultPrefix).
 func RedisSeenKey(prefix, ns string) string {
 	if prefix == "" {
-		prefix = DefaultPrefix
+		prefix = storage.DefaultPrefix
 	}
 	return prefix + "seen:" + ns
 }
@@ -82,7 +83,7 @@ func RedisSeenKey(prefix, ns string) string {
 // into K shards (CheckShards: the frontier and cthrottle sharing it must
 // say the same K) and that each shard's slot is served.
 func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
-	c, err := DialRedisEnv(ctx, url, o.Getenv)
+	c, err := storage.DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("dedupe: %w", err)
 	}
@@ -94,7 +95,7 @@ func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
 	return r, nil
 }
 
-func openRedisOn(ctx context.Context, c *RedisConn, o Options) (*Redis, error) {
+func openRedisOn(ctx context.Context, c *storage.RedisConn, o Options) (*Redis, error) {
 	p, err := c.KeyPrefix(o.Prefix)
 	if err != nil {
 		return nil, err
@@ -102,7 +103,7 @@ func openRedisOn(ctx context.Context, c *RedisConn, o Options) (*Redis, error) {
 	if err := c.CheckUsable(ctx, p); err != nil {
 		return nil, err
 	}
-	shards, err := c.CheckShards(ctx, p, FrontierUsedKey(p))
+	shards, err := c.CheckShards(ctx, p, storage.FrontierUsedKey(p))
 	if err != nil {
 		return nil, err
 	}
@@ -123,9 +124,9 @@ func (r *Redis) shardOf(k Key) int {
 	case len(r.shards) == 1:
 		return 0
 	case k.Host != "":
-		return ShardOf(k.Host, len(r.shards))
+		return storage.ShardOf(k.Host, len(r.shards))
 	}
-	return ShardOf(k.Member(), len(r.shards))
+	return storage.ShardOf(k.Member(), len(r.shards))
 }
 
 // SeenBatch implements Store, one script per shard of the keys, the
@@ -156,7 +157,7 @@ func (r *Redis) SeenBatch(ctx context.Context, ns string, keys []Key, now time.T
 		tasks++
 	}
 	stored := make([]bool, len(r.shards)) // the shards whose part ran
-	err := InParallel(tasks, func(j int) error {
+	err := storage.InParallel(tasks, func(j int) error {
 		if j == len(r.shards) {
 			return r.touch(ctx, idle, exp)
 		}
@@ -255,7 +256,7 @@ func (r *Redis) runSeen(ctx context.Context, keys []string, args []any) (res []i
 // Len implements Store: the keys of every shard.
 func (r *Redis) Len(ctx context.Context, ns string, _ time.Time) (int64, error) {
 	counts := make([]int64, len(r.shards))
-	err := InParallel(len(r.shards), func(j int) (err error) {
+	err := storage.InParallel(len(r.shards), func(j int) (err error) {
 		counts[j], err = r.client.SCard(ctx, RedisSeenKey(r.shards[j], ns)).Result()
 		return err
 	})
@@ -309,7 +310,7 @@ func (r *Redis) exportSet(ctx context.Context, key string, fn func(Key) error) e
 // Forget implements Store, in every shard (one DEL each: a crash midway
 // leaves some shards of the namespace; Forget again finishes it).
 func (r *Redis) Forget(ctx context.Context, ns string) error {
-	err := InParallel(len(r.shards), func(j int) error {
+	err := storage.InParallel(len(r.shards), func(j int) error {
 		if err := r.client.Del(ctx, RedisSeenKey(r.shards[j], ns)).Err(); err != nil && !errors.Is(err, redis.Nil) {
 			return err
 		}

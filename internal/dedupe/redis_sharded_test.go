@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // TestRedisShardedKeys: with shards=3 on a cluster, a namespace's
@@ -74,9 +75,9 @@ func TestRedisShardedKeys(t *testing.T) {
 
 	// Each key in its shard's set.
 	for _, k := range append(batch, HashKey(7)) {
-		want := ShardOf(k.Member(), 3)
+		want := storage.ShardOf(k.Member(), 3)
 		if k.Host != "" {
-			want = ShardOf(k.Host, 3)
+			want = storage.ShardOf(k.Host, 3)
 		}
 		for i, p := range s.shards {
 			in, err := s.client.SIsMember(ctx, RedisSeenKey(p, "c"), k.Member()).Result()
@@ -115,7 +116,7 @@ func TestRedisShardedKeys(t *testing.T) {
 			t.Errorf("master %s holds none of the keys", node)
 		}
 		for _, k := range keys {
-			if k == ShardsKey(s.prefix) {
+			if k == storage.ShardsKey(s.prefix) {
 				continue
 			}
 			shard := -1
@@ -135,8 +136,8 @@ func TestRedisShardedKeys(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if int(slot) != RedisSlot(s.shards[shard]) {
-				t.Errorf("key %q in slot %d, want shard %d's %d", k, slot, shard, RedisSlot(s.shards[shard]))
+			if int(slot) != storage.RedisSlot(s.shards[shard]) {
+				t.Errorf("key %q in slot %d, want shard %d's %d", k, slot, shard, storage.RedisSlot(s.shards[shard]))
 			}
 		}
 	}
@@ -178,13 +179,13 @@ func TestRedisShardsAgree(t *testing.T) {
 		}
 	}
 	used := fmt.Sprintf("used%d:", clusterPrefixN.Add(1))
-	c, err := DialRedis(ctx, url)
+	c, err := storage.DialRedis(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	p, _ := c.KeyPrefix(used)
-	if err := c.Client.Set(ctx, FrontierUsedKey(p), 1, time.Minute).Err(); err != nil {
+	if err := c.Client.Set(ctx, storage.FrontierUsedKey(p), 1, time.Minute).Err(); err != nil {
 		t.Fatal(err)
 	}
 	if o, err := OpenRedis(ctx, url+"?shards=3", Options{Prefix: used}); err == nil || !strings.Contains(err.Error(), "are not split") {
@@ -204,7 +205,7 @@ func TestRedisShardedBatchFailsWhole(t *testing.T) {
 	ctx := context.Background()
 	cluster := redistest.NewCluster(t, redistest.ClusterOptions{})
 	noRetry := func(k string) string {
-		if k == RedisRetryEnv {
+		if k == storage.RedisRetryEnv {
 			return "0"
 		}
 		return ""

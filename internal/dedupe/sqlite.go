@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/crawlutils/crawlutils/internal/storage"
 	"slices"
 	"sync"
 	"time"
@@ -44,7 +45,7 @@ const (
 // processes on SQLite's lock (waiting up to the busy timeout).
 type SQLite struct {
 	db      *sql.DB
-	own     *DB // closed by Close when the store opened it
+	own     *storage.DB // closed by Close when the store opened it
 	ttl     time.Duration
 	busy    time.Duration
 	writeMu sync.Mutex
@@ -56,7 +57,7 @@ type SQLite struct {
 // path. Errors say what is wrong with the file (see DescribeSQLiteError)
 // and start with "dedupe: open PATH:".
 func OpenSQLite(ctx context.Context, path string, o Options) (*SQLite, error) {
-	db, err := OpenDB(ctx, path, o.BusyTimeout)
+	db, err := storage.OpenDB(ctx, path, o.BusyTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("dedupe: open %s: %w", path, err)
 	}
@@ -75,14 +76,14 @@ func OpenSQLite(ctx context.Context, path string, o Options) (*SQLite, error) {
 func NewSQLite(ctx context.Context, db *sql.DB, o Options) (*SQLite, error) {
 	busy := o.BusyTimeout
 	if busy <= 0 {
-		busy = DefaultBusyTimeout
+		busy = storage.DefaultBusyTimeout
 	}
 	if _, err := db.ExecContext(ctx, sqliteSchema); err != nil {
-		return nil, DescribeSQLiteError(err, busy)
+		return nil, storage.DescribeSQLiteError(err, busy)
 	}
 	var grouped int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('dedupe_seen') WHERE name = 'g'`).Scan(&grouped); err != nil {
-		return nil, DescribeSQLiteError(err, busy)
+		return nil, storage.DescribeSQLiteError(err, busy)
 	}
 	legacy := grouped == 0
 	stmt := insertGrouped
@@ -91,7 +92,7 @@ func NewSQLite(ctx context.Context, db *sql.DB, o Options) (*SQLite, error) {
 	}
 	ins, err := db.PrepareContext(ctx, stmt)
 	if err != nil {
-		return nil, DescribeSQLiteError(err, busy)
+		return nil, storage.DescribeSQLiteError(err, busy)
 	}
 	return &SQLite{db: db, ttl: o.TTL, busy: busy, insert: ins, legacy: legacy}, nil
 }
@@ -112,7 +113,7 @@ func (s *SQLite) fail(op string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("dedupe: %s: %w", op, err)
 	}
-	return fmt.Errorf("dedupe: %s: %w", op, DescribeSQLiteError(err, s.busy))
+	return fmt.Errorf("dedupe: %s: %w", op, storage.DescribeSQLiteError(err, s.busy))
 }
 
 // write runs fn in one BEGIN IMMEDIATE transaction.

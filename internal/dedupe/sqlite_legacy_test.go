@@ -3,6 +3,7 @@ package dedupe
 import (
 	"context"
 	"database/sql"
+	"github.com/crawlutils/crawlutils/internal/storage"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -15,7 +16,7 @@ import (
 func TestSQLiteLegacyLayout(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := OpenDB(ctx, path, 0)
+	db, err := storage.OpenDB(ctx, path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

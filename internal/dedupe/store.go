@@ -2,8 +2,9 @@ package dedupe
 
 import (
 	"context"
-	"strings"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // Store is a persistent, exact set of seen keys in namespaces. Both
@@ -49,21 +50,10 @@ type Options struct {
 	Prefix string
 }
 
-// DefaultPrefix is the Redis key prefix of every crawlutils store.
-const DefaultPrefix = "crawlutils:"
-
-// IsRedisURL reports whether dsn names a Redis server (redis://,
-// rediss://, unix://) or a Redis Cluster (redis+cluster://,
-// rediss+cluster://, see DialRedis) rather than an SQLite file.
-func IsRedisURL(dsn string) bool {
-	return strings.HasPrefix(dsn, "redis://") || strings.HasPrefix(dsn, "rediss://") || strings.HasPrefix(dsn, "unix://") ||
-		IsRedisClusterURL(dsn)
-}
-
 // Open opens the store dsn names: a Redis URL (redis://host:port/db,
 // redis+cluster://host:port,…) or else the path of an SQLite file.
 func Open(ctx context.Context, dsn string, o Options) (Store, error) {
-	if IsRedisURL(dsn) {
+	if storeurl.IsRedisURL(dsn) {
 		return OpenRedis(ctx, dsn, o)
 	}
 	return OpenSQLite(ctx, dsn, o)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
@@ -44,7 +45,7 @@ func TestCqueueCrawlPublishesToolStats(t *testing.T) {
 
 			ctx := context.Background()
 			var st toolstats.Store
-			list := func() []toolstats.Snapshot {
+			list := func() []statspub.Snapshot {
 				t.Helper()
 				if st == nil {
 					s, err := toolstats.Open(ctx, dsn, toolstats.Options{})

@@ -18,6 +18,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/demosite"
 	"github.com/crawlutils/crawlutils/internal/integration"
 	"github.com/crawlutils/crawlutils/internal/scripttest"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -29,12 +30,20 @@ func TestMain(m *testing.M) {
 	scripttest.Main(integration.Package(m, "TestIntegration"), map[string]func() *cli.Command{
 		"cdedupe":   cdedupe.Command,
 		"cexport":   cexport.Command,
-		"cextract":  cextract.Command,
+		"cextract":  cextractCommand,
 		"cfetch":    cfetch.Command,
 		"cthrottle": cthrottle.Command,
 		"cqueue":    func() *cli.Command { return cqueue.Command(crawl.Command()) },
 		"truth":     truth,
 	})
+}
+
+// cextractCommand is cextract as cmd/cextract wires it: its --stats-to
+// goes through cqueue stats-relay, as package cextract links no driver.
+func cextractCommand() *cli.Command {
+	c := cextract.Command()
+	c.OpenStats = statspub.RelayOpener
+	return c
 }
 
 // TestIntegration is skipped, saying why, unless CRAWLUTILS_INTEGRATION=1:

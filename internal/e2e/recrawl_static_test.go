@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // docs/cron.md's recipe against a plain static file server, as users run
@@ -288,7 +288,7 @@ type docRow struct {
 
 func readDocRows(t *testing.T, path, table string) []docRow {
 	t.Helper()
-	db, err := dedupe.OpenDB(context.Background(), path, 0)
+	db, err := storage.OpenDB(context.Background(), path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/demosite"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // The cron recipe (docs/cron.md), three rounds of one crawl against a
@@ -40,7 +40,7 @@ type productRow struct {
 
 func readProducts(t *testing.T, path, table string) []productRow {
 	t.Helper()
-	db, err := dedupe.OpenDB(context.Background(), path, 0)
+	db, err := storage.OpenDB(context.Background(), path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

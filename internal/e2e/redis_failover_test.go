@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // TestLoopRidesOutAFailover: a crawl loop on a Redis Cluster of three
@@ -45,7 +45,7 @@ func testFailover(t *testing.T, wait bool, shards int) {
 	t.Parallel() // its own cluster, site and loop; mostly waiting for the failover
 	bin := binDir(t)
 	cluster := redistest.NewCluster(t, redistest.ClusterOptions{Replicas: 1})
-	conn, err := dedupe.DialRedis(context.Background(), cluster.URL)
+	conn, err := storage.DialRedis(context.Background(), cluster.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func testFailover(t *testing.T, wait bool, shards int) {
 	l := newRedisLoop(t, bin, url, site)
 	// The crawl's slot: split, that of the shard of the site's one host.
 	host := fingerprint.Host(l.url + "/")
-	slotKey := dedupe.ShardPrefixes(prefix, shards)[dedupe.ShardOf(host, shards)] + "f:counts"
+	slotKey := storage.ShardPrefixes(prefix, shards)[storage.ShardOf(host, shards)] + "f:counts"
 	c, stderr := l.start()
 	l.waitRequests(60, 30*time.Second)
 	master, err := cluster.MasterOf(slotKey)

@@ -243,7 +243,7 @@ func redisTemplate(b *testing.B) string {
 	redisOnce.Do(func() {
 		// One server for all the benchmarks of the process; it stops with it.
 		redisURL = redistest.Start(&processTB{b})
-		f, err := openRedis(ctx, redisURL, Options{Prefix: "tmpl:"})
+		f, err := OpenRedis(ctx, redisURL, Options{Prefix: "tmpl:"})
 		if err != nil {
 			redisFill.err = err
 			return
@@ -257,7 +257,7 @@ func redisTemplate(b *testing.B) string {
 			}
 		}
 		redisFill.seconds = time.Since(start).Seconds()
-		info, err := f.client.Info(ctx, "memory").Result()
+		info, err := f.conn.Client.Info(ctx, "memory").Result()
 		if err != nil {
 			redisFill.err = err
 			return
@@ -296,18 +296,18 @@ func BenchmarkRedisFill(b *testing.B) {
 func openBenchRedis(b *testing.B) *Redis {
 	url := redisTemplate(b)
 	prefix := fmt.Sprintf("b%d:", prefixN.Add(1))
-	f, err := openRedis(ctx, url, Options{Prefix: prefix})
+	f, err := OpenRedis(ctx, url, Options{Prefix: prefix})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { f.Close() })
 	var cursor uint64
 	for {
-		keys, next, err := f.client.Scan(ctx, cursor, "tmpl:*", 1000).Result()
+		keys, next, err := f.conn.Client.Scan(ctx, cursor, "tmpl:*", 1000).Result()
 		if err != nil {
 			b.Fatal(err)
 		}
-		pipe := f.client.Pipeline()
+		pipe := f.conn.Client.Pipeline()
 		for _, k := range keys {
 			pipe.Copy(ctx, k, prefix+strings.TrimPrefix(k, "tmpl:"), 0, true)
 		}
@@ -323,9 +323,9 @@ func openBenchRedis(b *testing.B) *Redis {
 		// Free the copy: the next benchmark makes its own.
 		var cursor uint64
 		for {
-			keys, next, _ := f.client.Scan(ctx, cursor, prefix+"*", 1000).Result()
+			keys, next, _ := f.conn.Client.Scan(ctx, cursor, prefix+"*", 1000).Result()
 			if len(keys) > 0 {
-				f.client.Unlink(ctx, keys...)
+				f.conn.Client.Unlink(ctx, keys...)
 			}
 			if next == 0 {
 				return

@@ -11,8 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // BenchmarkRedisPopWorkers: W workers (1, 4, 16), each a consumer of its
@@ -23,7 +23,7 @@ import (
 // redis-server, on a Redis Cluster of three masters (every key of a crawl
 // is in one slot, so one node serves it), and on that cluster with the
 // crawl split over three slots, one a master (shards=3: "sharded"; see
-// Sharded). Each iteration pushes a
+// Redis). Each iteration pushes a
 // fresh crawl first (not timed); the figure is pops with lease per
 // second over the pops' wall time.
 //
@@ -53,7 +53,7 @@ func benchURL(b *testing.B, where string) string {
 // masterCPU returns the CPU seconds (user and system) each master of the
 // cluster, or the one server, at url has used.
 func masterCPU(b *testing.B, url string) map[string]float64 {
-	c, err := dedupe.DialRedis(ctx, url)
+	c, err := storage.DialRedis(ctx, url)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func (l *masterLoad) report(b *testing.B, records float64) {
 
 // benchFlush empties the server or every master of the cluster at url.
 func benchFlush(b *testing.B, url string) {
-	c, err := dedupe.DialRedis(ctx, url)
+	c, err := storage.DialRedis(ctx, url)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
+// The conformance suite (see conformance_test.go): stop, expire, info, dump, and concurrent poppers.
+
 func TestStop(t *testing.T) {
 	each(t, Options{}, func(t *testing.T, f Frontier) {
 		push(t, f, t0,

@@ -9,6 +9,8 @@ import (
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
+// The conformance suite (see conformance_test.go): leases, acks, expiries, Apply and releases.
+
 func TestLeaseAck(t *testing.T) {
 	each(t, Options{}, func(t *testing.T, f Frontier) {
 		push(t, f, t0, req(t, "http://a.test/1"), req(t, "http://a.test/2"))

@@ -2,9 +2,11 @@
 // cqueue: a priority queue with per-host fairness, a duplicate filter,
 // leases and a dead letter, crawl policy, and Scrapy Cluster's info, stop
 // and expire actions. Two implementations share one interface and one
-// conformance test suite: an SQLite file (OpenSQLite), the embedded default,
-// safe for several processes at once, and a Redis server or Redis Cluster
-// (OpenRedis), for pipelines on many machines.
+// conformance test suite (conformance_test.go): an SQLite file
+// (OpenSQLite), the embedded default, safe for several processes at once,
+// and a Redis server or Redis Cluster (OpenRedis), for pipelines on many
+// machines, whose crawl may be split over K slots of a cluster (the URL's
+// shards=K; not split, K = 1, by default).
 //
 // # Model
 //
@@ -48,8 +50,8 @@
 // # Errors
 //
 // Errors start with "frontier: " and the operation. SQLite errors say what
-// went wrong with the file (see dedupe.DescribeSQLiteError: not a database,
+// went wrong with the file (see storage.DescribeSQLiteError: not a database,
 // locked by another process past the busy timeout, disk full) and wrap
-// dedupe.ErrNotDatabase, ErrLocked, ErrFull; a failed operation changes
+// storage.ErrNotDatabase, ErrLocked, ErrFull; a failed operation changes
 // nothing.
 package frontier

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // Frontier is the crawl's queue of requests. Both implementations
@@ -156,7 +156,7 @@ type Options struct {
 	// that long (Scrapy Cluster's DUPEFILTER_TIMEOUT); 0 keeps it forever.
 	DedupeTTL time.Duration
 	// BusyTimeout (SQLite) is how long to wait for another process's
-	// write lock; 0 means dedupe.DefaultBusyTimeout (5s).
+	// write lock; 0 means storage.DefaultBusyTimeout (5s).
 	BusyTimeout time.Duration
 	// MaxAbandons is how many times a request may be abandoned by a dead
 	// consumer before it is dead-lettered: 0 means 10, negative never. It
@@ -169,13 +169,13 @@ type Options struct {
 	// gone is declared dead at once (Pop looks at processes at most once a
 	// second).
 	ConsumerTimeout time.Duration
-	// Getenv (Redis) reads the environment (dedupe.RedisRetryEnv); nil
+	// Getenv (Redis) reads the environment (storage.RedisRetryEnv); nil
 	// reads the process's.
 	Getenv func(string) string
 	// Prefix (Redis) is prepended to every key; "" means the Redis
-	// URL's prefix= option, else dedupe.DefaultPrefix ("crawlutils:").
+	// URL's prefix= option, else storage.DefaultPrefix ("crawlutils:").
 	// On a Redis Cluster it is put in braces, a hash tag (see
-	// dedupe.RedisConn.KeyPrefix).
+	// storage.RedisConn.KeyPrefix).
 	Prefix string
 }
 
@@ -216,10 +216,19 @@ const DefaultConsumerTimeout = 30 * time.Second
 // Open opens the frontier dsn names: a Redis URL (redis://host:port/db)
 // or else the path of an SQLite file.
 func Open(ctx context.Context, dsn string, o Options) (Frontier, error) {
-	if dedupe.IsRedisURL(dsn) {
-		return OpenRedis(ctx, dsn, o)
+	// A nil *Redis or *SQLite is not a nil Frontier: say nil on error.
+	if storeurl.IsRedisURL(dsn) {
+		r, err := OpenRedis(ctx, dsn, o)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
 	}
-	return OpenSQLite(ctx, dsn, o)
+	s, err := OpenSQLite(ctx, dsn, o)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Reasons a pushed request is refused, as PushResult.Reason and in the
@@ -292,15 +301,6 @@ type PopOptions struct {
 	// serves the least busy download slot first for the same reason).
 	// 0: no cap.
 	HostWindow int
-
-	// full (a shard of a Sharded frontier): the consumer's Window is
-	// taken in the other shards, or the shard is only asked what is at
-	// its head: hand out nothing here.
-	full bool
-	// floor (a shard of a Sharded frontier), when set, is the lowest
-	// priority to hand out: the other shards have requests above the
-	// rest of this one's.
-	floor *int
 }
 
 // PopResult is what Pop did.
@@ -318,16 +318,6 @@ type PopResult struct {
 	// restarted from an append-only file without its tail). Always 0 on
 	// SQLite.
 	GaveBack int
-
-	head shardHead // (Redis) the priority at the head of the queues after the pop
-}
-
-// shardHead is what a pop saw at the head of a Redis frontier's queues
-// once it was done: the priority of the next request, or none.
-type shardHead struct {
-	known bool // false: not known (a replayed pop, or never asked)
-	empty bool // nothing queued
-	prio  int
 }
 
 // Consumer is a process popping requests with heartbeats (see Join).

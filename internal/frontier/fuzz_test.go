@@ -70,7 +70,7 @@ func FuzzShardOfLease(f *testing.F) {
 	for _, s := range []string{"0:1.0000000000000001", "2:123.fedcba9876543210", "3:1.0", "01:1.0", "-1:1.0", ":", "1.0123456789abcdef", ""} {
 		f.Add(s)
 	}
-	s := &Sharded{shards: make([]*Redis, 3)}
+	s := &Redis{shards: make([]*redisShard, 3)}
 	f.Fuzz(func(t *testing.T, l string) {
 		i, rest := s.shardOfLease(l)
 		named := strconv.Itoa(i)+":"+rest == l // l is "i:" and a lease of shard i

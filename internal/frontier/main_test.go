@@ -112,18 +112,3 @@ func child(role, path string) int {
 	fmt.Fprintln(os.Stderr, "unknown child role", role)
 	return 2
 }
-
-// openRedis opens the unsplit Redis frontier at url (OpenRedis, which
-// returns a Frontier).
-func openRedis(ctx context.Context, url string, o Options) (*Redis, error) {
-	f, err := OpenRedis(ctx, url, o)
-	if err != nil {
-		return nil, err
-	}
-	r, ok := f.(*Redis)
-	if !ok {
-		f.Close()
-		return nil, fmt.Errorf("%s opened a %T, not an unsplit *Redis", url, f)
-	}
-	return r, nil
-}

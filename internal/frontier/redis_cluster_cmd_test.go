@@ -16,8 +16,8 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"github.com/crawlutils/crawlutils/internal/crawl"
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // runTool runs a command in process, as its main would.
@@ -52,10 +52,10 @@ func TestRedisClusterSlotNotServed(t *testing.T) {
 	}
 
 	// The slot of every key of the default prefix, and its master.
-	slot := dedupe.RedisSlot("{" + dedupe.DefaultPrefix + "}")
+	slot := storage.RedisSlot("{" + storage.DefaultPrefix + "}")
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs})
 	defer cc.Close()
-	owner, err := cc.MasterForKey(context.Background(), "{"+dedupe.DefaultPrefix+"}")
+	owner, err := cc.MasterForKey(context.Background(), "{"+storage.DefaultPrefix+"}")
 	if err != nil {
 		t.Fatal(err)
 	}

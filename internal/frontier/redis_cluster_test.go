@@ -11,6 +11,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 	"github.com/crawlutils/crawlutils/internal/throttle"
 )
 
@@ -22,7 +23,7 @@ import (
 // TestRedisClusterKeysInOneSlot runs every operation of the frontier, the
 // seen-sets and the throttle under one prefix on a cluster, then finds
 // every key of that prefix on every master: all are on one node, in the
-// slot CLUSTER KEYSLOT gives the prefix, the slot dedupe.RedisSlot
+// slot CLUSTER KEYSLOT gives the prefix, the slot storage.RedisSlot
 // computes; and the names are the single-server ones with the prefix in
 // braces.
 func TestRedisClusterKeysInOneSlot(t *testing.T) {
@@ -113,7 +114,7 @@ func TestRedisClusterKeysInOneSlot(t *testing.T) {
 	}
 
 	// Every key of the prefix, on every master.
-	cc := f.client.(*redis.ClusterClient)
+	cc := f.conn.Client.(*redis.ClusterClient)
 	found := redistest.KeysByMaster(t, cc, "*"+prefix+"*") // node → keys
 	var nodes, keys []string
 	for n, ks := range found {
@@ -125,7 +126,7 @@ func TestRedisClusterKeysInOneSlot(t *testing.T) {
 	if len(nodes) != 1 {
 		t.Fatalf("the prefix's keys are on %d nodes: %v", len(nodes), found)
 	}
-	slot := dedupe.RedisSlot(f.prefix)
+	slot := storage.RedisSlot(f.prefix)
 	slices.Sort(keys)
 	for _, k := range keys {
 		got, err := cc.ClusterKeySlot(ctx, k).Result()
@@ -148,7 +149,7 @@ func TestRedisClusterKeysInOneSlot(t *testing.T) {
 
 // openTestRedisPrefix opens a frontier at url with o as it is.
 func openTestRedisPrefix(t *testing.T, url string, o Options) *Redis {
-	f, err := openRedis(ctx, url, o)
+	f, err := OpenRedis(ctx, url, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestRedisOneServerKeyNamesUnchanged(t *testing.T) {
 	if _, err := th.Reserve(ctx, []throttle.Request{{Key: "a.test", N: 1, Rate: rate, MaxWait: throttle.NoMaxWait}}, t0); err != nil {
 		t.Fatal(err)
 	}
-	keys, err := f.client.Keys(ctx, "*").Result()
+	keys, err := f.conn.Client.Keys(ctx, "*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}

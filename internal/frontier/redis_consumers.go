@@ -3,7 +3,6 @@ package frontier
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 )
@@ -13,25 +12,13 @@ import (
 // missed its heartbeats is judged by the scripts, atomically with the
 // beats; whether its process is gone only Go can tell (goneConsumers).
 
-// Join implements Frontier.
-func (r *Redis) Join(ctx context.Context, c Consumer, now time.Time) (Consumer, error) {
-	c.ID = newConsumerID()
-	if err := r.joinAs(ctx, c, now); err != nil {
-		return Consumer{}, err
-	}
-	return c, nil
-}
-
-// joinAs registers consumer c under its ID.
-func (r *Redis) joinAs(ctx context.Context, c Consumer, now time.Time) error {
+// join registers consumer c under its ID in the shard.
+func (r *redisShard) join(ctx context.Context, c Consumer, now time.Time) error {
 	return r.fail("join", r.run(ctx, joinScript, r.prefix, now.UnixMilli(), c.ID, consumerJSON(c)).Err())
 }
 
-// Beat implements Frontier.
-func (r *Redis) Beat(ctx context.Context, c Consumer, lease time.Duration, now time.Time) (int, error) {
-	if c.ID == "" {
-		return 0, fmt.Errorf("frontier: beat: consumer without id (not joined)")
-	}
+// beat is Frontier.Beat on the shard: it returns what c holds here.
+func (r *redisShard) beat(ctx context.Context, c Consumer, lease time.Duration, now time.Time) (int, error) {
 	n, err := r.run(ctx, beatScript, r.prefix, now.UnixMilli(), c.ID, consumerJSON(c), now.Add(lease).UnixMilli()).Int64()
 	if err != nil {
 		return 0, r.fail("beat", err)
@@ -39,11 +26,8 @@ func (r *Redis) Beat(ctx context.Context, c Consumer, lease time.Duration, now t
 	return int(n), nil
 }
 
-// Leave implements Frontier.
-func (r *Redis) Leave(ctx context.Context, c Consumer, now time.Time) error {
-	if c.ID == "" {
-		return nil // never joined: holds nothing
-	}
+// leave is Frontier.Leave on the shard.
+func (r *redisShard) leave(ctx context.Context, c Consumer, now time.Time) error {
 	err := r.run(ctx, leaveScript, r.prefix, now.UnixMilli(), c.ID, r.opts.maxAbandons()).Err()
 	return r.fail("leave", err)
 }
@@ -61,7 +45,7 @@ func consumerJSON(c Consumer) string {
 // beatCutoff is the first heartbeat time (Unix ms) of a consumer still
 // alive at now: one whose last beat is earlier has gone Options.ConsumerTimeout
 // without beating (Options.timedOut, to the millisecond).
-func (r *Redis) beatCutoff(now time.Time) int64 {
+func (r *redisShard) beatCutoff(now time.Time) int64 {
 	t := now.Add(-r.opts.consumerTimeout())
 	ms := t.UnixMilli()
 	if time.UnixMilli(ms).Before(t) {
@@ -75,7 +59,7 @@ func (r *Redis) beatCutoff(now time.Time) int64 {
 // cannot see processes, so Go looks, at the cost of a round trip before
 // the script: unless force, at most once per processCheckEvery of now.
 // Heartbeat timeouts are left to the scripts, which judge them atomically.
-func (r *Redis) goneConsumers(ctx context.Context, self string, now time.Time, force bool) ([]string, error) {
+func (r *redisShard) goneConsumers(ctx context.Context, self string, now time.Time, force bool) ([]string, error) {
 	if machine().Boot == "" {
 		return nil, nil // no boot id: no consumer can be known to be on this machine
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Consumers implements Frontier: F consumers and F beats in one MULTI,
+// consumers is Frontier.Consumers on the shard: F consumers and F beats in one MULTI,
 // then each one's F held:CID (see redis_lua.go).
-func (r *Redis) Consumers(ctx context.Context) ([]ConsumerInfo, error) {
+func (r *redisShard) consumers(ctx context.Context) ([]ConsumerInfo, error) {
 	var all *redis.MapStringStringCmd
 	var beats *redis.ZSliceCmd
 	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {

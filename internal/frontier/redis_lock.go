@@ -32,8 +32,8 @@ if cur and string.match(cur, '^(.*)\t') == ARGV[3] then redis.call('HDEL', key, 
 return 0
 `)
 
-// LockCrawl implements Frontier.
-func (r *Redis) LockCrawl(ctx context.Context, crawlID, holder, steal string, ttl time.Duration, now time.Time) (string, bool, error) {
+// lockCrawl is Frontier.LockCrawl on the shard (the control one).
+func (r *redisShard) lockCrawl(ctx context.Context, crawlID, holder, steal string, ttl time.Duration, now time.Time) (string, bool, error) {
 	v, err := r.run(ctx, lockCrawlScript, r.prefix, crawlID, holder, steal, now.UnixMilli(), lockValue(holder, ttl, now)).Slice()
 	if err != nil {
 		return "", false, r.fail("lock crawl", err)
@@ -46,8 +46,8 @@ func (r *Redis) LockCrawl(ctx context.Context, crawlID, holder, steal string, tt
 	return cur, ok == 1, nil
 }
 
-// UnlockCrawl implements Frontier.
-func (r *Redis) UnlockCrawl(ctx context.Context, crawlID, holder string) error {
+// unlockCrawl is Frontier.UnlockCrawl on the shard (the control one).
+func (r *redisShard) unlockCrawl(ctx context.Context, crawlID, holder string) error {
 	if err := r.run(ctx, unlockCrawlScript, r.prefix, crawlID, holder).Err(); err != nil && err != redis.Nil {
 		return r.fail("unlock crawl", err)
 	}

@@ -26,7 +26,7 @@ func TestRedisLostWritesGiveBackLeases(t *testing.T) {
 
 	// Redis forgets the consumer's last pop: an earlier state of the
 	// frontier, as one restarted from an append-only file cut short.
-	if err := f.client.HSet(ctx, f.prefix+"f:lastpop", c.ID, "0000000000000000").Err(); err != nil {
+	if err := f.conn.Client.HSet(ctx, f.prefix+"f:lastpop", c.ID, "0000000000000000").Err(); err != nil {
 		t.Fatal(err)
 	}
 	r := popAs(t, f, c, 1, 0, t0)

@@ -178,7 +178,7 @@ stat('popped', #out)
 flush_stats()
 if #out > 0 then redis.call('SET', rkey, table.concat(served), 'PX', REPLAY_MS) end
 -- The priority now at the head of the ready queues ("-": none), which
--- a split frontier weighs its shards by (see Sharded.Pop).
+-- a split frontier weighs its shards by (see Redis.popSplit).
 local head = '-'
 local hp = redis.call('ZRANGE', F .. 'ready', 0, 0, 'WITHSCORES')
 if #hp > 0 then head = tostring(-tonumber(hp[2])) end

@@ -19,8 +19,8 @@ end
 return redis.call('HGETALL', key)
 `)
 
-// CrawlMeta implements Frontier.
-func (r *Redis) CrawlMeta(ctx context.Context, crawlID string) (map[string]string, error) {
+// crawlMeta is Frontier.CrawlMeta on the shard (the control one).
+func (r *redisShard) crawlMeta(ctx context.Context, crawlID string) (map[string]string, error) {
 	m, err := r.client.HGetAll(ctx, r.prefix+"f:cm:"+crawlID).Result()
 	if err != nil {
 		return nil, r.fail("crawl meta", err)
@@ -28,8 +28,8 @@ func (r *Redis) CrawlMeta(ctx context.Context, crawlID string) (map[string]strin
 	return m, nil
 }
 
-// SetCrawlMeta implements Frontier.
-func (r *Redis) SetCrawlMeta(ctx context.Context, crawlID string, meta map[string]string, replace bool) (map[string]string, error) {
+// setCrawlMeta is Frontier.SetCrawlMeta on the shard (the control one).
+func (r *redisShard) setCrawlMeta(ctx context.Context, crawlID string, meta map[string]string, replace bool) (map[string]string, error) {
 	flag := "0"
 	if replace {
 		flag = "1"

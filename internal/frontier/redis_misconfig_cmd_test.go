@@ -12,8 +12,8 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cdedupe"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // A misconfigured Redis, or a URL that names none, stops each tool that
@@ -189,8 +189,8 @@ func TestRedisOutOfMemory(t *testing.T) {
 func TestRedisEvictionWarned(t *testing.T) {
 	srv := redistest.StartServer(t, "--maxmemory-policy", "allkeys-lru")
 	var warned []string
-	defer func(w func(string, ...any)) { dedupe.Warnf = w }(dedupe.Warnf)
-	dedupe.Warnf = func(format string, a ...any) { warned = append(warned, fmt.Sprintf(format, a...)) }
+	defer func(w func(string, ...any)) { storage.Warnf = w }(storage.Warnf)
+	storage.Warnf = func(format string, a ...any) { warned = append(warned, fmt.Sprintf(format, a...)) }
 	for range 2 {
 		if code, _, stderr := runTool(cqueueCommand, "http://a.test/1\n", "push", "-q", "--redis", srv.URL()); code != 0 {
 			t.Fatalf("push: exit %d\n%s", code, stderr)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // sqliteSchema is the frontier's part of the shared SQLite file (the
@@ -114,7 +115,7 @@ const (
 // SQLite is a Frontier in an SQLite file: see OpenSQLite.
 type SQLite struct {
 	db      *sql.DB
-	dbh     *dedupe.DB
+	dbh     *storage.DB
 	seen    *dedupe.SQLite
 	opts    Options
 	busy    time.Duration
@@ -138,17 +139,17 @@ type SQLite struct {
 func OpenSQLite(ctx context.Context, path string, o Options) (*SQLite, error) {
 	busy := o.BusyTimeout
 	if busy <= 0 {
-		busy = dedupe.DefaultBusyTimeout
+		busy = storage.DefaultBusyTimeout
 	}
 	fail := func(err error) error { return fmt.Errorf("frontier: open %s: %w", path, err) }
-	db, err := dedupe.OpenDB(ctx, path, busy)
+	db, err := storage.OpenDB(ctx, path, busy)
 	if err != nil {
 		return nil, fail(err)
 	}
 	f := &SQLite{db: db.DB, dbh: db, opts: o, busy: busy, path: path}
 	if err := f.init(ctx); err != nil {
 		db.Close()
-		return nil, fail(dedupe.DescribeSQLiteError(err, busy))
+		return nil, fail(storage.DescribeSQLiteError(err, busy))
 	}
 	return f, nil
 }
@@ -236,7 +237,7 @@ func (f *SQLite) fail(op string, err error) error {
 	if strings.HasPrefix(err.Error(), "frontier: ") {
 		return err
 	}
-	return fmt.Errorf("frontier: %s %s: %w", op, f.path, dedupe.DescribeSQLiteError(err, f.busy))
+	return fmt.Errorf("frontier: %s %s: %w", op, f.path, storage.DescribeSQLiteError(err, f.busy))
 }
 
 // write runs fn in one BEGIN IMMEDIATE transaction, with the stats it

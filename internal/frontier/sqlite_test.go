@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 func urlsOf(ls []Leased) []string {
@@ -86,7 +86,7 @@ func TestSQLiteNotADatabase(t *testing.T) {
 		t.Fatal("OpenSQLite of a text file succeeded")
 	}
 	want := "frontier: open " + path + ": file is not a database ("
-	if !strings.HasPrefix(err.Error(), want) || !errors.Is(err, dedupe.ErrNotDatabase) {
+	if !strings.HasPrefix(err.Error(), want) || !errors.Is(err, storage.ErrNotDatabase) {
 		t.Errorf("error = %q, want it to start with %q and wrap ErrNotDatabase", err, want)
 	}
 	if got, _ := os.ReadFile(path); string(got) != string(content) {
@@ -117,10 +117,10 @@ func TestSQLiteLockedByAnotherProcess(t *testing.T) {
 		t.Errorf("gave up after %v, before the 200ms busy timeout", waited)
 	}
 	want := "database is locked by another process (still locked after the 200ms busy timeout)"
-	if !strings.Contains(err.Error(), want) || !errors.Is(err, dedupe.ErrLocked) || !strings.HasPrefix(err.Error(), "frontier: push ") {
+	if !strings.Contains(err.Error(), want) || !errors.Is(err, storage.ErrLocked) || !strings.HasPrefix(err.Error(), "frontier: push ") {
 		t.Errorf("error = %q, want %q wrapping ErrLocked", err, want)
 	}
-	if _, err := f.Pop(ctx, PopOptions{Max: 1, Lease: time.Minute}, t0); !errors.Is(err, dedupe.ErrLocked) {
+	if _, err := f.Pop(ctx, PopOptions{Max: 1, Lease: time.Minute}, t0); !errors.Is(err, storage.ErrLocked) {
 		t.Errorf("Pop while locked = %v", err)
 	}
 	// Readers are not blocked by the writer (WAL).
@@ -158,7 +158,7 @@ func TestSQLiteDiskFull(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error with a 40-page limit")
 	}
-	if !errors.Is(err, dedupe.ErrFull) || !strings.Contains(err.Error(), "disk full") || !strings.HasPrefix(err.Error(), "frontier: push "+path+": ") {
+	if !errors.Is(err, storage.ErrFull) || !strings.Contains(err.Error(), "disk full") || !strings.HasPrefix(err.Error(), "frontier: push "+path+": ") {
 		t.Errorf("error = %q, want a disk full error wrapping ErrFull", err)
 	}
 	t.Logf("queued %d requests before: %v", queued, err)
@@ -375,5 +375,69 @@ func TestMigrateV1(t *testing.T) {
 	}
 	if r := popAs(t, f, c, 5, 0, t0); len(r.Leased) != 1 || r.Held != 1 {
 		t.Errorf("pop as a consumer after the migration: %+v", r)
+	}
+}
+
+// TestCrawlMetaOldFile: a file made before crawl metadata existed (no
+// frontier_crawl_meta table) reads as empty metadata and gets the table on
+// the first SetCrawlMeta.
+func TestCrawlMetaOldFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	f, err := OpenSQLite(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.db.Exec(`DROP TABLE frontier_crawl_meta`); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := f.CrawlMeta(ctx, "shop"); err != nil || len(m) != 0 {
+		t.Fatalf("CrawlMeta on an old file = %v, %v", m, err)
+	}
+	if m, err := f.SetCrawlMeta(ctx, "shop", map[string]string{"k": "v"}, false); err != nil || m["k"] != "v" {
+		t.Fatalf("SetCrawlMeta on an old file = %v, %v", m, err)
+	}
+	g, err := OpenSQLite(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if m, err := g.CrawlMeta(ctx, "shop"); err != nil || m["k"] != "v" {
+		t.Fatalf("CrawlMeta from another connection = %v, %v", m, err)
+	}
+}
+
+// TestSQLiteFailOldFile: a file made before frontier_dead_reasons dumps
+// and acks its dead requests as before, and gets the table from its first
+// fail; the reason goes with its request when it is acked.
+func TestSQLiteFailOldFile(t *testing.T) {
+	f := openSQLite(t, t.TempDir()+"/old.db", Options{MaxLeaseExpiries: 1})
+	if _, err := f.db.Exec(`DROP TABLE frontier_dead_reasons`); err != nil {
+		t.Fatal(err)
+	}
+	push(t, f, t0, req(t, "http://a.test/1"), req(t, "http://a.test/2"))
+	ls := leaseOf(t, pop(t, f, 2, t0))
+	now := t0.Add(time.Hour)
+	if r, _ := f.Reclaim(ctx, now); r.DeadLettered != 2 {
+		t.Fatalf("Reclaim = %+v", r)
+	}
+	if d := dumpAll(t, f); len(d) != 2 || d["http://a.test/1"].Reason != reasonDeadLetter {
+		t.Fatalf("Dump without the table = %+v", d)
+	}
+	if r := apply(t, f, Batch{Acks: []string{ls["http://a.test/1"]}}, now); r.Acks.Acked != 1 {
+		t.Fatalf("late ack without the table = %+v", r)
+	}
+	push(t, f, now, req(t, "http://a.test/3"))
+	l3 := pop(t, f, 1, now)
+	if r := apply(t, f, Batch{Fails: []Fail{{Lease: l3[0].Lease, Reason: "too_large"}}}, now); r.Failed != 1 {
+		t.Fatalf("fail = %+v", r)
+	}
+	if d := dumpAll(t, f); d["http://a.test/3"].Reason != "too_large" || d["http://a.test/2"].Reason != reasonDeadLetter {
+		t.Errorf("Dump = %+v", d)
+	}
+	apply(t, f, Batch{Acks: leases(l3)}, now)
+	var n int
+	if err := f.db.QueryRow(`SELECT count(*) FROM frontier_dead_reasons`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d reasons left after the ack (%v)", n, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
@@ -28,7 +29,7 @@ type snapshot struct {
 	Meta      map[string]map[string]string // crawls with work left, and those paused
 	// Tools are the snapshots of the tools' stats not expired (none
 	// without a tools store).
-	Tools []toolstats.Snapshot
+	Tools []statspub.Snapshot
 }
 
 // errorCounters and deadCounters are the frontier's counters summed into

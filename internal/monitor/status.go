@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/frontier"
-	"github.com/crawlutils/crawlutils/internal/toolstats"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 )
 
 // A crawl's status on the page and in /crawls: what it is doing, not only
@@ -50,7 +50,7 @@ type totalsJSON struct {
 // totalsOf adds up the last published stats of crawl id's tools: pages
 // (cfetch's responses), items (cexport's, else cextract's) and failed
 // fetches; working says one of them has not exited.
-func totalsOf(snaps []toolstats.Snapshot, id string) (t totalsJSON, ok, working bool) {
+func totalsOf(snaps []statspub.Snapshot, id string) (t totalsJSON, ok, working bool) {
 	var extracted int64
 	exporter := false
 	for _, s := range snaps {

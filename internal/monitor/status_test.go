@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/frontier"
-	"github.com/crawlutils/crawlutils/internal/toolstats"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 )
 
 func TestStatusOf(t *testing.T) {
@@ -38,10 +38,10 @@ func TestStatusOf(t *testing.T) {
 }
 
 func TestTotalsOf(t *testing.T) {
-	snap := func(crawl, tool string, exited bool, stats string) toolstats.Snapshot {
-		return toolstats.Snapshot{CrawlID: crawl, Tool: tool, Exited: exited, Stats: json.RawMessage(stats)}
+	snap := func(crawl, tool string, exited bool, stats string) statspub.Snapshot {
+		return statspub.Snapshot{CrawlID: crawl, Tool: tool, Exited: exited, Stats: json.RawMessage(stats)}
 	}
-	snaps := []toolstats.Snapshot{
+	snaps := []statspub.Snapshot{
 		snap("shop", "cfetch", false, `{"out":120,"errors":{"dns":2},"counts":{"status":{"200":100,"503":3},"interrupted":{"released":5}}}`),
 		snap("shop", "cfetch", true, `{"out":30}`), // another machine's
 		snap("shop", "cextract", false, `{"counts":{"items":{"emitted":90}}}`),

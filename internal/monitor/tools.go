@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/toolstats"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 )
 
 // The tools attached to a crawl publish their stats to the frontier's
@@ -33,13 +33,13 @@ type figures struct {
 
 // readStats parses a snapshot's stats; a document it cannot read counts
 // nothing.
-func readStats(s toolstats.Snapshot) cli.StatsJSON {
+func readStats(s statspub.Snapshot) cli.StatsJSON {
 	var st cli.StatsJSON
 	json.Unmarshal(s.Stats, &st)
 	return st
 }
 
-func figuresOf(s toolstats.Snapshot) figures {
+func figuresOf(s statspub.Snapshot) figures {
 	st := readStats(s)
 	var f figures
 	switch s.Tool {
@@ -97,7 +97,7 @@ func (r toolRates) items() float64 {
 // trackTools updates each tool's rates from its new snapshot and returns
 // the rates summed by the crawl the tools publish for ("": none named).
 // Called with s.mu held.
-func (s *sampler) trackTools(snaps []toolstats.Snapshot) map[string]*toolRates {
+func (s *sampler) trackTools(snaps []statspub.Snapshot) map[string]*toolRates {
 	seen := make(map[string]bool, len(snaps))
 	by := map[string]*toolRates{}
 	for _, snap := range snaps {

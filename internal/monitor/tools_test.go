@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/statspub"
 	"github.com/crawlutils/crawlutils/internal/toolstats"
 )
 
 // toolSnap is a snapshot of tool (pid) for crawl, taken at, its stats
 // the JSON given.
-func toolSnap(tool string, pid int, crawl string, at time.Time, everyMS int64, stats string) toolstats.Snapshot {
-	return toolstats.Snapshot{CrawlID: crawl, Tool: tool, Host: "worker-1", PID: pid, At: at, EveryMS: everyMS, Stats: json.RawMessage(stats)}
+func toolSnap(tool string, pid int, crawl string, at time.Time, everyMS int64, stats string) statspub.Snapshot {
+	return statspub.Snapshot{CrawlID: crawl, Tool: tool, Host: "worker-1", PID: pid, At: at, EveryMS: everyMS, Stats: json.RawMessage(stats)}
 }
 
 const hostileCrawl = `<img src=x onerror="window.pwned=1">`
@@ -47,7 +48,7 @@ func testTools(t *testing.T, dsn string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	put := func(at time.Time, snaps ...toolstats.Snapshot) {
+	put := func(at time.Time, snaps ...statspub.Snapshot) {
 		t.Helper()
 		if err := store.Put(ctx, at, snaps...); err != nil {
 			t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // TestSharedStateNeverDoublesASlot: four handles (processes, to the
@@ -150,7 +150,7 @@ func testRedisExpiresIdleKeys(t *testing.T, url string) {
 // refused with a clear error.
 func TestSQLiteSharesTheFrontiersFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "crawl.db")
-	db, err := dedupe.OpenDB(ctx, path, 0)
+	db, err := storage.OpenDB(ctx, path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestSQLiteSharesTheFrontiersFile(t *testing.T) {
 	if err := writeFile(notdb, strings.Repeat("not a database at all ", 20)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenSQLite(ctx, notdb, Options{}); !errors.Is(err, dedupe.ErrNotDatabase) || !strings.Contains(err.Error(), "throttle: open "+notdb) {
+	if _, err := OpenSQLite(ctx, notdb, Options{}); !errors.Is(err, storage.ErrNotDatabase) || !strings.Contains(err.Error(), "throttle: open "+notdb) {
 		t.Fatalf("open a text file: %v", err)
 	}
 }
@@ -222,7 +222,7 @@ func TestSQLiteLocked(t *testing.T) {
 	}
 	defer conn.ExecContext(ctx, "ROLLBACK")
 	_, err = s.Reserve(ctx, []Request{{Key: "a", N: 1, Rate: mustRate(t, "1/s", 1), MaxWait: NoMaxWait}}, t0)
-	if !errors.Is(err, dedupe.ErrLocked) || !strings.Contains(err.Error(), "throttle: reserve "+path+": database is locked by another process") {
+	if !errors.Is(err, storage.ErrLocked) || !strings.Contains(err.Error(), "throttle: reserve "+path+": database is locked by another process") {
 		t.Fatalf("reserve on a locked file: %v", err)
 	}
 }

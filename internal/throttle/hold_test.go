@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // holdStep is one call of a hold scenario: after moving the clock by
@@ -189,7 +189,7 @@ func TestHolds(t *testing.T) {
 // holds.
 func TestSQLiteAddsHoldToOldFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := dedupe.OpenDB(ctx, path, 0)
+	db, err := storage.OpenDB(ctx, path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // Redis is a Store in a Redis server or a Redis Cluster: one string per
@@ -29,13 +29,13 @@ import (
 // value they do not know.
 //
 // All keys of one script are in one slot on a cluster: PREFIX carries a
-// hash tag there (see dedupe.RedisConn.KeyPrefix), which puts every key of
+// hash tag there (see storage.RedisConn.KeyPrefix), which puts every key of
 // one prefix on one node, that of the frontier and seen sets of the same
 // prefix.
 //
 // With the URL's shards=K (K > 1) the keys are split over K slots as the
 // frontier's are: key's schedule and hold live under the prefix of shard
-// dedupe.ShardOf(key, K) (dedupe.ShardPrefixes), so on a cluster the
+// storage.ShardOf(key, K) (storage.ShardPrefixes), so on a cluster the
 // schedules spread over the masters; for a host key without a port that
 // is the shard of the frontier's queue of the host. A Reserve is split by
 // shard and the parts run at once, one script per shard (per 256 keys),
@@ -43,7 +43,7 @@ import (
 // ever atomic per key (Store.Reserve), and every key's schedule and hold
 // stay in one shard, read and written by one script.
 type Redis struct {
-	conn   *dedupe.RedisConn
+	conn   *storage.RedisConn
 	client redis.UniversalClient
 	prefix string   // hash-tagged on a cluster; the unsplit prefix
 	shards []string // the shards' prefixes; [prefix] when not split
@@ -52,7 +52,7 @@ type Redis struct {
 }
 
 // shardOf returns the shard of key (its index in r.shards).
-func (r *Redis) shardOf(key string) int { return dedupe.ShardOf(key, len(r.shards)) }
+func (r *Redis) shardOf(key string) int { return storage.ShardOf(key, len(r.shards)) }
 
 // reserveScript reserves slots for each key: KEYS are pairs, the key's
 // schedule and its hold. ARGV[1] is now in microseconds, or "" to read
@@ -140,10 +140,10 @@ return out
 `)
 
 // RedisKey is the Redis key of key's schedule, for the key prefix
-// dedupe.RedisConn.KeyPrefix returned ("" is dedupe.DefaultPrefix).
+// storage.RedisConn.KeyPrefix returned ("" is storage.DefaultPrefix).
 func RedisKey(prefix, key string) string {
 	if prefix == "" {
-		prefix = dedupe.DefaultPrefix
+		prefix = storage.DefaultPrefix
 	}
 	return prefix + "throttle:" + key
 }
@@ -151,7 +151,7 @@ func RedisKey(prefix, key string) string {
 // RedisHoldKey is the Redis key of key's hold (see RedisKey).
 func RedisHoldKey(prefix, key string) string {
 	if prefix == "" {
-		prefix = dedupe.DefaultPrefix
+		prefix = storage.DefaultPrefix
 	}
 	return prefix + "throttle-hold:" + key
 }
@@ -159,12 +159,12 @@ func RedisHoldKey(prefix, key string) string {
 // OpenRedis connects to the Redis server or cluster at url
 // (redis://[user:pass@]host:port/db, rediss:// for TLS,
 // redis+cluster://host:port,host:port… for a cluster: see
-// dedupe.DialRedis) and checks it answers. With the URL's shards=K it
+// storage.DialRedis) and checks it answers. With the URL's shards=K it
 // checks that the prefix is split into K shards (dedupe.CheckShards: the
 // frontier and cdedupe sharing it must say the same K) and that each
 // shard's slot is served.
 func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
-	c, err := dedupe.DialRedisEnv(ctx, url, o.Getenv)
+	c, err := storage.DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("throttle: %w", err)
 	}
@@ -176,7 +176,7 @@ func OpenRedis(ctx context.Context, url string, o Options) (*Redis, error) {
 	return r, nil
 }
 
-func openOn(ctx context.Context, c *dedupe.RedisConn, o Options) (*Redis, error) {
+func openOn(ctx context.Context, c *storage.RedisConn, o Options) (*Redis, error) {
 	p, err := c.KeyPrefix(o.Prefix)
 	if err != nil {
 		return nil, err
@@ -184,7 +184,7 @@ func openOn(ctx context.Context, c *dedupe.RedisConn, o Options) (*Redis, error)
 	if err := c.CheckUsable(ctx, p); err != nil {
 		return nil, err
 	}
-	shards, err := c.CheckShards(ctx, p, dedupe.FrontierUsedKey(p))
+	shards, err := c.CheckShards(ctx, p, storage.FrontierUsedKey(p))
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func (r *Redis) Reserve(ctx context.Context, reqs []Request, now time.Time) (Rep
 		where[j] = append(where[j], i)
 	}
 	clocks := make([]int64, len(r.shards))
-	err := dedupe.InParallel(len(r.shards), func(j int) (err error) {
+	err := storage.InParallel(len(r.shards), func(j int) (err error) {
 		if len(where[j]) > 0 {
 			clocks[j], err = r.reserveShard(ctx, r.shards[j], reqs, where[j], reply.Grants, now)
 		}
@@ -313,7 +313,7 @@ func (r *Redis) Holds(ctx context.Context, keys []string, now time.Time) (map[st
 		where[j] = append(where[j], k)
 	}
 	found := make([]map[string]time.Duration, len(r.shards))
-	err := dedupe.InParallel(len(r.shards), func(j int) (err error) {
+	err := storage.InParallel(len(r.shards), func(j int) (err error) {
 		found[j], err = r.holdsShard(ctx, r.shards[j], where[j], at)
 		return err
 	})
@@ -361,7 +361,7 @@ func (r *Redis) Purge(context.Context, time.Time) (int, error) { return 0, nil }
 // and small servers.
 func (r *Redis) Len(ctx context.Context) (int, error) {
 	counts := make([]int, len(r.shards))
-	err := dedupe.InParallel(len(r.shards), func(j int) (err error) {
+	err := storage.InParallel(len(r.shards), func(j int) (err error) {
 		counts[j], err = r.lenShard(ctx, r.shards[j])
 		return err
 	})

@@ -8,13 +8,13 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // TestRedisShardedKeys: with shards=3 on a cluster, a reservation over
 // many hosts and holds on some of them leave each host's schedule and
-// hold in the slot of its shard (dedupe.ShardOf of the host), on every
+// hold in the slot of its shard (storage.ShardOf of the host), on every
 // master; Len and Holds see every shard; and a handle asking another
 // split of the prefix is refused.
 func TestRedisShardedKeys(t *testing.T) {
@@ -85,22 +85,22 @@ func TestRedisShardedKeys(t *testing.T) {
 		}
 		for _, k := range keys {
 			n++
-			if k == dedupe.ShardsKey(s.prefix) {
+			if k == storage.ShardsKey(s.prefix) {
 				continue
 			}
 			i, host := shardedKey(s.shards, k)
 			switch {
 			case i < 0:
 				t.Errorf("key %q is under no shard's prefix", k)
-			case dedupe.ShardOf(host, 3) != i:
-				t.Errorf("key %q of host %s in shard %d, want %d", k, host, i, dedupe.ShardOf(host, 3))
+			case storage.ShardOf(host, 3) != i:
+				t.Errorf("key %q of host %s in shard %d, want %d", k, host, i, storage.ShardOf(host, 3))
 			default:
 				slot, err := cc.ClusterKeySlot(ctx, k).Result()
 				if err != nil {
 					t.Fatal(err)
 				}
-				if int(slot) != dedupe.RedisSlot(s.shards[i]) {
-					t.Errorf("key %q in slot %d, want shard %d's %d", k, slot, i, dedupe.RedisSlot(s.shards[i]))
+				if int(slot) != storage.RedisSlot(s.shards[i]) {
+					t.Errorf("key %q in slot %d, want shard %d's %d", k, slot, i, storage.RedisSlot(s.shards[i]))
 				}
 			}
 		}

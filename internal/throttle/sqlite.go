@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // SQLite is a Store in an SQLite file: one row per key in the table
@@ -19,7 +19,7 @@ import (
 // The clock is the caller's: processes sharing a file share a machine, and
 // its clock.
 type SQLite struct {
-	db   *dedupe.DB
+	db   *storage.DB
 	path string
 	busy time.Duration
 
@@ -59,17 +59,17 @@ const sqliteAddHold = `ALTER TABLE throttle_slots ADD COLUMN hold_us INTEGER NOT
 func OpenSQLite(ctx context.Context, path string, o Options) (*SQLite, error) {
 	busy := o.BusyTimeout
 	if busy <= 0 {
-		busy = dedupe.DefaultBusyTimeout
+		busy = storage.DefaultBusyTimeout
 	}
 	fail := func(err error) error { return fmt.Errorf("throttle: open %s: %w", path, err) }
-	db, err := dedupe.OpenDB(ctx, path, busy)
+	db, err := storage.OpenDB(ctx, path, busy)
 	if err != nil {
 		return nil, fail(err)
 	}
 	s := &SQLite{db: db, path: path, busy: busy, stmts: map[int]*sql.Stmt{}}
 	if err := initSQLite(ctx, db); err != nil {
 		db.Close()
-		return nil, fail(dedupe.DescribeSQLiteError(err, busy))
+		return nil, fail(storage.DescribeSQLiteError(err, busy))
 	}
 	return s, nil
 }
@@ -79,7 +79,7 @@ func OpenSQLite(ctx context.Context, path string, o Options) (*SQLite, error) {
 // a process opening the file while another writes does not wait. Two
 // processes may add the column at once: the second one's ALTER fails,
 // and finds the column there.
-func initSQLite(ctx context.Context, db *dedupe.DB) error {
+func initSQLite(ctx context.Context, db *storage.DB) error {
 	hasHold := func() (bool, error) {
 		var n int
 		err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('throttle_slots') WHERE name = 'hold_us'`).Scan(&n)
@@ -116,7 +116,7 @@ func (s *SQLite) Close() error {
 }
 
 func (s *SQLite) wrap(op string, err error) error {
-	return fmt.Errorf("throttle: %s %s: %w", op, s.path, dedupe.DescribeSQLiteError(err, s.busy))
+	return fmt.Errorf("throttle: %s %s: %w", op, s.path, storage.DescribeSQLiteError(err, s.busy))
 }
 
 // sqlT0 is reserve's T for a known key: max(tat, now, hold + tau), the

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // NoMaxWait is the Request.MaxWait that reserves however far ahead the slots are.
@@ -94,14 +94,14 @@ type Store interface {
 // Options configure a store. The zero value is ready to use.
 type Options struct {
 	// BusyTimeout (SQLite) is how long a reservation waits for another
-	// process's write lock; 0 means dedupe.DefaultBusyTimeout.
+	// process's write lock; 0 means storage.DefaultBusyTimeout.
 	BusyTimeout time.Duration
-	// Getenv (Redis) reads the environment (dedupe.RedisRetryEnv); nil
+	// Getenv (Redis) reads the environment (storage.RedisRetryEnv); nil
 	// reads the process's.
 	Getenv func(string) string
 	// Prefix (Redis) is prepended to every key; "" means the Redis URL's
-	// prefix= option, else dedupe.DefaultPrefix. On a Redis Cluster it is
-	// put in braces, a hash tag (see dedupe.RedisConn.KeyPrefix).
+	// prefix= option, else storage.DefaultPrefix. On a Redis Cluster it is
+	// put in braces, a hash tag (see storage.RedisConn.KeyPrefix).
 	Prefix string
 	// Keep (Redis) is how long a key outlives its last slot before Redis
 	// expires it; 0 means DefaultKeep.
@@ -130,7 +130,7 @@ const DefaultKeep = time.Minute
 // Open opens the store dsn names: a Redis URL (redis://host:port/db) or
 // else the path of an SQLite file (created if needed).
 func Open(ctx context.Context, dsn string, o Options) (Store, error) {
-	if dedupe.IsRedisURL(dsn) {
+	if storeurl.IsRedisURL(dsn) {
 		return OpenRedis(ctx, dsn, o)
 	}
 	return OpenSQLite(ctx, dsn, o)

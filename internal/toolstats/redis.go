@@ -8,7 +8,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/statspub"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // On Redis, with F = the frontier's key prefix + "f:" (its hash tag on a
@@ -21,12 +22,12 @@ import (
 // keyspace holds a throttle key per host); it expires with its last
 // snapshot.
 type redisStore struct {
-	conn  *dedupe.RedisConn
+	conn  *storage.RedisConn
 	index string // F tools
 }
 
 func openRedis(ctx context.Context, url string, o Options) (*redisStore, error) {
-	c, err := dedupe.DialRedisEnv(ctx, url, o.Getenv)
+	c, err := storage.DialRedisEnv(ctx, url, o.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +72,7 @@ end
 return out
 `)
 
-func (r *redisStore) Put(ctx context.Context, now time.Time, snaps ...Snapshot) error {
+func (r *redisStore) Put(ctx context.Context, now time.Time, snaps ...statspub.Snapshot) error {
 	args := make([]any, 0, 1+3*len(snaps))
 	args = append(args, now.UnixMilli())
 	for i := range snaps {
@@ -87,7 +88,7 @@ func (r *redisStore) Put(ctx context.Context, now time.Time, snaps ...Snapshot) 
 	return nil
 }
 
-func (r *redisStore) List(ctx context.Context, now time.Time) ([]Snapshot, error) {
+func (r *redisStore) List(ctx context.Context, now time.Time) ([]statspub.Snapshot, error) {
 	docs, err := listScript.Run(ctx, r.conn.Client, []string{r.index}, now.UnixMilli()).StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.conn.Name(), err)

@@ -11,7 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/statspub"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 // On SQLite the snapshots are rows of a table of the frontier's file,
@@ -35,7 +36,7 @@ type sqliteStore struct {
 func openSQLite(ctx context.Context, path string, o Options) (*sqliteStore, error) {
 	bt := o.BusyTimeout
 	if bt <= 0 {
-		bt = dedupe.DefaultBusyTimeout
+		bt = storage.DefaultBusyTimeout
 	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", bt.Milliseconds()))
@@ -43,13 +44,13 @@ func openSQLite(ctx context.Context, path string, o Options) (*sqliteStore, erro
 	q.Add("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
-		return nil, dedupe.DescribeSQLiteError(err, bt)
+		return nil, storage.DescribeSQLiteError(err, bt)
 	}
 	db.SetMaxOpenConns(1)
 	var mode string
 	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		db.Close()
-		return nil, dedupe.DescribeSQLiteError(err, bt)
+		return nil, storage.DescribeSQLiteError(err, bt)
 	}
 	if !strings.EqualFold(mode, "wal") {
 		db.Close()
@@ -61,21 +62,21 @@ func openSQLite(ctx context.Context, path string, o Options) (*sqliteStore, erro
 // Put is one short write transaction: it waits at most the busy timeout
 // for the write lock, and holds it for an upsert per snapshot and the
 // delete of the expired rows.
-func (s *sqliteStore) Put(ctx context.Context, now time.Time, snaps ...Snapshot) error {
+func (s *sqliteStore) Put(ctx context.Context, now time.Time, snaps ...statspub.Snapshot) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return dedupe.DescribeSQLiteError(err, s.busyTimeout)
+		return storage.DescribeSQLiteError(err, s.busyTimeout)
 	}
 	defer tx.Rollback()
 	if !s.ready {
 		if _, err := tx.ExecContext(ctx, toolsTable); err != nil {
-			return dedupe.DescribeSQLiteError(err, s.busyTimeout)
+			return storage.DescribeSQLiteError(err, s.busyTimeout)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM frontier_tools WHERE expires <= ?`, now.UnixMilli()); err != nil {
-		return dedupe.DescribeSQLiteError(err, s.busyTimeout)
+		return storage.DescribeSQLiteError(err, s.busyTimeout)
 	}
 	for i := range snaps {
 		b, err := json.Marshal(&snaps[i])
@@ -85,33 +86,33 @@ func (s *sqliteStore) Put(ctx context.Context, now time.Time, snaps ...Snapshot)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO frontier_tools (id, expires, doc) VALUES (?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET expires = excluded.expires, doc = excluded.doc`,
 			snaps[i].ID(), snaps[i].Expires().UnixMilli(), string(b)); err != nil {
-			return dedupe.DescribeSQLiteError(err, s.busyTimeout)
+			return storage.DescribeSQLiteError(err, s.busyTimeout)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return dedupe.DescribeSQLiteError(err, s.busyTimeout)
+		return storage.DescribeSQLiteError(err, s.busyTimeout)
 	}
 	s.ready = true
 	return nil
 }
 
 // List is one read: none when no tool has published yet (no table).
-func (s *sqliteStore) List(ctx context.Context, now time.Time) ([]Snapshot, error) {
+func (s *sqliteStore) List(ctx context.Context, now time.Time) ([]statspub.Snapshot, error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, dedupe.DescribeSQLiteError(err, s.busyTimeout)
+		return nil, storage.DescribeSQLiteError(err, s.busyTimeout)
 	}
 	defer tx.Rollback()
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'frontier_tools'`).Scan(&n); err != nil {
-		return nil, dedupe.DescribeSQLiteError(err, s.busyTimeout)
+		return nil, storage.DescribeSQLiteError(err, s.busyTimeout)
 	}
 	if n == 0 {
-		return []Snapshot{}, nil
+		return []statspub.Snapshot{}, nil
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT doc FROM frontier_tools WHERE expires > ? ORDER BY id`, now.UnixMilli())
 	if err != nil {
-		return nil, dedupe.DescribeSQLiteError(err, s.busyTimeout)
+		return nil, storage.DescribeSQLiteError(err, s.busyTimeout)
 	}
 	defer rows.Close()
 	var docs []string
@@ -123,7 +124,7 @@ func (s *sqliteStore) List(ctx context.Context, now time.Time) ([]Snapshot, erro
 		docs = append(docs, d)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, dedupe.DescribeSQLiteError(err, s.busyTimeout)
+		return nil, storage.DescribeSQLiteError(err, s.busyTimeout)
 	}
 	return sorted(decode(docs)), nil
 }
@@ -131,7 +132,7 @@ func (s *sqliteStore) List(ctx context.Context, now time.Time) ([]Snapshot, erro
 func (s *sqliteStore) Close() error { return s.db.Close() }
 
 // sorted sorts snapshots by ID.
-func sorted(s []Snapshot) []Snapshot {
-	slices.SortFunc(s, func(a, b Snapshot) int { return strings.Compare(a.ID(), b.ID()) })
+func sorted(s []statspub.Snapshot) []statspub.Snapshot {
+	slices.SortFunc(s, func(a, b statspub.Snapshot) int { return strings.Compare(a.ID(), b.ID()) })
 	return s
 }

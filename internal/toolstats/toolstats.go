@@ -30,68 +30,21 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
+	"github.com/crawlutils/crawlutils/internal/statspub"
+
+	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
-
-// Snapshot is one tool process's latest stats, as stored.
-type Snapshot struct {
-	// CrawlID is the crawl the tool works for, when it was told
-	// (--stats-crawlid; cqueue crawl tells its tools); "" otherwise: the
-	// tool is the frontier's, as its workers are.
-	CrawlID string `json:"crawlid"`
-	// Tool is the command: "cfetch", "cqueue pop", ….
-	Tool string `json:"tool"`
-	Host string `json:"host"`
-	PID  int    `json:"pid"`
-	// At is when the stats were taken.
-	At time.Time `json:"at"`
-	// EveryMS is the publishing period, in milliseconds: the next
-	// snapshot is due then.
-	EveryMS int64 `json:"every_ms"`
-	// Exited is set on the last snapshot of a process, with its exit
-	// status.
-	Exited bool `json:"exited,omitempty"`
-	Exit   *int `json:"exit,omitempty"`
-	// Stats is the tool's --stats FILE document (cli.StatsJSON).
-	Stats json.RawMessage `json:"stats"`
-}
-
-// ID names the snapshot's process: a new snapshot with the same ID
-// replaces the old one.
-func (s Snapshot) ID() string {
-	return s.Tool + " " + s.Host + " " + strconv.Itoa(s.PID) + " " + s.CrawlID
-}
-
-// Expires is when the snapshot is dropped: three periods after At (at
-// least MinTTL) while the tool runs, so a tool killed without a word
-// vanishes; ExitedTTL after the last snapshot of one that exited.
-func (s Snapshot) Expires() time.Time {
-	if s.Exited {
-		return s.At.Add(ExitedTTL)
-	}
-	return s.At.Add(max(3*time.Duration(s.EveryMS)*time.Millisecond, MinTTL))
-}
-
-// The lifetimes of snapshots (see Snapshot.Expires).
-const (
-	MinTTL    = 15 * time.Second
-	ExitedTTL = time.Minute
-)
-
-// DefaultEvery is the publishing period when none is given.
-const DefaultEvery = 5 * time.Second
 
 // Store is where snapshots are kept: the frontier's store.
 type Store interface {
 	// Put stores snaps, each replacing the snapshot of the same ID, and
 	// drops those expired at now: one transaction (SQLite) or one
 	// script call (Redis).
-	Put(ctx context.Context, now time.Time, snaps ...Snapshot) error
+	Put(ctx context.Context, now time.Time, snaps ...statspub.Snapshot) error
 	// List returns the snapshots not expired at now, sorted by ID.
-	List(ctx context.Context, now time.Time) ([]Snapshot, error)
+	List(ctx context.Context, now time.Time) ([]statspub.Snapshot, error)
 	// Close releases the store's connections.
 	Close() error
 }
@@ -99,15 +52,21 @@ type Store interface {
 // Options configure Open.
 type Options struct {
 	// BusyTimeout (SQLite) is how long a Put waits for another process's
-	// write lock; 0 means dedupe.DefaultBusyTimeout.
+	// write lock; 0 means storage.DefaultBusyTimeout.
 	BusyTimeout time.Duration
-	// Getenv (Redis) reads the environment (dedupe.RedisRetryEnv); nil
+	// Getenv (Redis) reads the environment (storage.RedisRetryEnv); nil
 	// reads the process's.
 	Getenv func(string) string
 	// Prefix (Redis) is the frontier's key prefix option (see
 	// frontier.Options.Prefix): "" means the URL's prefix=, else the
 	// default.
 	Prefix string
+}
+
+// OpenSink is Open as a Opener: what a command that publishes
+// its stats (--stats-to) is given (cli.Command.OpenStats).
+func OpenSink(ctx context.Context, dsn string, timeout time.Duration, getenv func(string) string) (statspub.Sink, error) {
+	return Open(ctx, dsn, Options{BusyTimeout: timeout, Getenv: getenv})
 }
 
 // ErrNoStore is returned by Open for an SQLite file that does not exist:
@@ -118,7 +77,7 @@ var ErrNoStore = errors.New("no such frontier")
 // redis+cluster://…) or the path of the frontier's SQLite file, which must
 // exist.
 func Open(ctx context.Context, dsn string, o Options) (Store, error) {
-	if dedupe.IsRedisURL(dsn) {
+	if storeurl.IsRedisURL(dsn) {
 		return openRedis(ctx, dsn, o)
 	}
 	if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
@@ -129,10 +88,10 @@ func Open(ctx context.Context, dsn string, o Options) (Store, error) {
 
 // decode parses stored documents, skipping any that cannot be read (a
 // newer release's, or damaged): a monitor shows what it can.
-func decode(docs []string) []Snapshot {
-	out := make([]Snapshot, 0, len(docs))
+func decode(docs []string) []statspub.Snapshot {
+	out := make([]statspub.Snapshot, 0, len(docs))
 	for _, d := range docs {
-		var s Snapshot
+		var s statspub.Snapshot
 		if json.Unmarshal([]byte(d), &s) == nil {
 			out = append(out, s)
 		}

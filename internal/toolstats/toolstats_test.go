@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 	"github.com/crawlutils/crawlutils/internal/redistest"
+	"github.com/crawlutils/crawlutils/internal/statspub"
+	"github.com/crawlutils/crawlutils/internal/storage"
 )
 
 func TestMain(m *testing.M) {
@@ -50,8 +51,8 @@ func open(t *testing.T, dsn string) Store {
 	return s
 }
 
-func snap(tool string, pid int, at time.Time, items int) Snapshot {
-	return Snapshot{CrawlID: "shop", Tool: tool, Host: "vm", PID: pid, At: at, EveryMS: 5000,
+func snap(tool string, pid int, at time.Time, items int) statspub.Snapshot {
+	return statspub.Snapshot{CrawlID: "shop", Tool: tool, Host: "vm", PID: pid, At: at, EveryMS: 5000,
 		Stats: json.RawMessage(`{"tool":"` + tool + `","out":` + itoa(items) + `}`)}
 }
 
@@ -124,14 +125,14 @@ func TestRedisKeysInTheFrontiersSlot(t *testing.T) {
 		t.Errorf("index key %q", r.index)
 	}
 	key := r.index + ":" + snap("cfetch", 1, now, 3).ID()
-	if a, b := dedupe.RedisSlot(key), dedupe.RedisSlot("{slot:}f:counts"); a != b {
+	if a, b := storage.RedisSlot(key), storage.RedisSlot("{slot:}f:counts"); a != b {
 		t.Errorf("slot of %q is %d, the frontier's %d", key, a, b)
 	}
 	ttl, err := r.conn.Client.PTTL(ctx, key).Result()
-	if err != nil || ttl <= 0 || ttl > MinTTL {
+	if err != nil || ttl <= 0 || ttl > statspub.MinTTL {
 		t.Errorf("PTTL %s: %v, %v; want (0, 15s]", key, ttl, err)
 	}
-	if ttl, err := r.conn.Client.PTTL(ctx, r.index).Result(); err != nil || ttl <= 0 || ttl > MinTTL {
+	if ttl, err := r.conn.Client.PTTL(ctx, r.index).Result(); err != nil || ttl <= 0 || ttl > statspub.MinTTL {
 		t.Errorf("PTTL of the index: %v, %v; want (0, 15s]", ttl, err)
 	}
 }

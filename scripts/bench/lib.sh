@@ -79,3 +79,26 @@ figures() {
 	rss=$(cat "$work/res.$1".* | awk '{ print $3 / 1024 }' | median)
 	printf '%.2f %.0f %.0f %.3f %.1f %.2f\n' "$wall" "$pages" "$rate" "$cpu" "$rss" "$cpus"
 }
+
+# prepare_crawlers installs what the crawlers of $CASES need (GNU time,
+# python3-scrapy), sets crawlers to those that can run, and builds the
+# tools, the demo site and the colly peer into $BIN, first on PATH.
+prepare_crawlers() {
+	missing=()
+	[ -x /usr/bin/time ] || missing+=(time)
+	if has_case scrapy && ! has_scrapy; then missing+=(python3-scrapy); fi
+	apt_install "${missing[@]}"
+	[ -x /usr/bin/time ] || { say "GNU time (/usr/bin/time) is needed"; exit 1; }
+	crawlers=()
+	for c in $CASES; do
+		if [ "$c" = scrapy ] && ! has_scrapy; then say "python3-scrapy is not installed: Scrapy is skipped"; continue; fi
+		crawlers+=("$c")
+	done
+
+	mkdir -p "$BIN"
+	BIN=$(cd "$BIN" && pwd)
+	say "building the tools, the demo site and the colly peer into $BIN"
+	go build -o "$BIN/" ./cmd/... ./internal/cmd/demosite
+	(cd scripts/bench/colly && go build -o "$BIN/colly-demo" .)
+	PATH="$BIN:$PATH"
+}

@@ -58,23 +58,7 @@ export LC_ALL=C
 
 . scripts/bench/lib.sh
 
-missing=()
-[ -x /usr/bin/time ] || missing+=(time)
-if has_case scrapy && ! has_scrapy; then missing+=(python3-scrapy); fi
-apt_install "${missing[@]}"
-[ -x /usr/bin/time ] || { say "GNU time (/usr/bin/time) is needed"; exit 1; }
-crawlers=()
-for c in $CASES; do
-	if [ "$c" = scrapy ] && ! has_scrapy; then say "python3-scrapy is not installed: Scrapy is skipped"; continue; fi
-	crawlers+=("$c")
-done
-
-mkdir -p "$BIN"
-BIN=$(cd "$BIN" && pwd)
-say "building the tools, the demo site and the colly peer into $BIN"
-go build -o "$BIN/" ./cmd/... ./internal/cmd/demosite
-(cd scripts/bench/colly && go build -o "$BIN/colly-demo" .)
-PATH="$BIN:$PATH"
+prepare_crawlers
 
 # site_up: starts the site with the current setting's flags and writes its
 # truth for its base URL.

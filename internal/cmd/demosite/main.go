@@ -6,6 +6,7 @@
 //	demosite [-listen 127.0.0.1:8080] [-products 3000] [-seed 1] [-per-page 20]
 //	         [-latency 0s] [-retry-after 1|0|none] [-round N] [-pad-kb 0] [-ready FILE]
 //	         [-stats-on-exit]
+//	demosite -broad-hosts N [-broad-pages 20] [-listen …] [-ready FILE] [-stats-on-exit]
 //	demosite -truth [-truth-format jsonl|csv] [-base http://127.0.0.1:8080]
 //	         [-products 3000] [-seed 1] [-per-page 20]
 //
@@ -22,6 +23,11 @@
 // -round N serves round N of a site that changes between crawls (see the
 // package's Rounds; 0, the default, is the classic site); POST
 // /__demosite/round?n=N changes it while it serves.
+//
+// -broad-hosts N serves the broad-crawl shape instead (demosite.Broad): N
+// shops named h001.shop.test, … on the one address, -broad-pages pages
+// each, some slow, delayed, dead or with a broken robots.txt; GET
+// /__demosite/stats then answers demosite.BroadStats.
 //
 // With -truth it prints the products a correct crawl must extract, sorted
 // by URL, with absolute URLs built from -base: one JSON object per line
@@ -72,6 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		padKB    = fs.Int("pad-kb", 0, "add about `N` KiB to every HTML page (an inline script, a style sheet, text; no links), as real pages carry")
 		ready    = fs.String("ready", "", "write the base URL to `FILE` once listening")
 		onExit   = fs.Bool("stats-on-exit", false, "print the request counters as JSON to standard error when stopping")
+		broadN   = fs.Int("broad-hosts", 0, "serve the broad-crawl shape: `N` hosts h001.shop.test, … (0: the shop)")
+		broadP   = fs.Int("broad-pages", demosite.DefaultBroadPages, "pages per host of the broad-crawl shape")
 		truth    = fs.Bool("truth", false, "print the ground truth instead of serving")
 		format   = fs.String("truth-format", "jsonl", "ground truth format: jsonl or csv")
 		base     = fs.String("base", "http://127.0.0.1:8080", "base URL for absolute URLs in the ground truth")
@@ -99,6 +107,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "demosite:", err)
 		return 2
 	}
+	if *broadN < 0 || *broadP < 1 || *broadN > 9999 {
+		fmt.Fprintln(stderr, "demosite: -broad-hosts must be from 0 to 9999, -broad-pages positive")
+		return 2
+	}
+	if *broadN > 0 && !*truth {
+		broad := demosite.NewBroad(demosite.BroadOptions{Hosts: *broadN, Pages: *broadP})
+		if err := serve(ctx, broad, *listen, *ready, stderr, true); err != nil {
+			fmt.Fprintln(stderr, "demosite:", err)
+			return 1
+		}
+		if *onExit {
+			b, _ := json.Marshal(broad.Stats()) // numbers and a map[string]int: cannot fail
+			fmt.Fprintf(stderr, "%s\n", b)
+		}
+		return 0
+	}
 	site := demosite.New(demosite.Options{Products: *products, Seed: *seed, PerPage: *perPage, Latency: *latency, RetryAfter: retryAfter, Round: *round, PadBytes: *padKB << 10})
 	if *truth {
 		if *format != "jsonl" && *format != "csv" {
@@ -111,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := serve(ctx, site, *listen, *ready, stderr); err != nil {
+	if err := serve(ctx, site, *listen, *ready, stderr, false); err != nil {
 		fmt.Fprintln(stderr, "demosite:", err)
 		return 1
 	}
@@ -164,14 +188,19 @@ func writeTruth(w io.Writer, products []demosite.Product, base, format string) e
 }
 
 // serve runs the site on addr until ctx is done, then shuts down
-// gracefully.
-func serve(ctx context.Context, site http.Handler, addr, readyFile string, stderr io.Writer) error {
+// gracefully. With arrivals, requests' arrival times come from the kernel
+// (demosite.ArrivalListener).
+func serve(ctx context.Context, site http.Handler, addr, readyFile string, stderr io.Writer, arrivals bool) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	base := baseURL(ln.Addr())
 	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
+	if arrivals {
+		ln = demosite.ArrivalListener(ln)
+		srv.ConnContext = demosite.ArrivalContext
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "demosite: serving %s\n", base)

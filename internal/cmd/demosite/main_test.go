@@ -71,6 +71,8 @@ func TestBadFlags(t *testing.T) {
 		{"-retry-after", "-1"},
 		{"-retry-after", "1s"},
 		{"-retry-after", "99999999999"},
+		{"-broad-hosts", "-1"},
+		{"-broad-hosts", "3", "-broad-pages", "0"},
 		{"-nope"},
 		{"extra"},
 	} {

@@ -4,6 +4,10 @@
 //
 //	go run . -start http://127.0.0.1:PORT/ -o products.csv [-c 16]
 //
+// With -seeds FILE instead of -start it crawls the broad-crawl shape
+// (demosite -broad-hosts, scripts/bench/broad.sh) from the home pages in
+// FILE: a LimitRule per host of -per-host requests at once (crawlBroad).
+//
 // It is colly used with care: 16 requests at once (Async and a LimitRule),
 // robots.txt obeyed, 2 retries on 5xx and network errors, canonical URLs
 // behind one atomic seen-set that also takes redirect targets, charsets
@@ -30,11 +34,13 @@ func run(args []string, stderr io.Writer) int {
 	out := fs.String("o", "", "write the products to `CSV`")
 	conc := fs.Int("c", 16, "concurrent requests")
 	honour := fs.Bool("retry-after", false, "wait a 5xx's Retry-After before its retry (colly does not by itself)")
+	seeds := fs.String("seeds", "", "crawl the broad-crawl shape from the home pages in `FILE` instead")
+	perHost := fs.Int("per-host", 2, "with -seeds: requests at once per host")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *start == "" || *out == "" || *conc < 1 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: colly-demo -start URL -o CSV [-c 16]")
+	if (*start == "") == (*seeds == "") || *out == "" || *conc < 1 || *perHost < 1 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "usage: colly-demo -start URL -o CSV [-c 16] | -seeds FILE -o CSV [-per-host 2]")
 		return 2
 	}
 	f, err := os.Create(*out)
@@ -42,7 +48,12 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "colly-demo: %v\n", err)
 		return 1
 	}
-	st, err := crawl(*start, *conc, *honour, newItemWriter(f), stderr)
+	var st *stats
+	if *seeds != "" {
+		st, err = crawlBroad(*seeds, *perHost, newItemWriter(f), stderr)
+	} else {
+		st, err = crawl(*start, *conc, *honour, newItemWriter(f), stderr)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -1,0 +1,134 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/chromedp/chromedp"
+)
+
+// browser is one Chromium process and the chromedp context that drives
+// it. Its tabs are child contexts of ctx.
+type browser struct {
+	gen     int             // which start of the Renderer's browser this is
+	ctx     context.Context // the browser's chromedp context
+	cancel  context.CancelFunc
+	lost    <-chan struct{} // closed when the connection to the process drops
+	dataDir string          // --user-data-dir, removed by close
+	pid     int
+}
+
+// startBrowser starts Chromium at path with a fresh profile directory.
+func startBrowser(path, hostRules string, stderr io.Writer, gen int) (*browser, error) {
+	removeStaleProfiles()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", profilePrefix, os.Getpid()))
+	if err != nil {
+		return nil, err
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	pid := 0
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(dir),
+		chromedp.NoSandbox, // Debian's chromium as root (CI, containers) needs it
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.WindowSize(1280, 1024),
+		chromedp.CombinedOutput(stderr),
+		// The browser dies with this process, kill -9 included: the
+		// kernel sends it SIGKILL when its parent ends.
+		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			if cmd.SysProcAttr == nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{}
+			}
+			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+		}),
+	)
+	if hostRules != "" {
+		opts = append(opts, chromedp.Flag("host-resolver-rules", hostRules))
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	if err := chromedp.Do(bctx); err != nil {
+		cancelBrowser()
+		cancelAlloc()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("starting %s: %w", path, err)
+	}
+	c := chromedp.FromContext(bctx)
+	if c.Browser != nil {
+		pid = browserPID(c.Browser)
+	}
+	b := &browser{gen: gen, ctx: bctx, dataDir: dir, pid: pid, lost: c.Browser.LostConnection}
+	b.cancel = func() {
+		cancelBrowser()
+		cancelAlloc()
+	}
+	return b, nil
+}
+
+// browserPID is the process id of b's main process, 0 when unknown.
+func browserPID(b *chromedp.Browser) int {
+	if p := b.Process(); p != nil {
+		return p.Pid
+	}
+	return 0
+}
+
+// dead reports whether the connection to the browser is gone.
+func (b *browser) dead() bool {
+	select {
+	case <-b.lost:
+		return true
+	default:
+		return false
+	}
+}
+
+// close ends the browser (its process and every child of it) and removes
+// its profile.
+func (b *browser) close() {
+	b.cancel()
+	os.RemoveAll(b.dataDir)
+}
+
+// ErrBrowser is wrapped by the error of a page the browser failed twice:
+// it crashed (or was killed) under the page, then again on the retry.
+var ErrBrowser = errors.New("the browser died")
+
+// profilePrefix starts the name of a browser's profile directory, which
+// goes on with the id of the process that started it.
+const profilePrefix = "crawlutils-chromium-"
+
+// removeStaleProfiles removes the profile directories that a process
+// killed with -9 left behind: those of a process that no longer runs,
+// which no process of a browser uses.
+func removeStaleProfiles() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), profilePrefix+"*-*"))
+	for _, dir := range dirs {
+		pidText, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(dir), profilePrefix), "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid == os.Getpid() {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + pidText); err == nil || !errors.Is(err, os.ErrNotExist) {
+			continue // it runs, or we cannot tell
+		}
+		if len(ProcessesUsing(dir)) == 0 {
+			os.RemoveAll(dir)
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// Renderer renders pages in one shared browser, at most
+// Options.Concurrency at once. It is safe for concurrent use; build it
+// with New and end it with Close.
+type Renderer struct {
+	opts    Options
+	path    string
+	blocked map[string]string // DevTools resource type → the --render-block kind
+
+	slots chan struct{} // one per tab that may be open
+	idle  chan *tab     // open tabs no page uses
+
+	mu      sync.Mutex
+	cur     *browser // nil until the first page, or after a crash
+	gen     int      // starts so far
+	closed  bool
+	restart int // restarts after a crash
+}
+
+// New returns a Renderer for opts (valid), whose browser is found by
+// FindBrowser(opts.Browser). No browser starts until the first page.
+func New(opts Options) (*Renderer, error) {
+	path, err := FindBrowser(opts.Browser)
+	if err != nil {
+		return nil, err
+	}
+	return &Renderer{opts: opts, path: path, blocked: blockedTypes(opts.Block),
+		slots: make(chan struct{}, opts.Concurrency), idle: make(chan *tab, opts.Concurrency)}, nil
+}
+
+// Path is the browser executable.
+func (r *Renderer) Path() string { return r.path }
+
+// Restarts is how many times the browser was started again after it died.
+func (r *Renderer) Restarts() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.restart
+}
+
+// PID is the process id of the browser running now, 0 when none is.
+func (r *Renderer) PID() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur == nil {
+		return 0
+	}
+	return r.cur.pid
+}
+
+// DataDir is the profile directory of the browser running now, "" when
+// none is. Every process of the browser has it on its command line.
+func (r *Renderer) DataDir() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur == nil {
+		return ""
+	}
+	return r.cur.dataDir
+}
+
+// Close ends the browser. Pages still rendering fail.
+func (r *Renderer) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.cur != nil {
+		r.cur.close()
+		r.cur = nil
+	}
+}
+
+// lostGrace is how long an unexplained error of a page waits to see
+// whether the browser's connection drops with it.
+const lostGrace = 2 * time.Second
+
+var errClosed = errors.New("the renderer is closed")
+
+// browser returns the running browser, starting one when there is none
+// or the one there was died.
+func (r *Renderer) browser() (*browser, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errClosed
+	}
+	if r.cur != nil && !r.cur.dead() {
+		return r.cur, nil
+	}
+	if r.cur != nil {
+		r.cur.close()
+		r.cur = nil
+		r.restart++
+	}
+	r.gen++
+	b, err := startBrowser(r.path, r.opts.HostRules, r.opts.Stderr, r.gen)
+	if err != nil {
+		return nil, err
+	}
+	r.cur = b
+	return b, nil
+}
+
+// dropped forgets b after a page found it dead (or hung), so that the
+// next page starts a new one.
+func (r *Renderer) dropped(b *browser) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur == b {
+		r.cur.close()
+		r.cur = nil
+		r.restart++
+	}
+}
+
+// Request is one page to render.
+type Request struct {
+	URL string
+	// Header holds headers sent with every request of the page
+	// (User-Agent included); Accept-Encoding, Cookie and Host are left to
+	// the browser.
+	Header http.Header
+	// Check judges each request the page makes, the main document's
+	// first request included (main set), before it is sent; from is the
+	// URL that led to it: the page's URL, or the hop that redirected to it.
+	// A non-nil answer blocks the request and is kept in Page.Blocked.
+	// nil Check allows everything Block does not block.
+	Check func(u, from *url.URL, main bool) *Refusal
+	// Cookies, when set, gives the Cookie header to add to a request to u;
+	// SetCookies receives the headers of each response with Set-Cookie.
+	Cookies    func(u *url.URL) string
+	SetCookies func(u *url.URL, h http.Header)
+}
+
+// Refusal is why a request of a page was not sent.
+type Refusal struct {
+	Code   string `json:"reason"` // robots, private_address, block
+	Detail string `json:"detail,omitempty"`
+	URL    string `json:"url"`
+}
+
+// Render loads req.URL in a tab and returns the page as it was when
+// Options.Wait was met (or at Options.Timeout). ctx bounds the wait for
+// a tab; the page itself is bounded by the timeout. A browser that dies
+// under the page costs one retry in a new browser; when that fails too,
+// the error wraps ErrBrowser. A page the browser could not load at all
+// (the server refused, a name did not resolve) returns a *LoadError.
+func (r *Renderer) Render(ctx context.Context, req *Request) (*Page, error) {
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-r.slots }()
+	var last error
+	for try := range 2 {
+		b, err := r.browser()
+		if err != nil {
+			return nil, err
+		}
+		p, err := r.renderIn(b, req)
+		if err == nil || !r.crashed(b, err) {
+			return p, err
+		}
+		last = err
+		if !errors.Is(err, errTabCrashed) || b.dead() {
+			r.dropped(b)
+		}
+		_ = try
+	}
+	return nil, fmt.Errorf("%w twice under %s: %v", ErrBrowser, req.URL, last)
+}
+
+// crashed reports whether err came from b dying (or hanging past the
+// page's bound).
+func (r *Renderer) crashed(b *browser, err error) bool {
+	var ee *exec.ExitError
+	var le *LoadError
+	if err != nil && !b.dead() && !errors.As(err, &le) && !errors.Is(err, errTabCrashed) {
+		// An error of the connection can come just before the drop is seen.
+		t := time.NewTimer(lostGrace)
+		select {
+		case <-b.lost:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	switch {
+	case errors.As(err, &le):
+		return false
+	case errors.As(err, &ee), b.dead(), errors.Is(err, errTabCrashed), errors.Is(err, ErrBrowser):
+		return true
+	}
+	return false
+}
