@@ -24,6 +24,7 @@ type matcher struct {
 	url, notURL []*regexp.Regexp
 	format      rules.Format // how the rule reads the response
 	anyFormat   bool         // the -f and --links rules read every text response as HTML
+	css         bool         // the rule finds resources: it reads text/css responses too
 }
 
 func newMatcher(m rules.Match) matcher {
@@ -44,7 +45,7 @@ func (m *matcher) matches(p *page) (bool, string) {
 			return false, fmt.Sprintf("the URL matches match.not_url %q", re.String())
 		}
 	}
-	if !m.anyFormat && p.format != m.format {
+	if !m.anyFormat && p.format != m.format && !(m.css && p.isCSS()) {
 		if p.format != rules.Text || !m.readsText() {
 			return false, fmt.Sprintf("the response is %s, the rule reads %s", p.format, m.format)
 		}

@@ -109,7 +109,7 @@ func TestRequestEncoderMatchesRecordEncode(t *testing.T) {
 		Expires: 5, UserAgent: "u", Attrs: []byte(`{"k":[1,2.50]}`), Lease: "L", Priority: 7, Depth: 1}
 	var e requestEncoder
 	e.start(parent, "https://a/page?x=<1>&y")
-	got := e.encode("https://a/é", -3, 2, false, "")
+	got := e.encode(&candidate{url: "https://a/é", ownExt: false}, -3, 2, "")
 	want, _ := record.Encode(&record.Request{Kind: record.KindRequest, URL: "https://a/é", Priority: -3, Depth: 2,
 		Referer: "https://a/page?x=<1>&y", CrawlID: "c", AppID: "a", SpiderID: "s", MaxDepth: 3, AllowedDomains: []string{"a"},
 		AllowRegex: []string{"x"}, DenyRegex: []string{"y"}, DenyExtensions: []string{"z"}, Expires: 5, UserAgent: "u",
@@ -117,21 +117,21 @@ func TestRequestEncoderMatchesRecordEncode(t *testing.T) {
 	if string(got) != string(want) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
-	if own := e.encode("https://a/é", -3, 2, true, ""); string(own) != string(want) {
+	if own := e.encode(&candidate{url: "https://a/é", ownExt: true}, -3, 2, ""); string(own) != string(want) {
 		t.Fatalf("a rule's own deny_extensions replaced the request's:\n got %s\nwant %s", own, want)
 	}
 	e.start(&record.Request{}, "")
-	if got := string(e.encode("https://b/", 0, 0, false, policy.ReasonMaxDepth)); got != `{"kind":"request","url":"https://b/","reason":"max_depth"}`+"\n" {
+	if got := string(e.encode(&candidate{url: "https://b/", ownExt: false}, 0, 0, policy.ReasonMaxDepth)); got != `{"kind":"request","url":"https://b/","reason":"max_depth"}`+"\n" {
 		t.Fatalf("bare: %s", got)
 	}
 	// A request without deny_extensions: the children of a rule with its
 	// own list carry [], where record.Encode puts it.
 	e.start(&record.Request{CrawlID: "c", Expires: 5}, "")
 	want, _ = record.Encode(&record.Request{Kind: record.KindRequest, URL: "https://b/x.pdf", Depth: 1, CrawlID: "c", DenyExtensions: []string{}, Expires: 5})
-	if got := e.encode("https://b/x.pdf", 0, 1, true, ""); string(got) != string(want) {
+	if got := e.encode(&candidate{url: "https://b/x.pdf", ownExt: true}, 0, 1, ""); string(got) != string(want) {
 		t.Fatalf("own deny_extensions:\n got %s\nwant %s", got, want)
 	}
-	if got := string(e.encode("https://b/y", 0, 1, false, "")); strings.Contains(got, "deny_extensions") {
+	if got := string(e.encode(&candidate{url: "https://b/y", ownExt: false}, 0, 1, "")); strings.Contains(got, "deny_extensions") {
 		t.Fatalf("default deny_extensions: %s", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/linkfind"
 	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/selector"
 )
@@ -24,6 +25,8 @@ type Options struct {
 	Each         string   // --each: one item per element this selects
 	Raw          bool     // --raw: keep white space around values
 	Links        bool     // --links: emit the page's links as requests
+	Kinds        []string // --kinds: the kinds of links of --links
+	PostForms    bool     // --post-forms: POST forms too (with --kinds forms)
 	Unchanged    bool     // --extract-unchanged: items of unchanged responses too
 	Allow        []string // --allow REGEX
 	Deny         []string // --deny REGEX
@@ -69,7 +72,7 @@ func (o *Options) compile() (*engine, error) {
 		for _, lf := range []struct {
 			name string
 			n    int
-		}{{"--allow", len(o.Allow)}, {"--deny", len(o.Deny)}, {"--allow-domain", len(o.AllowDomains)}, {"--deny-domain", len(o.DenyDomains)}} {
+		}{{"--kinds", len(o.Kinds)}, {"--post-forms", b2i(o.PostForms)}, {"--allow", len(o.Allow)}, {"--deny", len(o.Deny)}, {"--allow-domain", len(o.AllowDomains)}, {"--deny-domain", len(o.DenyDomains)}} {
 			if lf.n > 0 {
 				return nil, fmt.Errorf("%s: only applies to links: add --links", lf.name)
 			}
@@ -79,7 +82,17 @@ func (o *Options) compile() (*engine, error) {
 	if o.MaxURLLength < 0 {
 		return nil, fmt.Errorf("--max-url-length: want 0 (no limit) or a length, got %d", o.MaxURLLength)
 	}
-	ex := &LinkExtractor{MaxURLLength: o.MaxURLLength}
+	ex := &LinkExtractor{MaxURLLength: o.MaxURLLength, PostForms: o.PostForms}
+	for _, name := range o.Kinds {
+		k, err := linkfind.ParseKind(name)
+		if err != nil {
+			return nil, fmt.Errorf("--kinds: %v", err)
+		}
+		ex.Kinds |= k
+	}
+	if o.PostForms && ex.Kinds&linkfind.Forms == 0 {
+		return nil, errors.New("--post-forms: add forms (or all) to --kinds")
+	}
 	var err error
 	if ex.Allow, err = compileRegexps("--allow", o.Allow); err != nil {
 		return nil, err
@@ -95,6 +108,13 @@ func (o *Options) compile() (*engine, error) {
 	}
 	x.links = append(x.links, flagLinkRule(ex))
 	return x, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // addFlagFields adds the -f fields: to the rules file's item rule named by
@@ -224,7 +244,12 @@ array (.getall()). Fields without a value are left out of the item.
 
 Responses with an error, a non-2xx status or a binary body give no items or
 links, only their ack. Links are followed from <a href> and <area href>,
-resolved against <base href>, fragments dropped, http(s) only, once per page.`,
+resolved against <base href>, fragments dropped, http(s) only, once per page;
+--kinds (or kinds: in a link rule) finds every link of a kind instead: navigation
+(links, frames, <link rel=next>, meta refresh, Link/Refresh/Content-Location
+headers), resources (images and srcset, scripts, stylesheets and CSS url(), media),
+forms (GET forms with their default values), scripts (URL-looking strings in
+inline scripts and data attributes: guesses), or all.`,
 	Examples: `  cqueue pop --follow | cfetch | cextract -r shop.yml --rejects refused.jsonl | cexport -r shop.yml -o items.csv | cqueue push
   cextract --check shop.yml
   cextract -r shop.yml --explain < one-response.ndjson
@@ -235,7 +260,8 @@ resolved against <base href>, fragments dropped, http(s) only, once per page.`,
   cextract -f 'tags[]=.tags a::text' -f 'links=count(//a)' < responses.ndjson
   cqueue pop --follow | cfetch | cextract --links --allow-domain example.com \
       --deny '/(login|logout)' -f title=title | cexport -o items.jsonl | cqueue push
-  cextract -f title=h1 < responses.ndjson | jq -c 'select(.kind == "item") | .data'`,
+  cextract -f title=h1 < responses.ndjson | jq -c 'select(.kind == "item") | .data'
+  cextract --links --kinds all < responses.ndjson | jq -r 'select(.link_kind == "resources") | .source + " " + .url'`,
 }
 
 // define defines cextract's flags on f, filling o.
@@ -250,6 +276,8 @@ func (o *Options) define(f *cli.Flags) {
 	f.StringVar(&o.Each, "each", "", "one item per element `SELECTOR` matches, fields relative to it (default: one item per page)")
 	f.BoolVar(&o.Raw, "raw", false, "keep the white space around values (trimmed by default)")
 	f.BoolVar(&o.Links, "links", false, "emit each page's links as request records, after its items")
+	f.StringSliceVar(&o.Kinds, "kinds", nil, "with --links: the `KINDS` of links to follow instead of <a>/<area> href: navigation, resources, forms, scripts or all (comma-separated or repeated); each request carries link_kind and source (see docs/rules.md)")
+	f.BoolVar(&o.PostForms, "post-forms", false, "with --kinds forms: POST forms too, as POST requests with the form's default values as the body")
 	f.BoolVar(&o.Unchanged, "extract-unchanged", false, "extract the items of responses marked \"unchanged\" (by cfetch's HTTP cache: the server answered 304) too; by default only their links are followed")
 	f.StringArrayVar(&o.Allow, "allow", nil, "follow only links whose URL matches `REGEX` (repeatable: any)")
 	f.StringArrayVar(&o.Deny, "deny", nil, "do not follow links whose URL matches `REGEX` (repeatable)")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
+	"github.com/crawlutils/crawlutils/internal/linkfind"
 	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/selector"
 )
@@ -32,7 +33,24 @@ type candidate struct {
 	rule    *linkRule
 	sitemap bool
 	denyExt policy.Extensions // the link rule's; none for sitemap entries
+	ownExt  bool              // denyExt is not Scrapy's default: write "deny_extensions":[]
+	// found says what the link is, for a rule with kinds (nil otherwise:
+	// a candidate stays small for the common rule).
+	found *foundLink
 }
+
+// foundLink is what a rule with kinds says of a link: its kind, where it
+// was found, and for a POST form its method and body.
+type foundLink struct {
+	kind         linkfind.Kind
+	source       string
+	method, body string
+}
+
+// resourcePriorityStep is added to the priority of resources and scripts
+// links (a rule without an absolute priority), so that the pages of a
+// crawl come before what they embed.
+const resourcePriorityStep = -10
 
 func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 	var errs rules.Errors
@@ -50,7 +68,9 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 	ex := &LinkExtractor{
 		Allow: r.Allow, Deny: r.Deny, MaxURLLength: DefaultMaxURLLength, Tags: r.Tags, Attrs: r.Attrs,
 		SkipNofollow: r.SkipNofollow, Canonicalize: r.Canonicalize, KeepDuplicates: !r.Unique, Process: r.Process,
+		Kinds: r.Kinds, PostForms: r.PostForms,
 	}
+	lr.match.css = r.Kinds&linkfind.Resources != 0
 	if ex.Tags != nil && ex.Attrs == nil {
 		ex.Attrs = defaultAttrs
 	}
@@ -108,12 +128,19 @@ func flagLinkRule(ex *LinkExtractor) *linkRule {
 
 // links returns the URLs rule r wants followed from page p.
 func (r *linkRule) links(p *page, out []candidate, st *LinkStats) ([]candidate, error) {
-	add := func(s string, u *url.URL) {
-		out = append(out, candidate{url: s, u: u, rule: r, denyExt: r.denyExt})
+	if r.ex.Kinds != 0 {
+		return r.kindLinks(p, out, st)
+	}
+	add := func(s string, u *url.URL, _ *linkfind.Link) {
+		out = append(out, candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt})
 	}
 	if r.sel == nil {
 		pctx := &process.Context{Base: p.base}
-		s, err := r.ex.each(p.html(), pctx, add)
+		var seen map[string]bool
+		if !r.ex.KeepDuplicates {
+			seen = map[string]bool{}
+		}
+		s, err := r.ex.eachHref(p.html(), pctx, seen, add)
 		st.add(s)
 		return out, err
 	}
@@ -155,9 +182,47 @@ func (r *linkRule) links(p *page, out []candidate, st *LinkStats) ([]candidate, 
 		case !r.ex.allowed(s, u.Hostname()):
 			st.Denied++
 		default:
-			add(s, u)
+			add(s, u, nil)
 		}
 	}
+	return out, err
+}
+
+// kindLinks returns the links of the kinds of rule r: those of the
+// response's headers, then those of the page (HTML), or of the stylesheet
+// (a text/css response). Resources and scripts are not held to Scrapy's
+// IGNORED_EXTENSIONS (images, stylesheets and scripts are what they are)
+// unless the rule has its own deny_extensions.
+func (r *linkRule) kindLinks(p *page, out []candidate, st *LinkStats) ([]candidate, error) {
+	var seen map[string]bool
+	if !r.ex.KeepDuplicates {
+		seen = map[string]bool{}
+	}
+	pctx := &process.Context{Base: p.base}
+	add := func(s string, u *url.URL, l *linkfind.Link) {
+		c := candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt, found: &foundLink{kind: l.Kind, source: l.Source, method: l.Method, body: l.Body}}
+		if !r.ownExt && l.Kind&(linkfind.Resources|linkfind.Scripts) != 0 {
+			c.denyExt, c.ownExt = nil, true
+		}
+		out = append(out, c)
+	}
+	pageURL, _ := url.Parse(p.url)
+	if pageURL != nil && !pageURL.IsAbs() {
+		pageURL = nil
+	}
+	var hst LinkStats
+	linkfind.Headers(p.resp.Headers, pageURL, r.ex.Kinds, func(l linkfind.Link) { r.ex.found(&l, pctx, seen, &hst, add) })
+	st.add(hst)
+	if p.isCSS() {
+		var cst LinkStats
+		if r.ex.Kinds&linkfind.Resources != 0 {
+			linkfind.Stylesheet(p.body.whole(), pageURL, func(l linkfind.Link) { r.ex.found(&l, pctx, seen, &cst, add) })
+		}
+		st.add(cst)
+		return out, nil
+	}
+	s, err := r.ex.eachKind(p.html(), pageURL, pctx, seen, add)
+	st.add(s)
 	return out, err
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/htmlparse"
+	"github.com/crawlutils/crawlutils/internal/linkfind"
 	"github.com/crawlutils/crawlutils/internal/percent"
 	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/selector"
@@ -54,6 +55,11 @@ type LinkExtractor struct {
 	// Process runs over each attribute value before it is resolved
 	// (Scrapy's process_value).
 	Process process.Chain
+	// Kinds, when not 0, finds the links of these kinds (linkfind.HTML:
+	// every tag and attribute of each kind, srcset, CSS, forms, scripts)
+	// instead of Tags and Attrs; PostForms adds POST forms to Forms.
+	Kinds     linkfind.Kind
+	PostForms bool
 }
 
 // LinkStats counts the links of a page that Links did not return, other
@@ -72,32 +78,57 @@ type LinkStats struct {
 // skipped.
 func (e *LinkExtractor) Links(d *selector.Doc) ([]string, LinkStats) {
 	var out []string
-	st, err := e.each(d, nil, func(s string, _ *url.URL) { out = append(out, s) })
+	st, err := e.each(d, nil, nil, func(s string, _ *url.URL, _ *linkfind.Link) { out = append(out, s) })
 	if err != nil {
 		st.Invalid++
 	}
 	return out, st
 }
 
-// each calls fn with each link of d that passes the filters. An error is a
+// each calls fn with each link of d that passes the filters, and the
+// link it was found as when e.Kinds is set (nil otherwise). pageURL is the
+// response URL (for forms without action; d.URL when nil). An error is a
 // restrict selector that failed on the page.
-func (e *LinkExtractor) each(d *selector.Doc, pctx *process.Context, fn func(string, *url.URL)) (LinkStats, error) {
-	var st LinkStats
-	base := d.Base()
+func (e *LinkExtractor) each(d *selector.Doc, pageURL *url.URL, pctx *process.Context, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
 	var seen map[string]bool
 	if !e.KeepDuplicates {
 		seen = map[string]bool{}
 	}
-	regions := []*html.Node{d.Root}
-	if len(e.Restrict) > 0 {
-		regions = regions[:0]
-		for _, sel := range e.Restrict {
-			nodes, err := sel.Elements(d, d.Root)
-			if err != nil {
-				return st, err
-			}
-			regions = append(regions, nodes...)
-		}
+	if e.Kinds != 0 {
+		return e.eachKind(d, pageURL, pctx, seen, fn)
+	}
+	return e.eachHref(d, pctx, seen, fn)
+}
+
+// eachKind is each for an extractor with Kinds, with the set of the URLs
+// seen already (nil: keep duplicates).
+func (e *LinkExtractor) eachKind(d *selector.Doc, pageURL *url.URL, pctx *process.Context, seen map[string]bool, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
+	var st LinkStats
+	var one [1]*html.Node
+	regions, err := e.regions(d, one[:0])
+	if err != nil {
+		return st, err
+	}
+	if pageURL == nil {
+		pageURL = d.URL
+	}
+	o := linkfind.Options{Kinds: e.Kinds, PostForms: e.PostForms, URL: pageURL, Base: d.Base()}
+	for _, region := range regions {
+		linkfind.HTML(region, o, func(l linkfind.Link) { e.found(&l, pctx, seen, &st, fn) })
+	}
+	return st, nil
+}
+
+// eachHref is each for an extractor without Kinds: the values of Tags
+// and Attrs. It is apart from eachKind so that fn, which linkfind keeps,
+// does not escape here: the common rule allocates no closure.
+func (e *LinkExtractor) eachHref(d *selector.Doc, pctx *process.Context, seen map[string]bool, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
+	var st LinkStats
+	base := d.Base()
+	var one [1]*html.Node
+	regions, err := e.regions(d, one[:0])
+	if err != nil {
+		return st, err
 	}
 	var vals []process.Value
 	for _, region := range regions {
@@ -117,36 +148,77 @@ func (e *LinkExtractor) each(d *selector.Doc, pctx *process.Context, fn func(str
 				vals = e.Process.Apply(pctx, vals, nil)
 			}
 			for _, v := range vals {
-				u, err := ResolveLink(base, v.Text)
-				switch {
-				case errors.Is(err, errNotFollowed):
-					continue
-				case err != nil:
-					st.Invalid++
-					continue
-				}
-				if e.Canonicalize {
-					canonicalizeURL(u)
-				}
-				s := u.String()
-				if seen != nil {
-					if seen[s] {
-						continue
-					}
-					seen[s] = true
-				}
-				switch {
-				case e.MaxURLLength > 0 && len(s) > e.MaxURLLength:
-					st.TooLong++
-				case !e.allowed(s, u.Hostname()):
-					st.Denied++
-				default:
-					fn(s, u)
-				}
+				e.keep(base, v.Text, nil, seen, &st, fn)
 			}
 		}
 	}
 	return st, nil
+}
+
+// found filters and passes on one link linkfind found.
+func (e *LinkExtractor) found(l *linkfind.Link, pctx *process.Context, seen map[string]bool, st *LinkStats, fn func(string, *url.URL, *linkfind.Link)) {
+	if e.SkipNofollow && l.Node != nil && hasNofollow(l.Node) {
+		st.Nofollow++
+		return
+	}
+	if len(e.Process) == 0 {
+		e.keep(l.Base, l.Ref, l, seen, st, fn)
+		return
+	}
+	for _, v := range e.Process.Apply(pctx, []process.Value{process.Str(l.Ref)}, nil) {
+		e.keep(l.Base, v.Text, l, seen, st, fn)
+	}
+}
+
+// keep resolves one value and passes it to fn unless a filter drops it.
+func (e *LinkExtractor) keep(base *url.URL, ref string, l *linkfind.Link, seen map[string]bool, st *LinkStats, fn func(string, *url.URL, *linkfind.Link)) {
+	u, err := ResolveLink(base, ref)
+	switch {
+	case errors.Is(err, errNotFollowed):
+		return
+	case err != nil:
+		st.Invalid++
+		return
+	}
+	if e.Canonicalize {
+		canonicalizeURL(u)
+	}
+	s := u.String()
+	if seen != nil {
+		key := s
+		if l != nil && l.Method != "" {
+			key = l.Method + " " + s + "\n" + l.Body
+		}
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+	}
+	switch {
+	case e.MaxURLLength > 0 && len(s) > e.MaxURLLength:
+		st.TooLong++
+	case !e.allowed(s, u.Hostname()):
+		st.Denied++
+	default:
+		fn(s, u, l)
+	}
+}
+
+// regions appends to buf the subtrees links are looked for in: the page,
+// or the elements the Restrict selectors select.
+func (e *LinkExtractor) regions(d *selector.Doc, buf []*html.Node) ([]*html.Node, error) {
+	regions := append(buf, d.Root)
+	if len(e.Restrict) > 0 {
+		regions = regions[:0]
+		for _, sel := range e.Restrict {
+			nodes, err := sel.Elements(d, d.Root)
+			if err != nil {
+				return nil, err
+			}
+			regions = append(regions, nodes...)
+		}
+	}
+	return regions, nil
 }
 
 // hrefs appends the link values of element n.

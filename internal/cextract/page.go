@@ -175,6 +175,12 @@ func sniffFormat(body string) rules.Format {
 	return rules.HTML
 }
 
+// isCSS reports whether the response is a stylesheet (text/css).
+func (p *page) isCSS() bool {
+	media, _, _ := strings.Cut(header(p.resp.Headers, "content-type"), ";")
+	return strings.EqualFold(strings.TrimSpace(media), "text/css")
+}
+
 // recordField returns the top-level field name of the response record.
 func (p *page) recordField(name string) json.RawMessage {
 	if p.fields == nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/linkfind"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/record"
@@ -33,6 +34,8 @@ type processor struct {
 	out   [][]byte // records of the response in hand
 
 	unchanged bool // --extract-unchanged
+
+	cands []candidate // a page's link candidates, reused (see follow)
 
 	reported map[string]int // selector error -> times printed
 	writeErr bool           // a write failed and was reported
@@ -212,7 +215,10 @@ func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 	st := p.tool.Stats
 	var ls LinkStats
 	e := emitter{p: p, line: line, pg: pg, parent: parent}
-	var cands []candidate
+	// The candidates' slice is kept from page to page (cleared, so that
+	// it holds no page alive).
+	cands := p.cands
+	defer func() { clear(cands); p.cands = cands[:0] }()
 	for _, r := range p.x.links {
 		ok, why := r.match.matches(pg)
 		var tr *ruleTrace
@@ -308,6 +314,9 @@ func (e *emitter) emit(c *candidate) {
 		e.start()
 	}
 	h := xxh3.HashString128(c.url)
+	if f := c.found; f != nil && f.method != "" {
+		h = xxh3.HashString128(f.method + " " + c.url + "\n" + f.body)
+	}
 	if _, dup := e.seen[h]; dup {
 		return
 	}
@@ -316,6 +325,8 @@ func (e *emitter) emit(c *candidate) {
 	prio := e.parent.Priority + c.rule.step
 	if c.rule.priority != nil {
 		prio = *c.rule.priority
+	} else if c.found != nil && c.found.kind&(linkfind.Resources|linkfind.Scripts) != 0 {
+		prio += resourcePriorityStep
 	}
 	// Within the bounds every reader of requests enforces.
 	prio = min(max(prio, record.MinPriority), record.MaxPriority)
@@ -325,7 +336,7 @@ func (e *emitter) emit(c *candidate) {
 			p.explain.reject(c.url, reason)
 		}
 		if p.rejects != nil && p.explain == nil {
-			if err := p.rejects.WriteLine(p.reqs.encode(c.url, prio, e.depth, c.rule.ownExt, reason)); err != nil {
+			if err := p.rejects.WriteLine(p.reqs.encode(c, prio, e.depth, reason)); err != nil {
 				p.failWrite(fmt.Errorf("--rejects: %w", err))
 			}
 		}
@@ -336,7 +347,7 @@ func (e *emitter) emit(c *candidate) {
 		p.explain.request(c.url, prio, e.depth, c.rule.name)
 		return
 	}
-	p.out = append(p.out, p.reqs.encode(c.url, prio, e.depth, c.rule.ownExt, ""))
+	p.out = append(p.out, p.reqs.encode(c, prio, e.depth, ""))
 	if len(p.out) >= spillAt {
 		p.spill()
 	}
@@ -466,12 +477,15 @@ func appendInherited(b []byte, child *record.Request) []byte {
 	return append(b, enc[len(head):len(enc)-2]...)
 }
 
-// encode returns one request record (with its newline); ownExt says the
-// link rule had its own deny_extensions; reason, when not empty, is added
-// as the "reason" field of a reject.
-func (e *requestEncoder) encode(url string, priority, depth int, ownExt bool, reason string) []byte {
+// encode returns the request record (with its newline) of candidate c;
+// c.ownExt says its extension was judged by a list other than Scrapy's
+// default; reason, when not empty, is added as the "reason" field of a
+// reject. A link found by a rule with kinds carries "link_kind" and
+// "source" (and a POST form its "method", "body" and Content-Type).
+func (e *requestEncoder) encode(c *candidate, priority, depth int, reason string) []byte {
+	url := c.url
 	inherited := e.inherited
-	if ownExt && e.child.DenyExtensions == nil {
+	if c.ownExt && e.child.DenyExtensions == nil {
 		if len(e.ownExt) == 0 {
 			c := e.child
 			c.DenyExtensions = []string{}
@@ -483,6 +497,13 @@ func (e *requestEncoder) encode(url string, priority, depth int, ownExt bool, re
 	b := make([]byte, 0, 64+len(url)+len(e.referer)+len(inherited))
 	b = append(b, `{"kind":"request","url":`...)
 	b = record.AppendString(b, url)
+	f := c.found
+	if f != nil && f.method != "" {
+		b = append(b, `,"method":`...)
+		b = record.AppendString(b, f.method)
+		b = append(b, `,"headers":{"Content-Type":"application/x-www-form-urlencoded"},"body":`...)
+		b = record.AppendString(b, f.body)
+	}
 	if priority != 0 {
 		b = append(b, `,"priority":`...)
 		b = appendInt(b, priority)
@@ -496,6 +517,12 @@ func (e *requestEncoder) encode(url string, priority, depth int, ownExt bool, re
 		b = append(b, e.referer...)
 	}
 	b = append(b, inherited...)
+	if f != nil {
+		b = append(b, `,"link_kind":`...)
+		b = record.AppendString(b, f.kind.String())
+		b = append(b, `,"source":`...)
+		b = record.AppendString(b, f.source)
+	}
 	if reason != "" {
 		b = append(b, `,"reason":`...)
 		b = record.AppendString(b, reason)

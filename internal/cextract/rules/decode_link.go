@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/linkfind"
 )
 
 func (d *decoder) link(n *node, i int) *Link {
@@ -46,6 +48,21 @@ func (d *decoder) link(n *node, i int) *Link {
 			for _, s := range d.strings(v, "attrs") {
 				r.Attrs = append(r.Attrs, strings.ToLower(s.Value))
 			}
+		case "kinds":
+			list := d.strings(v, "kinds")
+			for _, s := range list {
+				k, err := linkfind.ParseKind(s.Value)
+				if err != nil {
+					d.errorf(s.Pos, "%s: kinds: %v", what, err)
+					continue
+				}
+				r.Kinds |= k
+			}
+			if len(list) == 0 && v.kind == seqNode {
+				d.errorf(v.Pos, "%s: kinds: give at least one of %s", what, strings.Join(linkfind.KindNames, ", "))
+			}
+		case "post_forms":
+			r.PostForms = d.boolean(v, "post_forms")
 		case "deny_extensions":
 			r.DenyExtensions = []string{}
 			for _, s := range d.strings(v, "deny_extensions") {
@@ -74,6 +91,12 @@ func (d *decoder) link(n *node, i int) *Link {
 	}
 	if r.Select != nil && (len(r.RestrictCSS)+len(r.RestrictXPath)+len(r.Tags)+len(r.Attrs) > 0) {
 		d.errorf(n.Pos, "%s: select picks the URLs itself: drop tags, attrs, restrict_css and restrict_xpath", what)
+	}
+	if r.Kinds != 0 && (r.Select != nil || len(r.Tags)+len(r.Attrs) > 0) {
+		d.errorf(n.Pos, "%s: kinds picks the tags and attributes itself: drop tags, attrs and select", what)
+	}
+	if r.PostForms && r.Kinds&linkfind.Forms == 0 {
+		d.errorf(n.Pos, "%s: post_forms: add forms (or all) to kinds", what)
 	}
 	if r.Select == nil && r.Match.Type != "" && r.Match.Type != HTML {
 		d.errorf(n.Pos, "%s: links of %s responses come from a selector: add select (for JSON: select: {jq: .next})", what, r.Match.Type)

@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/linkfind"
 )
 
 const example = `# rules for a shop
@@ -142,6 +144,10 @@ func TestParseErrors(t *testing.T) {
 		{"link select and tags", "links:\n  - select: .next\n    tags: [a]\n", "select picks the URLs itself"},
 		{"json link needs select", "links:\n  - match: {type: json}\n", "add select"},
 		{"link bad key", "links:\n  - alow: x\n", `unknown field "alow" in link rule 1 (did you mean "allow"?)`},
+		{"unknown link kind", "links:\n  - kinds: [navigation, images]\n", `x.yml:2:25: link rule 1: kinds: unknown link kind "images" (want navigation, resources, forms, scripts, all)`},
+		{"no link kinds", "links:\n  - kinds: []\n", "kinds: give at least one"},
+		{"kinds and tags", "links:\n  - kinds: [all]\n    tags: [img]\n", "kinds picks the tags and attributes itself"},
+		{"post_forms without forms", "links:\n  - kinds: [navigation]\n    post_forms: true\n", "post_forms: add forms (or all) to kinds"},
 		{"sitemap date", "sitemaps:\n  - lastmod_after: soon\n", "lastmod_after: want a date"},
 		{"alias to nothing", "items:\n  - name: p\n    fields: *f\n", "no anchor"},
 		{"two documents", "items: []\n---\nlinks: []\n", "more than one YAML document"},
@@ -234,5 +240,21 @@ func TestCSVRuleWithoutOptions(t *testing.T) {
 	}
 	if o := f.Items[0].CSV; o == nil || o.Delimiter != ',' || o.Quote != '"' || o.Headers != nil {
 		t.Fatalf("CSV options: %+v", o)
+	}
+}
+
+func TestLinkKinds(t *testing.T) {
+	f, err := Parse("x.yml", []byte("links:\n  - kinds: [navigation, FORMS]\n    post_forms: true\n  - kinds: all\n  - name: plain\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Links[0].Kinds; got != linkfind.Navigation|linkfind.Forms || !f.Links[0].PostForms {
+		t.Errorf("kinds = %v, post_forms %v", got, f.Links[0].PostForms)
+	}
+	if got := f.Links[1].Kinds; got != linkfind.All {
+		t.Errorf("kinds: all = %v", got)
+	}
+	if got := f.Links[2].Kinds; got != 0 {
+		t.Errorf("no kinds: %v, want 0 (the a and area hrefs)", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
+	"github.com/crawlutils/crawlutils/internal/linkfind"
 )
 
 // Format is how a rule reads responses.
@@ -114,8 +115,10 @@ type Link struct {
 	Canonicalize   bool
 	Unique         bool
 	Process        process.Chain
-	Priority       *int // absolute priority of the requests
-	PriorityStep   int  // added to the parent's priority otherwise
+	Kinds          linkfind.Kind // kinds of links (0: the a and area hrefs of Tags and Attrs)
+	PostForms      bool          // forms: POST forms too
+	Priority       *int          // absolute priority of the requests
+	PriorityStep   int           // added to the parent's priority otherwise
 }
 
 // Sitemap is a sitemap rule: Scrapy's SitemapSpider.

@@ -1,0 +1,57 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestCrawlThroughEveryKindOfLink: a site whose pages are reached only
+// through a <link rel=next>, a GET form and a Link header is crawled to
+// the end by a link rule with kinds: [navigation, forms]; a rule without
+// kinds (Scrapy's a/area hrefs) gets the home page alone (issue 30).
+func TestCrawlThroughEveryKindOfLink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawl loops are skipped with -short")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	bin := binDir(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch {
+		case r.URL.Path == "/":
+			fmt.Fprint(w, `<html><head><link rel="next" href="/second"></head><h1>home</h1></html>`)
+		case r.URL.Path == "/second":
+			fmt.Fprint(w, `<html><h1>second</h1><form action="/search"><input name="q" value="tea"><input type="submit" value="Go"></form></html>`)
+		case r.URL.Path == "/search" && r.URL.RawQuery == "q=tea":
+			w.Header().Set("Link", `</last>; rel="next"`)
+			fmt.Fprint(w, `<html><h1>search</h1></html>`)
+		case r.URL.Path == "/last":
+			fmt.Fprint(w, `<html><h1>last</h1></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	for _, c := range []struct{ name, rule, want string }{
+		{"kinds", "    kinds: [navigation, forms]\n", "home last search second title"},
+		{"default", "", "home title"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := newCrawlSite(t, bin, loopSite)
+			l.writeFile("seeds.txt", srv.URL+"/\n")
+			l.writeFile("rules.yml", "version: 1\nitems:\n  - name: page\n    fields:\n      title: {css: h1, required: true}\nlinks:\n  - name: site\n"+c.rule)
+			r := l.runCrawl(`seeds.txt rules.yml pages.csv`)
+			r.want(t, 0, "complete: nothing is left queued or in flight")
+			out := l.run("sort pages.csv")
+			if got := strings.Join(strings.Fields(out), " "); got != c.want {
+				t.Errorf("pages.csv has %q, want %q", got, c.want)
+			}
+		})
+	}
+}
