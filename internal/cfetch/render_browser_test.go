@@ -185,13 +185,27 @@ func browserProcesses(tmp string) []int {
 }
 
 // pollNone polls (bounded, generously) until no browser with a profile
-// under tmp runs.
+// under tmp runs, then until tmp can be removed (it is, with the profile).
 func pollNone(t *testing.T, tmp, after string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for len(browserProcesses(tmp)) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: browser processes remain: %v", after, browserProcesses(tmp))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The processes seen gone, their children (which do not carry the
+	// profile on their command line) may still be writing in it for a
+	// moment: the profile must come to be removable, else one of them
+	// lives on.
+	for {
+		err := os.RemoveAll(tmp)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the browser's profile is still being written: %v", after, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

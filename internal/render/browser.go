@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/chromedp/chromedp"
 )
@@ -48,14 +46,9 @@ func startBrowser(path, hostRules string, stderr io.Writer, gen int) (*browser, 
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.WindowSize(1280, 1024),
 		chromedp.CombinedOutput(stderr),
-		// The browser dies with this process, kill -9 included: the
-		// kernel sends it SIGKILL when its parent ends.
-		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
-			if cmd.SysProcAttr == nil {
-				cmd.SysProcAttr = &syscall.SysProcAttr{}
-			}
-			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-		}),
+		// The browser dies with this process, kill -9 included
+		// (dieWithParent).
+		chromedp.ModifyCmdFunc(dieWithParent),
 	)
 	if hostRules != "" {
 		opts = append(opts, chromedp.Flag("host-resolver-rules", hostRules))
