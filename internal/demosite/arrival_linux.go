@@ -20,7 +20,20 @@ import (
 // with ArrivalContext as the http.Server's ConnContext. Where the socket
 // option is refused, connections are served as they are and the site's
 // clock is used.
-func ArrivalListener(l net.Listener) net.Listener { return arrivalListener{l} }
+//
+// The option is set on the listening socket too, whose accepted sockets
+// inherit it: a request that arrives before Accept returns (a loaded
+// machine) is timestamped all the same.
+func ArrivalListener(l net.Listener) net.Listener {
+	if tl, ok := l.(*net.TCPListener); ok {
+		if raw, err := tl.SyscallConn(); err == nil {
+			raw.Control(func(fd uintptr) {
+				unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+			})
+		}
+	}
+	return arrivalListener{l}
+}
 
 type arrivalListener struct{ net.Listener }
 

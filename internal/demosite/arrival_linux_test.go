@@ -50,3 +50,35 @@ func TestArrivalListener(t *testing.T) {
 		}
 	}
 }
+
+// TestArrivalBeforeAccept: a request whose bytes reached the machine
+// before the site accepted its connection (a loaded machine) still has its
+// kernel arrival time.
+func TestArrivalBeforeAccept(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	al := ArrivalListener(ln) // the option set before anything arrives
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan bool, 1)
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, ok := arrivalTime(r.Context())
+			got <- ok
+		}),
+		ConnContext: ArrivalContext,
+	}
+	go srv.Serve(al) // accepted only now
+	defer srv.Close()
+	if !<-got {
+		t.Fatal("no kernel arrival time for a request sent before its connection was accepted")
+	}
+}
