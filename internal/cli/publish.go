@@ -36,10 +36,7 @@ const minPublishEvery = 100 * time.Millisecond
 
 // statsToName is StatsTo for messages: a Redis URL without its password.
 func (t *Tool) statsToName() string {
-	if storeurl.IsRedisURL(t.StatsTo) {
-		return storeurl.RedactRedisURL(t.StatsTo)
-	}
-	return t.StatsTo
+	return storeurl.Redact(t.StatsTo)
 }
 
 // toolName is the command as the snapshots name it: "cfetch", "cqueue pop".

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/childproc"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
@@ -43,12 +44,7 @@ func findTools(throttle bool) (toolPaths, error) {
 		if p.dst == &t.cthrottle && !throttle {
 			continue
 		}
-		sibling := filepath.Join(filepath.Dir(exe), p.name)
-		if st, err := os.Stat(sibling); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			*p.dst = sibling
-			continue
-		}
-		path, err := exec.LookPath(p.name)
+		path, err := childproc.Find(p.name)
 		if err != nil {
 			return t, fmt.Errorf("cannot find %s, next to %s or on PATH (go install ./cmd/... installs every tool)", p.name, exe)
 		}

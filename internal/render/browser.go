@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/chromedp/chromedp"
+	"github.com/crawlutils/crawlutils/internal/childproc"
 )
 
 // browser is one Chromium process and the chromedp context that drives
@@ -47,8 +48,8 @@ func startBrowser(path, hostRules string, stderr io.Writer, gen int) (*browser, 
 		chromedp.WindowSize(1280, 1024),
 		chromedp.CombinedOutput(stderr),
 		// The browser dies with this process, kill -9 included
-		// (dieWithParent).
-		chromedp.ModifyCmdFunc(dieWithParent),
+		// (childproc.DieWithParent).
+		chromedp.ModifyCmdFunc(childproc.DieWithParent),
 	)
 	if hostRules != "" {
 		opts = append(opts, chromedp.Flag("host-resolver-rules", hostRules))

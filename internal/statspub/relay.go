@@ -9,10 +9,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/childproc"
 )
 
 // A relay is how a command that links no database driver (cextract)
@@ -68,13 +69,7 @@ func RelayOpener(ctx context.Context, dsn string, timeout time.Duration, getenv 
 
 // findRelay returns the path of cqueue.
 func findRelay() (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), RelayCommand)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(RelayCommand)
+	p, err := childproc.Find(RelayCommand)
 	if err != nil {
 		return "", fmt.Errorf("publishing needs %s (next to this program or on $PATH): %w", RelayCommand, err)
 	}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package childproc
+
+import "os/exec"
+
+// DieWithParent cannot ask the kernel here: the child is ended by its
+// parent's own exit (a signal, the end of its input), not after a kill -9.
+func DieWithParent(*exec.Cmd) {}
