@@ -2,7 +2,6 @@ package cextract
 
 import (
 	"context"
-	"errors"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
@@ -46,5 +45,8 @@ func (o *Options) runSession(ctx context.Context, env *cli.Env) error {
 		}
 		return runTests(ctx, env.Tool, env.Stdout, o.Test, testOptions{refetch: o.Refetch, fetchArgs: o.FetchArgs})
 	}
-	return errors.New("--shell: not built yet")
+	if len(env.Args) > 0 {
+		return cli.Usagef("--shell: takes no input files (the session reads its lines on stdin)")
+	}
+	return runShell(ctx, env, o.Shell, o.FetchArgs)
 }
