@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -116,8 +117,9 @@ func runTest(ctx context.Context, tool *cli.Tool, w *bytes.Buffer, file string, 
 			failf(e.Count.Pos, "links: want %s, got %d", want, len(got.links))
 		}
 		for _, u := range e.URLs {
-			if !contains(got.links, u.Value) {
-				failf(u.Pos, "links: want %s among the %d link(s), not there", u.Value, len(got.links))
+			want := resolveAgainst(s.url, u.Value)
+			if !contains(got.links, want) {
+				failf(u.Pos, "links: want %s among the %d link(s), not there", want, len(got.links))
 			}
 		}
 	}
@@ -216,6 +218,20 @@ func sameJSON(a, b json.RawMessage) bool {
 	ja, _ := json.Marshal(va)
 	jb, _ := json.Marshal(vb)
 	return bytes.Equal(ja, jb)
+}
+
+// resolveAgainst resolves ref, a URL or a path such as /p/2, against the
+// page's URL, so that a test's links hold wherever the page was fetched.
+func resolveAgainst(page, ref string) string {
+	base, err := url.Parse(page)
+	if err != nil {
+		return ref
+	}
+	u, err := base.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	return u.String()
 }
 
 func contains(list []string, s string) bool {

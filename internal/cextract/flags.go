@@ -234,7 +234,9 @@ records pass through unchanged.
 What to extract comes from a rules file (-r FILE, YAML or JSON: item rules with CSS,
 XPath, regex or jq fields and processors, link rules, sitemap rules; see docs/rules.md),
 from -f/--links flags, or both. --check FILE validates a rules file; --explain shows,
-for each response read, which rules applied and why fields came out empty.
+for each response read, which rules applied and why fields came out empty; --test
+FILE runs the rules file's tests: (scrapy check); --shell URL|FILE tries selectors
+on one page, line by line (scrapy shell).
 
 A SELECTOR is XPath when it starts with /, (, ./, ../ or an XPath function such
 as normalize-space( or count(; otherwise CSS. Prefix css: or xpath: to force either.
@@ -258,6 +260,9 @@ inline scripts and data attributes: guesses), or all.`,
   cextract --check shop.yml
   cextract -r shop.yml --explain < one-response.ndjson
   cextract -r shop.yml --explain '/catalogue/' responses.ndjson
+  cextract --test shop.yml
+  cextract --shell https://example.com/   # then type selectors: h1, a::attr(href), :rules shop.yml, :explain, :help
+  printf 'h1\n:rules shop.yml\n' | cextract --shell one-response.ndjson
   cfetch < urls.txt | cextract -f title=h1 -f 'price=p.price_color::text' | cexport --fields title,price -o items.csv
   cextract --each 'article.product_pod' -f 'title=h3 a::attr(title)' \
       -f 'price=substring-after(.//p[@class="price_color"], "£")' responses.ndjson
