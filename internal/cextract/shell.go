@@ -53,7 +53,9 @@ func (s *session) load(src string) error {
 	var smp *sample
 	var err error
 	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
-		smp, err = fetchOnce(s.ctx, src, s.fetchArgs, s.stderr)
+		if smp, err = fetchOnce(s.ctx, src, s.fetchArgs, s.stderr); err == nil {
+			smp.name = "<cfetch>"
+		}
 	} else {
 		smp, err = loadSample(src)
 	}
