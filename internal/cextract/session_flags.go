@@ -2,6 +2,7 @@ package cextract
 
 import (
 	"context"
+	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
@@ -21,6 +22,11 @@ func (o *Options) checkSession() error {
 	for _, s := range []string{o.Check, o.Test, o.Shell} {
 		if s != "" {
 			n++
+		}
+	}
+	for _, f := range []struct{ name, v string }{{"--test", o.Test}, {"--shell", o.Shell}} {
+		if len(f.v) > 1 && strings.HasPrefix(f.v, "-") {
+			return cli.Usagef("%s %s: %s takes the file (or URL) right after it, not a flag", f.name, f.v, f.name)
 		}
 	}
 	switch {
