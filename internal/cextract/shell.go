@@ -62,6 +62,11 @@ func (s *session) load(src string) error {
 	if err != nil {
 		return err
 	}
+	return s.loadSample(smp)
+}
+
+// loadSample makes smp the session's page.
+func (s *session) loadSample(smp *sample) error {
 	_, fields, err := record.ParseFields(smp.raw)
 	if err != nil {
 		return fmt.Errorf("%s: invalid record: %v", smp.name, err)
