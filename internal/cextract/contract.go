@@ -104,6 +104,10 @@ func runTest(ctx context.Context, tool *cli.Tool, w *bytes.Buffer, file string, 
 		fmt.Fprintf(w, "FAIL  %s\n      %v\n", head, err)
 		return false
 	}
+	if why := s.unreadable(); why != "" {
+		fmt.Fprintf(w, "FAIL  %s (%s)\n      the page is not extracted: %s\n", head, s.name, why)
+		return false
+	}
 	got := s.run(x, nil)
 	var fails []string
 	failf := func(pos rules.Pos, format string, a ...any) {

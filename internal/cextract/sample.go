@@ -114,3 +114,20 @@ func (s *sample) run(x *engine, explain *explainer) produced {
 	}
 	return res
 }
+
+// unreadable says why the rules would read nothing of the sample (a fetch
+// error, a status other than 2xx, a binary body), or "".
+func (s *sample) unreadable() string {
+	_, fields, err := record.ParseFields(s.raw)
+	if err != nil {
+		return "invalid record: " + err.Error()
+	}
+	resp, req, err := decodeResponse(s.raw, fields)
+	if err != nil {
+		return "invalid record: " + err.Error()
+	}
+	if pg, skipped := newPage(s.raw, fields, resp, req); pg == nil {
+		return skipText(skipped, resp)
+	}
+	return ""
+}
