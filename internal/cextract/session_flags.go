@@ -12,7 +12,7 @@ import (
 func (o *Options) defineSession(f *cli.Flags) {
 	f.StringVar(&o.Test, "test", "", "run the tests: of the rules file `FILE` (Scrapy's scrapy check): each stored page against the items and links expected; exit 1 with what differs when one fails")
 	f.BoolVar(&o.Refetch, "refetch", false, "with --test: fetch the tests' url: pages again (with cfetch) and keep the new ones")
-	f.StringVar(&o.Shell, "shell", "", "the interactive session on one page (Scrapy's scrapy shell): fetch `URL` with cfetch (or read a response record FILE, - for stdin) once, then read selectors line by line and print what each selects; :help lists the commands")
+	f.StringVar(&o.Shell, "shell", "", "the interactive session on one page (Scrapy's scrapy shell): fetch `URL` with cfetch (or read a response record FILE) once, then read selectors line by line and print what each selects; :help lists the commands")
 	f.StringArrayVar(&o.FetchArgs, "fetch-arg", nil, "with --test or --shell: pass `ARG` to cfetch (repeatable), e.g. --fetch-arg=--render")
 }
 
