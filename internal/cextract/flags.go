@@ -17,6 +17,10 @@ import (
 type Options struct {
 	Rules        string   // -r/--rules FILE
 	Check        string   // --check FILE: validate a rules file and exit
+	Test         string   // --test FILE: run a rules file's tests and exit
+	Shell        string   // --shell URL|FILE: the interactive session
+	Refetch      bool     // --refetch: --test fetches the tests' URLs again
+	FetchArgs    []string // --fetch-arg: cfetch's flags, for --test and --shell
 	Explain      string   // --explain [REGEX]: explain the responses whose URL matches (see explainArgs)
 	Rejects      string   // --rejects FILE: refused follow-ups with their reason
 	Failures     string   // --failures FILE: failed pages and pages whose items were dropped
@@ -230,7 +234,9 @@ records pass through unchanged.
 What to extract comes from a rules file (-r FILE, YAML or JSON: item rules with CSS,
 XPath, regex or jq fields and processors, link rules, sitemap rules; see docs/rules.md),
 from -f/--links flags, or both. --check FILE validates a rules file; --explain shows,
-for each response read, which rules applied and why fields came out empty.
+for each response read, which rules applied and why fields came out empty; --test
+FILE runs the rules file's tests: (scrapy check); --shell URL|FILE tries selectors
+on one page, line by line (scrapy shell).
 
 A SELECTOR is XPath when it starts with /, (, ./, ../ or an XPath function such
 as normalize-space( or count(; otherwise CSS. Prefix css: or xpath: to force either.
@@ -254,6 +260,9 @@ inline scripts and data attributes: guesses), or all.`,
   cextract --check shop.yml
   cextract -r shop.yml --explain < one-response.ndjson
   cextract -r shop.yml --explain '/catalogue/' responses.ndjson
+  cextract --test shop.yml
+  cextract --shell https://example.com/   # then type selectors: h1, a::attr(href), :rules shop.yml, :explain, :help
+  printf 'h1\n:rules shop.yml\n' | cextract --shell one-response.ndjson
   cfetch < urls.txt | cextract -f title=h1 -f 'price=p.price_color::text' | cexport --fields title,price -o items.csv
   cextract --each 'article.product_pod' -f 'title=h3 a::attr(title)' \
       -f 'price=substring-after(.//p[@class="price_color"], "£")' responses.ndjson
@@ -268,6 +277,7 @@ inline scripts and data attributes: guesses), or all.`,
 func (o *Options) define(f *cli.Flags) {
 	f.StringVarP(&o.Rules, "rules", "r", "", "extract with the rules file `FILE` (YAML or JSON, see docs/rules.md)")
 	f.StringVar(&o.Check, "check", "", "check the rules file `FILE`, report every error with its line and column, and exit")
+	o.defineSession(f)
 	f.StringVar(&o.Explain, "explain", "", "instead of records, explain each response whose URL matches `REGEX`: rules applied, fields and why they are empty. Without REGEX (--explain at the end, or before a flag, - or a FILE that exists): every response")
 	f.StringVar(&o.Rejects, "rejects", "", "write the follow-ups the crawl policy refused to `FILE`, as request records with a \"reason\"")
 	f.StringVar(&o.Failures, "failures", "", "write each page that failed (a fetch error, a status other than 2xx) or whose items were dropped (a required field missing) to `FILE`, with the page that linked it: {\"kind\":\"failure\",\"url\",\"status\" or \"error\",\"reason\",\"referer\",…}")

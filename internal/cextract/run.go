@@ -25,8 +25,8 @@ func Command() *cli.Command {
 		Rewrite: explainArgs,
 		Run:     o.run,
 		Check: func(env *cli.Env) error {
-			if o.Check != "" {
-				return nil
+			if o.Check != "" || o.Test != "" || o.Shell != "" {
+				return o.checkSession()
 			}
 			o.Files = env.Args
 			if _, err := o.compile(); err != nil {
@@ -43,6 +43,9 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 	o.Files = files
 	if o.Check != "" {
 		return check(tool, o.Check)
+	}
+	if o.Test != "" || o.Shell != "" {
+		return o.runSession(ctx, env)
 	}
 	x, err := o.compile()
 	if err != nil {

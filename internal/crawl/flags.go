@@ -94,6 +94,7 @@ type crawlOptions struct {
 	failures       string
 	crawlID, appID string
 	force          bool
+	check          bool // --check: run the rules' tests first (contracts.go)
 	// resume and nextRound say how a stopped crawl goes on.
 	resume, nextRound bool
 	// pass are the words passed on to each tool, by --TOOL flag name.
@@ -135,6 +136,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 	f.StringVar(&o.crawlID, "crawlid", "", "the crawl's name (default: OUT's name without its extension; with OUT -, the db's)")
 	f.StringVar(&o.appID, "appid", o.appID, "the appid of the seeds")
 	f.StringVar(&o.failures, "failures", "", "write every page that failed (a fetch error, a status other than 2xx) or had items dropped (a required field missing) to `FILE`, one JSON record a line with its reason and the page that linked it (cextract --failures); the account names the first few")
+	f.BoolVar(&o.check, "check", false, "run the rules file's tests: first (cextract --test, Scrapy's scrapy check) and refuse to start the crawl when one fails")
 	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
 	f.BoolVar(&o.resume, "resume", false, "resume a crawl stopped by cqueue stop (or cqueue serve's Stop) where it stopped, or paused by cqueue serve's Pause")
 	f.BoolVar(&o.nextRound, "next-round", false, "drop what a stopped crawl's round left and begin its next round from the seeds")

@@ -23,6 +23,7 @@ import (
 const exampleFilesScript = `set -e
 cp "$RULES" shop.yml
 cp "$RULES" rules.yml
+cp -r "$(dirname "$RULES")/demo.tests" demo.tests # the page of its tests:
 # A seed whose crawl is a few pages: a listing and its products.
 printf '{"url":"%s/category/health/","maxdepth":1}\n' "$SITE" > seeds.txt
 printf '%s\n' "$SITE/" "$SITE/category/health/" "$SITE/catalogue/green-kite-2000_19/" "$SITE/p/4" > urls.txt

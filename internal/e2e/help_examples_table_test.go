@@ -66,6 +66,13 @@ var helpExampleRuns = map[string]exampleRun{
 
 	// cextract
 	"cextract --check shop.yml": {out: noOutput},
+	"cextract --test shop.yml":  {stdout: `1 test\(s\), 1 passed, 0 failed`},
+	"cextract --shell https://example.com/   # then type selectors: h1, a::attr(href), :rules shop.yml, :explain, :help": {
+		// Typed lines, piped.
+		run:    `printf 'h1\n:page\n' | cextract --shell "$SITE/catalogue/green-kite-2000_19/"`,
+		stdout: `Green Kite 2000"\n.*status 200, html`,
+	},
+	"printf 'h1\\n:rules shop.yml\\n' | cextract --shell one-response.ndjson": {stdout: `"kind":"item"`},
 
 	// cdedupe
 	// cexport

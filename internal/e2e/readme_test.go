@@ -104,7 +104,7 @@ func toScript(block string) string {
 	return script.String() + files.String()
 }
 
-// copyDir copies the files of dir (not its subfolders) to dst.
+// copyDir copies the files of dir and of its subfolders to dst.
 func copyDir(dir, dst string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -115,6 +115,9 @@ func copyDir(dir, dst string) error {
 	}
 	for _, e := range entries {
 		if e.IsDir() {
+			if err := copyDir(filepath.Join(dir, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+				return err
+			}
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))

@@ -11,7 +11,7 @@ import (
 // Keys lists the keys each mapping of the schema accepts (the JSON Schema
 // in docs/rules.schema.json is checked against it).
 var Keys = map[string][]string{
-	"file":    {"version", "name", "items", "links", "sitemaps"},
+	"file":    {"version", "name", "items", "links", "sitemaps", "tests"},
 	"match":   {"url", "not_url", "type"},
 	"item":    {"name", "match", "each", "namespaces", "csv", "fields"},
 	"csv":     {"delimiter", "quote", "headers"},
@@ -213,6 +213,8 @@ func (d *decoder) file(n *node) *File {
 					f.Sitemaps = append(f.Sitemaps, r)
 				}
 			}
+		case "tests":
+			f.Tests = d.tests(v)
 		}
 	})
 	if len(d.errs) == 0 && len(f.Items)+len(f.Links)+len(f.Sitemaps) == 0 {

@@ -44,7 +44,7 @@ func TestSchemaMatchesTheParser(t *testing.T) {
 		}
 	}
 	check("file", keys(schema.Properties))
-	for _, name := range []string{"match", "item", "link", "sitemap"} {
+	for _, name := range []string{"match", "item", "link", "sitemap", "test", "test_items", "test_links"} {
 		check(name, keys(schema.Definitions[name].Properties))
 	}
 	check("field", keys(schema.Definitions["field"].OneOf[1].Properties))

@@ -28,6 +28,7 @@ type File struct {
 	Items    []*Item
 	Links    []*Link
 	Sitemaps []*Sitemap
+	Tests    []*Test // contracts: stored pages and what the rules make of them
 }
 
 // String is a string of the file with its position.
