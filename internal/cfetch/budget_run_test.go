@@ -101,6 +101,10 @@ func checkBudget(t *testing.T, f *Fetcher) {
 // flight, under a budget that holds about two of them: every one
 // completes, whole; the bytes held never exceed the budget plus one
 // response; all are given back at the end.
+//
+// The request timeout is ten minutes: under -race on a loaded 2-core
+// machine sixteen 1 MiB bodies sharing a 5 MiB budget took over a minute
+// (the test is about memory, not time).
 func TestMaxMemoryManyLargeResponses(t *testing.T) {
 	srv := largePages(t)
 	const size = 1 << 20
@@ -109,7 +113,7 @@ func TestMaxMemoryManyLargeResponses(t *testing.T) {
 	for i := range 32 {
 		fmt.Fprintf(&in, "%s/%s/%d?n=%d\n", srv.URL, kinds[i%len(kinds)], size, i)
 	}
-	r, f := runKeepFetcher(t, in.String(), "-c", "16", "--per-host", "16", "--no-robots", "--max-memory", "5MiB", "--timeout", "1m")
+	r, f := runKeepFetcher(t, in.String(), "-c", "16", "--per-host", "16", "--no-robots", "--max-memory", "5MiB", "--timeout", "10m")
 	if r.code != 0 || len(r.resps) != 32 {
 		t.Fatalf("exit %d, %d responses; want 0, 32\n%s", r.code, len(r.resps), r.stderr)
 	}
@@ -134,7 +138,7 @@ func TestMaxMemoryResponseLargerThanBudget(t *testing.T) {
 	srv := largePages(t)
 	const size = 4 << 20
 	in := fmt.Sprintf("%s/text/%d\n%s/gzip/%d\n%s/text/1000\n", srv.URL, size, srv.URL, size, srv.URL)
-	r, f := runKeepFetcher(t, in, "--no-robots", "--max-memory", "1MiB", "--timeout", "1m")
+	r, f := runKeepFetcher(t, in, "--no-robots", "--max-memory", "1MiB", "--timeout", "10m")
 	if r.code != 0 || len(r.resps) != 3 {
 		t.Fatalf("exit %d, %d responses; want 0, 3\n%s", r.code, len(r.resps), r.stderr)
 	}
@@ -162,7 +166,7 @@ func TestMaxMemoryGivenBackOnEveryPath(t *testing.T) {
 	}
 	for run := range 2 { // the second from the cache
 		r, f := runKeepFetcher(t, in.String(), "-c", "8", "--per-host", "8", "--no-robots", "--max-memory", "512KiB", "--max-size", "2MiB",
-			"--retries", "1", "--retry-backoff", "1ms", "--cache-dir", cache, "--cache-ignore-codes", "503", "--timeout", "1m")
+			"--retries", "1", "--retry-backoff", "1ms", "--cache-dir", cache, "--cache-ignore-codes", "503", "--timeout", "10m")
 		if len(r.resps) != 8 {
 			t.Fatalf("run %d: %d responses, want 8\n%s", run, len(r.resps), r.stderr)
 		}
