@@ -50,14 +50,14 @@ func (c *recConn) Write(p []byte) (int, error) {
 // gives it a connection. Its buffers are written under its connection's
 // lock until detach, and are the exchange's own afterwards.
 type capture struct {
-	conn      *recConn
-	req, resp bytes.Buffer
-	max       int64 // bytes kept each way; 0: no limit
-	cut       bool  // more came than max
-	ip        string
-	start     time.Time
-	eof       bool // the response body was read to its end
-	attached  bool
+	conn       *recConn
+	req, resp  bytes.Buffer
+	max        int64 // bytes kept each way; 0: no limit
+	cut        bool  // more came than max
+	ip         string
+	start      time.Time
+	eof        bool // the response body was read to its end
+	attached   bool
 	unrecorded string // why the exchange could not be recorded, if so
 }
 

@@ -59,10 +59,10 @@ func (c *command) runFromWARC(ctx context.Context, env *cli.Env) error {
 
 // replay turns WARC records into response records.
 type replay struct {
-	f      *Fetcher
-	tool   *cli.Tool
-	w      *ndjson.Writer
-	seen   *replaySeen
+	f    *Fetcher
+	tool *cli.Tool
+	w    *ndjson.Writer
+	seen *replaySeen
 	// held are the redirects whose next hop has not been read yet, by the
 	// URL of that hop: the response there is written with their chain.
 	held   map[string]*heldHop
