@@ -235,7 +235,16 @@ func (rp *replay) emit(ctx context.Context, rec *warc.Record, target string, blo
 	if method == "" {
 		method = http.MethodGet
 	}
-	raw, _ := json.Marshal(map[string]string{"kind": "request", "url": target, "method": method})
+	// The request as a bare URL line reads; its method when not GET.
+	rq := struct {
+		Kind   string `json:"kind"`
+		URL    string `json:"url"`
+		Method string `json:"method,omitempty"`
+	}{record.KindRequest, target, method}
+	if method == http.MethodGet {
+		rq.Method = ""
+	}
+	raw, _ := json.Marshal(rq)
 	j := &job{raw: raw, url: u, method: method, req: record.Request{URL: target, Method: method}}
 	out := outcome{url: target}
 	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(block)), &http.Request{Method: method, URL: u})
