@@ -65,6 +65,9 @@ func (r *Reader) Next() (*Record, error) {
 				r.member = nil
 				continue
 			}
+			if err == nil {
+				err = memberEnd(r.member)
+			}
 			if err != nil {
 				return nil, r.fail(r.mstart, err)
 			}
@@ -96,6 +99,17 @@ func (r *Reader) Next() (*Record, error) {
 		rec.Offset = start
 		return rec, nil
 	}
+}
+
+// memberEnd reads past the blank lines after a record in a gzip member,
+// so that the member's end, if it comes, is checked (its CRC and length)
+// before the record is returned: a damaged member gives no record.
+func memberEnd(m *bufio.Reader) error {
+	skipBlank(m)
+	if _, err := m.Peek(1); err != nil && err != io.EOF {
+		return err
+	}
+	return nil
 }
 
 // skipBlank consumes CR and LF bytes at the reader's position, and says
@@ -133,8 +147,9 @@ func (r *Reader) fail(start int64, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		err = ErrTruncated
 	}
+	gz := r.member != nil || r.isGzipAt(start)
 	r.member = nil
-	next, ok := r.resync(start + 1)
+	next, ok := r.resync(start+1, gz)
 	if !ok {
 		next, _ = r.src.Seek(0, io.SeekEnd)
 	}
@@ -145,27 +160,81 @@ func (r *Reader) fail(start int64, err error) error {
 	return &Error{Name: r.name, Offset: start, Err: err}
 }
 
-// resync finds the offset of the next gzip member header at or after
-// from.
-func (r *Reader) resync(from int64) (int64, bool) {
+// resync finds the offset of the next record at or after from: a gzip
+// member that decompresses to "WARC/", or a plain "WARC/1." line. A gzip
+// header inside a record (a gzipped payload, stored as is by the record's
+// own compression) is not taken for a record.
+func (r *Reader) resync(from int64, gz bool) (int64, bool) {
+	for {
+		p, ok := r.find(from, gz)
+		if !ok {
+			return 0, false
+		}
+		if r.startsRecord(p) {
+			return p, true
+		}
+		from = p + 1
+	}
+}
+
+// find returns the offset of the next gzip header (gz), or "WARC/1.", at
+// or after from.
+func (r *Reader) find(from int64, gz bool) (int64, bool) {
 	if _, err := r.src.Seek(from, io.SeekStart); err != nil {
 		return 0, false
 	}
 	br := bufio.NewReaderSize(r.src, 64<<10)
 	pos := from
-	magic := []byte{0x1f, 0x8b, 0x08}
+	mark := []byte("WARC/1.")
+	if gz {
+		mark = []byte{0x1f, 0x8b, 0x08}
+	}
 	for {
 		buf, err := br.Peek(64 << 10)
-		if i := bytes.Index(buf, magic); i >= 0 {
+		if i := bytes.Index(buf, mark); i >= 0 {
 			return pos + int64(i), true
 		}
-		if err != nil || len(buf) < len(magic) {
+		if err != nil || len(buf) < len(mark) {
 			return 0, false
 		}
-		n := len(buf) - len(magic) + 1
+		n := len(buf) - len(mark) + 1
 		_, _ = br.Discard(n)
 		pos += int64(n)
 	}
+}
+
+// isGzipAt says whether a gzip header is at offset p.
+func (r *Reader) isGzipAt(p int64) bool {
+	if _, err := r.src.Seek(p, io.SeekStart); err != nil {
+		return false
+	}
+	head := make([]byte, 2)
+	_, err := io.ReadFull(r.src, head)
+	return err == nil && head[0] == 0x1f && head[1] == 0x8b
+}
+
+// startsRecord says whether a record starts at offset p.
+func (r *Reader) startsRecord(p int64) bool {
+	if _, err := r.src.Seek(p, io.SeekStart); err != nil {
+		return false
+	}
+	head := make([]byte, 7)
+	if _, err := io.ReadFull(r.src, head); err != nil {
+		return false
+	}
+	if string(head) == "WARC/1." {
+		return true
+	}
+	if _, err := r.src.Seek(p, io.SeekStart); err != nil {
+		return false
+	}
+	zr, err := gzip.NewReader(bufio.NewReader(r.src))
+	if err != nil {
+		return false
+	}
+	zr.Multistream(false)
+	_, err = io.ReadFull(zr, head[:5])
+	return err == nil && string(head[:5]) == "WARC/"
 }
 
 // readRecord reads one uncompressed record; io.EOF when br is at its end
