@@ -3,10 +3,10 @@ package warc
 import (
 	"bytes"
 	"compress/gzip"
-	"fmt"
-	"math/rand/v2"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
