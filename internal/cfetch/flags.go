@@ -68,6 +68,8 @@ crashed) is answered with "error":"render".`,
   cfetch --resolve 'shop.test:80:127.0.0.1' <<< http://shop.test/
   cfetch urls.txt | jq -c 'select(.error) | {url, error, error_detail}'
   cfetch --render --render-wait idle urls.txt > responses.jsonl    # pages built by JavaScript
+  cfetch --warc crawl.warc.gz urls.txt > responses.jsonl     # every exchange kept in a WARC file too
+  cfetch --from-warc crawl.warc.gz | cextract -r rules.yml | cexport -o items.csv     # again, offline
   cqueue pop --db crawl.db --follow | cthrottle --db crawl.db --rate 2/s | cfetch --throttle-db crawl.db | …`,
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -78,21 +79,36 @@ func TestWARCValidatorFails(t *testing.T) {
 	}
 }
 
-// TestWARCRoundTrip: a crawl of the demo site with --warc, checked by
-// warcio.js, re-extracted offline from the WARC file with the same rules,
-// gives the live crawl's CSV.
+// TestWARCRoundTrip runs docs/warc.md's first example as a user copies
+// it: a crawl of the demo site with --warc, then its WARC files
+// re-extracted offline with the same rules. warcio.js checks the files,
+// and the CSV re-extracted equals the live crawl's.
 func TestWARCRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawl loops are skipped with -short")
 	}
 	warcioDir(t)
+	doc, err := os.ReadFile("../../docs/warc.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```sh\n(.*?)```").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/warc.md has no ```sh block")
+	}
+	example := string(m[1])
 	l := newCrawlSite(t, binDir(t), demosite.Options{Products: 120})
 	l.writeFile("seeds.txt", l.url+"/\n")
-	r := l.runCrawl(`--cfetch '--warc crawl.warc.gz' seeds.txt "$RULES" live.csv`)
-	r.want(t, 0, "complete: nothing is left queued or in flight")
-	files, _ := filepath.Glob(filepath.Join(l.dir, "crawl*.warc.gz"))
+	rules, err := os.ReadFile("../../testdata/rules/demo.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.writeFile("shop.yml", string(rules))
+	l.writeFile("new-shop.yml", string(rules))
+	l.run("set -e -o pipefail\n" + example)
+	files, _ := filepath.Glob(filepath.Join(l.dir, "shop*.warc.gz"))
 	if len(files) != 1 {
-		t.Fatalf("WARC files %v, want crawl.warc.gz", files)
+		t.Fatalf("WARC files %v, want shop.warc.gz", files)
 	}
 	out, ok := validateWARC(t, files...)
 	if !ok {
@@ -101,12 +117,9 @@ func TestWARCRoundTrip(t *testing.T) {
 	if n := strings.Count(out, `"type":"response"`); n < 120 {
 		t.Errorf("warcio.js read %d response records, want at least 120", n)
 	}
-	wd, _ := os.Getwd()
-	rules := filepath.Join(wd, "../../testdata/rules/demo.yml")
-	l.run(`cfetch -q --from-warc crawl.warc.gz | cextract -q -r ` + rules + ` | cexport -q -r ` + rules + ` -o replay.csv`)
-	live, replay := sortedLines(t, filepath.Join(l.dir, "live.csv")), sortedLines(t, filepath.Join(l.dir, "replay.csv"))
+	live, replay := sortedLines(t, filepath.Join(l.dir, "items.csv")), sortedLines(t, filepath.Join(l.dir, "items-v2.csv"))
 	if len(live) < 100 {
-		t.Fatalf("live.csv has %d lines", len(live))
+		t.Fatalf("items.csv has %d lines", len(live))
 	}
 	if !slices.Equal(live, replay) {
 		t.Errorf("the CSV re-extracted from the WARC file differs from the live crawl's: %d lines, %d live\nfirst replayed: %q\nfirst live:     %q", len(replay), len(live), first(replay), first(live))
