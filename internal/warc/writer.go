@@ -39,9 +39,6 @@ type Writer struct {
 	size  int64 // bytes in f
 	seq   int   // next candidate number of the series
 	files []string
-	buf   bytes.Buffer
-	plain bytes.Buffer
-	zw    *gzip.Writer
 	err   error // a failed write: the file is no longer written
 	used  bool  // f holds more than its warcinfo record
 }
@@ -53,7 +50,6 @@ func Create(path string, opts WriterOptions) (*Writer, error) {
 		opts.Now = time.Now
 	}
 	w := &Writer{opts: opts, path: path, gz: strings.HasSuffix(path, ".gz")}
-	w.zw, _ = gzip.NewWriterLevel(nil, gzip.DefaultCompression)
 	if err := w.open(); err != nil {
 		return nil, err
 	}
@@ -115,19 +111,21 @@ func (w *Writer) info(name string) *Record {
 }
 
 // Write appends recs to the current file, in one write, after starting a
-// new file if MaxSize says so. After a failed write the Writer fails every
-// later one with the same error.
+// new file if MaxSize says so. The records are compressed before the
+// Writer is locked, so concurrent calls compress in parallel. After a
+// failed write the Writer fails every later one with the same error.
 func (w *Writer) Write(recs ...*Record) error {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer putBuffer(&bufPool, buf)
+	if err := encode(buf, recs, w.gz); err != nil {
+		return err
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.encode(recs); err != nil {
-		return err
-	}
-	if w.opts.MaxSize > 0 && w.size > 0 && w.size+int64(w.buf.Len()) > w.opts.MaxSize && w.used {
-		data := append([]byte(nil), w.buf.Bytes()...)
+	if w.opts.MaxSize > 0 && w.used && w.size+int64(buf.Len()) > w.opts.MaxSize {
 		if err := w.f.Close(); err != nil {
 			w.err = err
 			return err
@@ -136,44 +134,64 @@ func (w *Writer) Write(recs ...*Record) error {
 			w.err = err
 			return err
 		}
-		w.buf.Reset()
-		w.buf.Write(data)
 	}
 	w.used = true
-	return w.flush()
+	return w.flush(buf.Bytes())
 }
 
 func (w *Writer) writeLocked(recs []*Record) error {
-	if err := w.encode(recs); err != nil {
+	var buf bytes.Buffer
+	if err := encode(&buf, recs, w.gz); err != nil {
 		return err
 	}
-	return w.flush()
+	return w.flush(buf.Bytes())
 }
 
-// encode serializes recs into w.buf, each its own gzip member when w.gz.
-func (w *Writer) encode(recs []*Record) error {
-	w.buf.Reset()
-	for _, r := range recs {
-		if !w.gz {
-			r.marshal(&w.buf)
-			continue
+var (
+	bufPool   = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	plainPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	gzipPool  = sync.Pool{New: func() any { z, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression); return z }}
+)
+
+// putBuffer keeps b for the next write unless it grew large (one big
+// response must not keep its memory).
+func putBuffer(p *sync.Pool, b *bytes.Buffer) {
+	if b.Cap() <= 4<<20 {
+		p.Put(b)
+	}
+}
+
+// encode serializes recs into buf (reset first), each its own gzip member
+// when gz.
+func encode(buf *bytes.Buffer, recs []*Record, gz bool) error {
+	buf.Reset()
+	if !gz {
+		for _, r := range recs {
+			r.marshal(buf)
 		}
-		w.plain.Reset()
-		r.marshal(&w.plain)
-		w.zw.Reset(&w.buf)
-		if _, err := w.zw.Write(w.plain.Bytes()); err != nil {
+		return nil
+	}
+	plain := plainPool.Get().(*bytes.Buffer)
+	defer putBuffer(&plainPool, plain)
+	zw := gzipPool.Get().(*gzip.Writer)
+	defer gzipPool.Put(zw)
+	for _, r := range recs {
+		plain.Reset()
+		r.marshal(plain)
+		zw.Reset(buf)
+		if _, err := zw.Write(plain.Bytes()); err != nil {
 			return err
 		}
-		if err := w.zw.Close(); err != nil {
+		if err := zw.Close(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// flush writes w.buf to the file in one write.
-func (w *Writer) flush() error {
-	n, err := w.f.Write(w.buf.Bytes())
+// flush writes b to the file in one write.
+func (w *Writer) flush(b []byte) error {
+	n, err := w.f.Write(b)
 	w.size += int64(n)
 	if err != nil {
 		w.err = err
