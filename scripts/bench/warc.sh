@@ -44,7 +44,7 @@ crawl() { # crawl NAME RUN [CFETCH FLAGS]
 		say "$1 run $2 failed"
 	read -r wall cpu _ <"$work/time.$1.$2"
 	pages=$(jq '.pages.total' "$d/acct.json")
-	mb=$(cat "$d"/*.warc.gz 2>/dev/null | wc -c | awk '{ printf "%.1f", $1 / 1048576 }')
+	mb=$(find "$d" -name '*.warc.gz' -printf '%s\n' | awk '{ n += $1 } END { printf "%.1f", n / 1048576 }')
 	echo "$wall $cpu $pages $(awk -v p="$pages" -v w="$wall" 'BEGIN { printf "%.1f", p / w }') $mb" >"$work/res.$1.$2"
 	rm -rf "$d"
 }
