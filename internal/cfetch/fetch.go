@@ -39,6 +39,9 @@ type Fetcher struct {
 	authOnce   sync.Once
 	authDomain policy.Domains
 
+	// archive is --warc (warc_write.go); nil: none.
+	archive *archive
+
 	// render is the browser of rendered requests (render.go).
 	render renderer
 
@@ -75,6 +78,9 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 			return nil, fmt.Errorf("--cache-dir: %v", err)
 		}
 		f.cache = c
+	}
+	if err := f.openArchive(); err != nil {
+		return nil, err
 	}
 	f.render.robots = &renderRobots{}
 	f.robotsOpts = *opts

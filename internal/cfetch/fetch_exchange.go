@@ -43,6 +43,7 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 	defer cancel()
 	var lt latencyTrace
 	ctx = lt.withTrace(ctx)
+	ctx, wc := f.startCapture(ctx) // --warc
 	if j.proxy != nil {
 		ctx = context.WithValue(ctx, proxyKey{}, j.proxy)
 	}
@@ -71,9 +72,15 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 	if err != nil {
 		out.err = f.timeoutDetail(ctx, classify(err, phaseHeaders))
 		out.connected = lt.connected()
+		wc.detach()
 		return out
 	}
 	defer resp.Body.Close()
+	if wc != nil {
+		resp.Body = wc.watch(resp.Body)
+		target := out.url
+		defer func() { f.archiveExchange(wc, j, target, resp.StatusCode, out.err) }()
+	}
 	out.connected = true
 	out.latency = lt.latency()
 	out.status, out.header = resp.StatusCode, resp.Header

@@ -68,6 +68,8 @@ crashed) is answered with "error":"render".`,
   cfetch --resolve 'shop.test:80:127.0.0.1' <<< http://shop.test/
   cfetch urls.txt | jq -c 'select(.error) | {url, error, error_detail}'
   cfetch --render --render-wait idle urls.txt > responses.jsonl    # pages built by JavaScript
+  cfetch --warc crawl.warc.gz urls.txt > responses.jsonl     # every exchange kept in a WARC file too
+  cfetch --from-warc crawl.warc.gz | cextract -r rules.yml | cexport -o items.csv     # again, offline
   cqueue pop --db crawl.db --follow | cthrottle --db crawl.db --rate 2/s | cfetch --throttle-db crawl.db | …`,
 }
 
@@ -147,6 +149,9 @@ func (c *command) define(f *cli.Flags) {
 	f.IntSliceVar(&opts.CacheIgnoreCodes, "cache-ignore-codes", nil, "HTTP statuses never cached (Scrapy HTTPCACHE_IGNORE_HTTP_CODES)")
 	f.BoolVar(&opts.CacheFresh, "cache-fresh", false, "with --cache-policy rfc9111: answer from the cache without asking the server while the server's Cache-Control max-age or Expires says a response is fresh (default: every cached page is asked again, conditionally)")
 	f.BoolVar(&opts.CacheOnly, "cache-only", false, "never touch the network: a request not in the cache gets \"error\":\"cache_miss\" (Scrapy HTTPCACHE_IGNORE_MISSING)")
+	f.StringVar(&opts.WARC, "warc", "", "record every exchange, as it went over the wire, in the WARC `FILE` (.warc.gz: one gzip member per record); a new file of its series (FILE-00001.warc.gz, …) when FILE exists or passes --warc-max-size; see docs/warc.md")
+	f.Var(sizeValue{&opts.WARCMaxSize}, "warc-max-size", "start the next WARC file of the series past this size; 0: one file (Heritrix's WARC_MAX_SIZE)")
+	f.BoolVar(&opts.FromWARC, "from-warc", false, "fetch nothing: read the WARC files given as arguments and write a response record for each HTTP response in them, as if fetched then")
 	f.BoolVarP(&opts.Insecure, "insecure", "k", false, "do not verify TLS certificates (Scrapy's default behaviour)")
 	f.StringVar(&opts.ThrottleDB, "throttle-db", "", "also write each rest of a host (a 429, failures in a row; as long as the Retry-After says) as a hold into the cthrottle schedule in the SQLite `FILE`, so every cthrottle sharing it holds the host too")
 	f.StringVar(&opts.ThrottleRedis, "throttle-redis", "", "the same, into the cthrottle schedule on the Redis server at `URL` (redis://host:port/db, redis+cluster://…)")

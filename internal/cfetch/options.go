@@ -158,6 +158,14 @@ type Options struct {
 	// fresh; without it every entry is revalidated.
 	CacheFresh bool
 
+	// WARC, when set, names the WARC file (a series: see warc.Writer) every
+	// exchange is recorded in; WARCMaxSize starts the next file of the
+	// series past that many bytes (0: one file). FromWARC reads WARC files
+	// instead of fetching (warc_read.go).
+	WARC        string
+	WARCMaxSize int64
+	FromWARC    bool
+
 	// Insecure skips TLS certificate verification.
 	Insecure bool
 
@@ -203,6 +211,7 @@ func DefaultOptions() Options {
 		DNSCacheSize:       10000,
 		DNSTimeout:         10 * time.Second,
 		HTTP2:              true,
+		WARCMaxSize:        1 << 30,
 		Timeout:            60 * time.Second,
 		ConnectTimeout:     10 * time.Second,
 		MaxSize:            32 << 20,
@@ -308,6 +317,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--throttle-redis must be a Redis URL such as redis://host:6379/0 (got %q)", o.ThrottleRedis)
 	case o.ThrottleDB != "" && storeurl.IsRedisURL(o.ThrottleDB):
 		return fmt.Errorf("--throttle-db must be an SQLite file; for %q use --throttle-redis", o.ThrottleDB)
+	case o.WARCMaxSize < 0:
+		return fmt.Errorf("--warc-max-size must be 0 or more (got %d)", o.WARCMaxSize)
+	case o.WARC != "" && o.FromWARC:
+		return fmt.Errorf("--warc and --from-warc: give one (--from-warc fetches nothing)")
 	case o.CacheOnly && o.CacheDir == "":
 		return fmt.Errorf("--cache-only needs --cache-dir")
 	case o.CacheFresh && (o.CacheDir == "" || o.CachePolicy != httpcache.RFC9111):

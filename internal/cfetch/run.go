@@ -19,6 +19,9 @@ func (c *command) run(ctx context.Context, env *cli.Env) error {
 	}
 	opts := &c.opts
 	opts.Getenv = env.Getenv
+	if opts.FromWARC {
+		return c.runFromWARC(ctx, env)
+	}
 	out, err := env.Output()
 	if err != nil {
 		return err
@@ -34,6 +37,9 @@ func (c *command) run(ctx context.Context, env *cli.Env) error {
 	tool.Gauges = p.levels
 	tool.StartProgress(time.Second, p.progress)
 	p.run(ctx, ndjson.NewReader(env.Args, env.Stdin))
+	if err := f.closeArchive(); err != nil {
+		tool.Fail(err)
+	}
 	if err := env.CloseOutput(); err != nil {
 		tool.Fail(err)
 	}

@@ -55,6 +55,14 @@ var helpExampleRuns = map[string]exampleRun{
 		run:    `cfetch --resolve "shop.test:$SITE_PORT:127.0.0.1" <<< "http://shop.test:$SITE_PORT/"`,
 		stdout: `"status":200`,
 	},
+	"cfetch --from-warc crawl.warc.gz | cextract -r rules.yml | cexport -o items.csv     # again, offline": {
+		// The WARC file of a fetch of urls.txt.
+		prep: `cfetch -q --warc crawl.warc.gz urls.txt > /dev/null`,
+	},
+	"cfetch --warc crawl.warc.gz urls.txt > responses.jsonl     # every exchange kept in a WARC file too": {
+		out:   []string{"responses.jsonl", "crawl.warc.gz"},
+		check: `test "$(zcat crawl.warc.gz | tr -d '\r' | grep -c '^WARC-Type: response$')" -ge 4`,
+	},
 	"cfetch --cache-dir .cache/http urls.txt > responses.jsonl     # again: no request sent": {
 		// Again, answered from the cache alone.
 		check: `cfetch -q --cache-dir .cache/http --cache-only urls.txt > again.jsonl && ! grep -q '"error"' again.jsonl`,

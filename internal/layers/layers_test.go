@@ -38,6 +38,7 @@ var rules = []struct {
 	{"internal/dedupe", tools, "a store imports no tool"},
 	{"internal/throttle", tools, "a store imports no tool"},
 	{"internal/toolstats", tools, "a store imports no tool"},
+	{"internal/warc", append(append(append([]string{}, tools...), storeLayers...), drivers...), "the WARC format is a record-layer package"},
 }
 
 // TestLayers fails when a package imports across the layers (see the

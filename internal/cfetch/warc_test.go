@@ -1,0 +1,279 @@
+package cfetch
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/warc"
+)
+
+// warcSite serves a page with a Content-Length, a gzipped page sent
+// chunked, and a page with an ETag (answered 304 when asked with it).
+func warcSite() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<h1>plain</h1>")
+	})
+	mux.HandleFunc("/chunked", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		for i := range 50 {
+			fmt.Fprintf(zw, "<p>caf\xe9 %d</p>\n", i)
+			zw.Flush()
+			w.(http.Flusher).Flush()
+		}
+		zw.Close()
+	})
+	mux.HandleFunc("/etag", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Content-Type", "text/html")
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		fmt.Fprint(w, "<h1>etag</h1>")
+	})
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/plain", http.StatusMovedPermanently)
+	})
+	return mux
+}
+
+// readWARC reads every record of the WARC file path, failing on any
+// error.
+func readWARC(t *testing.T, path string) []*warc.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := warc.NewReader(f, path)
+	var recs []*warc.Record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return recs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+}
+
+// TestWARCRecordsTheWire: each exchange is a request and a response
+// record with the bytes as they went over the wire (TLS removed; the
+// chunked framing and the gzip coding kept), their digests, the server's
+// address, and each naming the other; and --from-warc gives back the
+// response records the fetch wrote.
+func TestWARCRecordsTheWire(t *testing.T) {
+	for _, tls := range []bool{false, true} {
+		t.Run(map[bool]string{false: "http", true: "https"}[tls], func(t *testing.T) {
+			var s *httptest.Server
+			if tls {
+				s = httptest.NewTLSServer(warcSite())
+			} else {
+				s = httptest.NewServer(warcSite())
+			}
+			defer s.Close()
+			path := filepath.Join(t.TempDir(), "crawl.warc.gz")
+			urls := s.URL + "/plain\n" + s.URL + "/chunked\n" + s.URL + "/moved\n"
+			live := runCfetch(t, urls, "--no-robots", "-k", "-c", "1", "--warc", path)
+			if live.code != 0 || len(live.resps) != 3 {
+				t.Fatalf("exit %d, %d responses\n%s", live.code, len(live.resps), live.stderr)
+			}
+			recs := readWARC(t, path)
+			if recs[0].Type() != warc.TypeWarcinfo {
+				t.Fatalf("first record: %s", recs[0].Type())
+			}
+			byID := map[string]*warc.Record{}
+			for _, r := range recs {
+				byID[r.Get("WARC-Record-ID")] = r
+			}
+			seen := map[string]bool{}
+			for _, r := range recs[1:] {
+				path := strings.TrimPrefix(r.Get("WARC-Target-URI"), s.URL)
+				if r.Get("WARC-IP-Address") != "127.0.0.1" || r.Get("WARC-Block-Digest") != warc.Digest(r.Block) {
+					t.Errorf("%s %s: %+v", r.Type(), path, r.Fields)
+				}
+				other := byID[r.Get("WARC-Concurrent-To")]
+				if other == nil || other.Get("WARC-Concurrent-To") != r.Get("WARC-Record-ID") || other.Type() == r.Type() {
+					t.Errorf("%s %s: WARC-Concurrent-To does not name its pair", r.Type(), path)
+				}
+				switch r.Type() {
+				case warc.TypeRequest:
+					if !bytes.HasPrefix(r.Block, []byte("GET "+path+" HTTP/1.1\r\nHost: ")) || !bytes.HasSuffix(r.Block, []byte("\r\n\r\n")) {
+						t.Errorf("request block:\n%s", r.Block)
+					}
+				case warc.TypeResponse:
+					seen[path] = true
+					_, payload, _ := bytes.Cut(r.Block, []byte("\r\n\r\n"))
+					if r.Get("WARC-Payload-Digest") != warc.Digest(payload) || r.Get("Content-Type") != "application/http;msgtype=response" {
+						t.Errorf("response %s: %+v", path, r.Fields)
+					}
+					if path == "/chunked" && (!bytes.Contains(r.Block, []byte("Transfer-Encoding: chunked\r\n")) || !bytes.Contains(r.Block, []byte("Content-Encoding: gzip\r\n")) || !regexp.MustCompile(`^[0-9a-f]+\r\n$`).Match(payload[:bytes.Index(payload, []byte("\x1f\x8b"))])) {
+						t.Errorf("chunked response not as sent:\n%q", r.Block[:min(len(r.Block), 300)])
+					}
+					if path == "/moved" && !bytes.HasPrefix(r.Block, []byte("HTTP/1.1 301 Moved Permanently\r\n")) {
+						t.Errorf("redirect hop:\n%s", r.Block)
+					}
+				}
+			}
+			if len(seen) != 3 {
+				t.Errorf("responses recorded for %v, want /plain, /chunked, /moved", seen)
+			}
+
+			again := runCfetch(t, "", "--from-warc", path)
+			if again.code != 0 || len(again.resps) != 3 {
+				t.Fatalf("--from-warc: exit %d, %d responses\n%s", again.code, len(again.resps), again.stderr)
+			}
+			summary := func(rs []record.Response) string {
+				var l []string
+				for _, r := range rs {
+					l = append(l, fmt.Sprint(r.URL, r.Status, r.Body, r.Encoding, r.Redirects, r.Request, r.Headers["Content-Type"]))
+				}
+				slices.Sort(l)
+				return strings.Join(l, "\n")
+			}
+			if got, want := summary(again.resps), summary(live.resps); got != want {
+				t.Errorf("--from-warc:\n%s\nlive:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestWARCRevisitFor304: a page the server confirms unchanged (a 304 to
+// an RFC 9111 revalidation) is a revisit record; the second run writes
+// the next file of the series; --from-warc gives the page back, unchanged.
+func TestWARCRevisitFor304(t *testing.T) {
+	s := httptest.NewServer(warcSite())
+	defer s.Close()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "crawl.warc.gz")
+	args := []string{"--no-robots", "--cache-dir", filepath.Join(dir, "cache"), "--cache-policy", "rfc9111", "--warc", path}
+	for round := range 2 {
+		if r := runCfetch(t, s.URL+"/etag\n", args...); r.code != 0 || r.one(t).Unchanged != (round == 1) {
+			t.Fatalf("round %d: exit %d, %+v\n%s", round, r.code, r.resps, r.stderr)
+		}
+	}
+	second := filepath.Join(dir, "crawl-00001.warc.gz")
+	recs := readWARC(t, second)
+	var rv *warc.Record
+	for _, r := range recs {
+		if r.Type() == warc.TypeRevisit {
+			rv = r
+		}
+	}
+	if rv == nil || rv.Get("WARC-Profile") != "http://netpreserve.org/warc/1.1/revisit/server-not-modified" || !bytes.HasPrefix(rv.Block, []byte("HTTP/1.1 304 Not Modified\r\n")) || rv.Get("WARC-Refers-To-Target-URI") != s.URL+"/etag" {
+		t.Fatalf("no revisit record in %s: %+v", second, recs)
+	}
+	r := runCfetch(t, "", "--from-warc", path, second)
+	if r.code != 0 || len(r.resps) != 2 {
+		t.Fatalf("--from-warc: exit %d, %d responses\n%s", r.code, len(r.resps), r.stderr)
+	}
+	if got := r.resps[1]; got.Status != 200 || got.Body != "<h1>etag</h1>" || !got.Unchanged {
+		t.Errorf("revisit replayed as %+v", got)
+	}
+}
+
+// TestWARCRotates: past --warc-max-size the next file of the series is
+// started, each with its warcinfo record, and no exchange is lost.
+func TestWARCRotates(t *testing.T) {
+	s := httptest.NewServer(warcSite())
+	defer s.Close()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.warc.gz")
+	var urls strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&urls, "%s/chunked?%d\n", s.URL, i)
+	}
+	if r := runCfetch(t, urls.String(), "--no-robots", "--warc", path, "--warc-max-size", "2k"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "r*.warc.gz"))
+	if len(files) < 3 {
+		t.Fatalf("files %v", files)
+	}
+	n := 0
+	for _, f := range files {
+		recs := readWARC(t, f)
+		if recs[0].Type() != warc.TypeWarcinfo {
+			t.Errorf("%s starts with %s", f, recs[0].Type())
+		}
+		for _, r := range recs {
+			if r.Type() == warc.TypeResponse {
+				n++
+			}
+		}
+	}
+	if n != 12 {
+		t.Errorf("%d responses in %d files, want 12", n, len(files))
+	}
+	if r := runCfetch(t, "", append([]string{"--from-warc"}, files...)...); r.code != 0 || len(r.resps) != 12 {
+		t.Errorf("--from-warc: exit %d, %d responses\n%s", r.code, len(r.resps), r.stderr)
+	}
+}
+
+// TestFromWARCDamaged: a truncated file gives the records before the cut
+// and names the file and the offset of the cut record (exit 3); records
+// that are not HTTP are skipped and counted; a revisit whose original is
+// not in the files is reported.
+func TestFromWARCDamaged(t *testing.T) {
+	s := httptest.NewServer(warcSite())
+	defer s.Close()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cut.warc.gz")
+	if r := runCfetch(t, s.URL+"/plain\n", "--no-robots", "--warc", path); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	w, err := warc.Create(path+"-other.warc.gz", warc.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dns := warc.New(warc.TypeResponse, time.Now(), []byte("20261206013000\nexample.com. 300 IN A 93.184.216.34\n"))
+	dns.Set("WARC-Target-URI", "dns:example.com")
+	dns.Set("Content-Type", "text/dns")
+	lost := warc.New(warc.TypeRevisit, time.Now(), []byte("HTTP/1.1 200 OK\r\n\r\n"))
+	lost.Set("WARC-Target-URI", "http://gone.example/")
+	lost.Set("WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest")
+	lost.Set("WARC-Payload-Digest", "sha1:AAAA")
+	_ = w.Write(dns, lost)
+	_ = w.Close()
+	data, _ := os.ReadFile(path)
+	recs := readWARC(t, path)
+	last := recs[len(recs)-1].Offset
+	if err := os.WriteFile(path, data[:last+30], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCfetch(t, "", "--from-warc", path, path+"-other.warc.gz", "--stats", filepath.Join(dir, "stats.json"))
+	if r.code != 3 || len(r.resps) != 0 {
+		t.Fatalf("exit %d, %d responses, want 3 and 0 (the response was cut)\n%s", r.code, len(r.resps), r.stderr)
+	}
+	if want := fmt.Sprintf("cfetch: %s: offset %d: truncated record\n", path, last); !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "revisit of http://gone.example/: the record it refers to is not in the files read before it") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	stats, _ := os.ReadFile(filepath.Join(dir, "stats.json"))
+	for _, want := range []string{`"warc_not_http": 1`, `"warc_corrupt": 1`, `"warc_revisit_unresolved": 1`, `"warc_request": 1`} {
+		if !strings.Contains(string(stats), want) {
+			t.Errorf("stats lack %s:\n%s", want, stats)
+		}
+	}
+}
