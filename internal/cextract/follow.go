@@ -24,6 +24,7 @@ type linkRule struct {
 	ownExt   bool // denyExt is the rule's deny_extensions, not Scrapy's default
 	priority *int
 	step     int
+	requests bool // also the response's "requests" (follow_requests.go)
 }
 
 // candidate is a URL a rule wants followed, before the crawl policy.
@@ -61,7 +62,7 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 	fail := func(pos rules.Pos, format string, a ...any) {
 		errs = append(errs, rules.Errorf(file, pos, "%s: "+format, append([]any{what}, a...)...))
 	}
-	lr := &linkRule{name: r.Name, file: file, pos: r.Pos, match: newMatcher(r.Match), priority: r.Priority, step: r.PriorityStep}
+	lr := &linkRule{name: r.Name, file: file, pos: r.Pos, match: newMatcher(r.Match), priority: r.Priority, step: r.PriorityStep, requests: r.Requests}
 	if lr.name == "" {
 		lr.name = fmt.Sprintf("#%d", i+1)
 	}
@@ -126,8 +127,18 @@ func flagLinkRule(ex *LinkExtractor) *linkRule {
 	return &linkRule{name: "--links", match: matcher{format: rules.HTML, anyFormat: true}, ex: ex, denyExt: policy.DefaultExtensions, step: rules.DefaultPriorityStep}
 }
 
-// links returns the URLs rule r wants followed from page p.
+// links returns the URLs rule r wants followed from page p: its links,
+// then, with requests, what the page asked for.
 func (r *linkRule) links(p *page, out []candidate, st *LinkStats) ([]candidate, error) {
+	out, err := r.pageLinks(p, out, st)
+	if r.requests {
+		out = r.requestLinks(p, out, st)
+	}
+	return out, err
+}
+
+// pageLinks returns the URLs rule r finds in page p.
+func (r *linkRule) pageLinks(p *page, out []candidate, st *LinkStats) ([]candidate, error) {
 	if r.ex.Kinds != 0 {
 		return r.kindLinks(p, out, st)
 	}

@@ -36,6 +36,9 @@ type renderer struct {
 	// robots holds the robots.txt of the hosts rendered pages make
 	// requests to (render_check.go).
 	robots *renderRobots
+	// pace spaces the requests of rendered pages per host
+	// (render_pace.go).
+	pace renderPace
 	// count, when set, counts rendering's events into the stats' "render"
 	// group: pages, subrequests (sent), blocked_<reason>.
 	count func(event string)

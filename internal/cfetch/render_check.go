@@ -27,6 +27,8 @@ import (
 //     everything but the first hop, which the scheduler checked before it
 //     started the page. The files are fetched by the Fetcher (robotsStep)
 //     and kept per host in renderRobots, apart from the scheduler's cache.
+//   - the host's floor delay (render_pace.go), for everything but the
+//     first hop, which the scheduler paced.
 func (f *Fetcher) renderCheck(j *job) func(u, from *url.URL, main bool) *render.Refusal {
 	firstOK := j.internalOK
 	return func(u, from *url.URL, main bool) *render.Refusal {
@@ -44,17 +46,15 @@ func (f *Fetcher) renderCheck(j *job) func(u, from *url.URL, main bool) *render.
 			}
 		}
 		if from == nil && main {
+			f.render.pace.started(hostKey(u), f.now())
 			return nil
 		}
-		if !f.opts.RobotsObey {
-			if !main {
-				f.render.counted("subrequests")
+		if f.opts.RobotsObey {
+			if ok, why := f.render.robots.check(f, u); !ok {
+				return &render.Refusal{Code: ErrRobots, Detail: why}
 			}
-			return nil
 		}
-		if ok, why := f.render.robots.check(f, u); !ok {
-			return &render.Refusal{Code: ErrRobots, Detail: why}
-		}
+		f.paceSubrequest(u)
 		if !main {
 			f.render.counted("subrequests")
 		}

@@ -65,6 +65,8 @@ func (s *Site) route(x *exchange, r *http.Request, path string) {
 		redirect(w, "/private/")
 	case strings.HasPrefix(path, "/private/"):
 		s.servePrivate(x, r, path)
+	case path == "/js" || strings.HasPrefix(path, "/js/"):
+		s.serveJS(w, r, path)
 	default:
 		notFound(w, r)
 	}

@@ -104,7 +104,8 @@ type Site struct {
 	byPath  map[string]*item
 	private []*item
 	truth   []Product
-	perfect int // PerfectCrawl
+	perfect int    // PerfectCrawl
+	js      jsShop // the JavaScript shop under /js/ (pages_js.go)
 
 	retryAfter string        // Retry-After header value, "" for none
 	retryDelay time.Duration // the delay it asks for
@@ -142,6 +143,7 @@ func New(opts Options) *Site {
 		}
 	}
 	s.private = buildPrivate(opts, s.cats)
+	s.js = buildJSShop(s.items)
 	for _, it := range s.private {
 		s.byPath[it.URL] = it
 	}

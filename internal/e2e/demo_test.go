@@ -61,6 +61,12 @@ func TestDemoScript(t *testing.T) {
 	if got.dups > 0 {
 		t.Errorf("%d products exported more than once", got.dups)
 	}
+	// The JavaScript shop, crawled with cfetch --render (Chromium is
+	// installed where the integration tests run).
+	needChromium(t)
+	if !strings.Contains(string(output), "JavaScript-built products match the site's ground truth") {
+		t.Error("scripts/demo.sh did not check the JavaScript shop")
+	}
 }
 
 type table struct {

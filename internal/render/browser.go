@@ -23,6 +23,7 @@ type browser struct {
 	lost    <-chan struct{} // closed when the connection to the process drops
 	dataDir string          // --user-data-dir, removed by close
 	pid     int
+	conn    *chromedp.Browser // the connection, for browser-wide commands
 }
 
 // startBrowser starts Chromium at path with a fresh profile directory.
@@ -66,7 +67,7 @@ func startBrowser(path, hostRules string, stderr io.Writer, gen int) (*browser, 
 	if c.Browser != nil {
 		pid = browserPID(c.Browser)
 	}
-	b := &browser{gen: gen, ctx: bctx, dataDir: dir, pid: pid, lost: c.Browser.LostConnection}
+	b := &browser{gen: gen, ctx: bctx, dataDir: dir, pid: pid, lost: c.Browser.LostConnection, conn: c.Browser}
 	b.cancel = func() {
 		cancelBrowser()
 		cancelAlloc()

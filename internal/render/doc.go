@@ -7,9 +7,10 @@
 // A Renderer owns one browser process, started on first use and reused by
 // every page; each page runs in its own tab and browser context (its own
 // cookies and cache), at most Options.Concurrency at once. When the
-// browser dies (a crash, an out-of-memory kill), the pages it took down
-// are tried once more in a new one; a page that fails twice is answered
-// with an error that wraps ErrBrowser. The browser is started with
+// browser dies (a crash, an out-of-memory kill) or stops answering, the
+// pages it took down are tried once more in a new one; a page that hangs
+// only its tab is tried once more in a new tab (hang.go). A page that
+// fails twice is answered with an error that wraps ErrBrowser. The browser is started with
 // PR_SET_PDEATHSIG, so it dies with the process that started it, even on
 // kill -9; Close ends it and removes its profile directory.
 //

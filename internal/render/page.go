@@ -69,7 +69,8 @@ func (e *LoadError) Error() string { return e.Code + ": " + e.Detail }
 
 // captureBound bounds taking the DOM (and the screenshot) once the wait
 // is over, timed out or not.
-const captureBound = 10 * time.Second
+// (A variable, so the tests of a hang need not wait it out.)
+var captureBound = 10 * time.Second
 
 // domJS serializes the document with its doctype.
 const domJS = `(() => { const d = document.doctype; ` +
@@ -101,7 +102,14 @@ func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
 		urls: map[network.RequestID]string{}, paused: map[fetch.RequestID]string{},
 		seen: map[string]bool{}, changed: make(chan struct{}, 1), loaded: make(chan struct{}),
 		crashed: make(chan struct{})}
-	if err := pg.setup(tctx, req); err != nil {
+	// The tab is prepared within captureBound: a browser that does not
+	// answer by then hangs (hang.go).
+	sctx, cancelSetup := context.WithTimeout(tctx, captureBound)
+	defer cancelSetup()
+	if err := pg.setup(sctx, req); err != nil {
+		if sctx.Err() != nil {
+			return nil, b.hung(req.URL)
+		}
 		return nil, err
 	}
 	// A URL that differs from the tab's last page only in its fragment
@@ -109,7 +117,10 @@ func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
 	// navigation: no request, no status. Leave the page first.
 	base, _, _ := strings.Cut(req.URL, "#")
 	if base == tb.last {
-		if _, err := cdp.Call(tctx, t, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
+		if _, err := cdp.Call(sctx, t, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
+			if sctx.Err() != nil {
+				return nil, b.hung(req.URL)
+			}
 			return nil, err
 		}
 	}
@@ -161,6 +172,9 @@ func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
 	if err != nil {
 		if pg.isCrashed() {
 			return nil, errTabCrashed
+		}
+		if cctx.Err() != nil {
+			return nil, b.hung(req.URL) // hang.go
 		}
 		return nil, fmt.Errorf("taking the DOM: %w", err)
 	}

@@ -200,7 +200,7 @@ func (r *Renderer) crashed(b *browser, err error) bool {
 	switch {
 	case errors.As(err, &le):
 		return false
-	case errors.As(err, &ee), b.dead(), errors.Is(err, errTabCrashed), errors.Is(err, ErrBrowser):
+	case errors.As(err, &ee), b.dead(), errors.Is(err, errTabCrashed), errors.Is(err, ErrBrowser), errors.Is(err, errHung):
 		return true
 	}
 	return false

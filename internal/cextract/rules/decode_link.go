@@ -63,6 +63,8 @@ func (d *decoder) link(n *node, i int) *Link {
 			}
 		case "post_forms":
 			r.PostForms = d.boolean(v, "post_forms")
+		case "requests":
+			r.Requests = d.boolean(v, "requests")
 		case "deny_extensions":
 			r.DenyExtensions = []string{}
 			for _, s := range d.strings(v, "deny_extensions") {

@@ -118,6 +118,7 @@ type Link struct {
 	Process        process.Chain
 	Kinds          linkfind.Kind // kinds of links (0: the a and area hrefs of Tags and Attrs)
 	PostForms      bool          // forms: POST forms too
+	Requests       bool          // also the URLs of the response's "requests" (a rendered page's XHR, fetch(), frames)
 	Priority       *int          // absolute priority of the requests
 	PriorityStep   int           // added to the parent's priority otherwise
 }

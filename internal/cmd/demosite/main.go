@@ -7,7 +7,7 @@
 //	         [-latency 0s] [-retry-after 1|0|none] [-round N] [-pad-kb 0] [-ready FILE]
 //	         [-stats-on-exit]
 //	demosite -broad-hosts N [-broad-pages 20] [-listen …] [-ready FILE] [-stats-on-exit]
-//	demosite -truth [-truth-format jsonl|csv] [-base http://127.0.0.1:8080]
+//	demosite -truth [-js] [-truth-format jsonl|csv] [-base http://127.0.0.1:8080]
 //	         [-products 3000] [-seed 1] [-per-page 20]
 //
 // When serving, it prints "demosite: serving http://HOST:PORT" to standard
@@ -32,7 +32,9 @@
 // With -truth it prints the products a correct crawl must extract, sorted
 // by URL, with absolute URLs built from -base: one JSON object per line
 // (fields url, title, price, upc, availability, category, rating,
-// description), or CSV with that header.
+// description), or CSV with that header. With -js too, those of the
+// JavaScript shop under /js/ (demosite.JSTruth: url, title, price, upc),
+// which only a browser sees.
 package main
 
 import (
@@ -83,6 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		truth    = fs.Bool("truth", false, "print the ground truth instead of serving")
 		format   = fs.String("truth-format", "jsonl", "ground truth format: jsonl or csv")
 		base     = fs.String("base", "http://127.0.0.1:8080", "base URL for absolute URLs in the ground truth")
+		jsTruth  = fs.Bool("js", false, "with -truth: the ground truth of the JavaScript shop under /js/ (products only a browser sees)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: demosite [flags]\n\nServe the crawlutils demo site, or print its ground truth with -truth.\n\n")
@@ -129,7 +132,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "demosite: -truth-format must be jsonl or csv, not %q\n", *format)
 			return 2
 		}
-		if err := writeTruth(stdout, site.Truth(), *base, *format); err != nil {
+		write := func() error { return writeTruth(stdout, site.Truth(), *base, *format) }
+		if *jsTruth {
+			write = func() error { return writeJSTruth(stdout, site.JSTruth(), *base, *format) }
+		}
+		if err := write(); err != nil {
 			fmt.Fprintln(stderr, "demosite:", err)
 			return 1
 		}

@@ -182,3 +182,21 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+func TestJSTruth(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"-truth", "-js", "-truth-format", "csv", "-base", "http://shop.test"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	records, err := csv.NewReader(&out).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := demosite.New(demosite.Options{}).JSTruth()
+	if got := strings.Join(records[0], ","); got != "url,title,price,upc" {
+		t.Errorf("header %q", got)
+	}
+	if len(records) != len(want)+1 || records[1][0] != want[0].AbsURL("http://shop.test") || records[1][3] != want[0].UPC {
+		t.Errorf("%d records (first %v), want %d (first %+v)", len(records)-1, records[1], len(want), want[0])
+	}
+}
