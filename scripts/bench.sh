@@ -6,7 +6,7 @@
 # docs/performance.md records the figures and the machine they came from.
 #
 #   scripts/bench.sh              every section
-#   scripts/bench.sh fetch        one section: fetch, extract, frontier, loop, throttle, export, recrawl, broad, warc, render
+#   scripts/bench.sh fetch        one section: fetch, extract, frontier, loop, throttle, export, recrawl, broad, warc, render, linkbed
 #
 # Peers come from Debian's packages (python3-scrapy, python3-parsel, wrk,
 # hyperfine); a section installs what it lacks with apt-get on first run.
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(fetch extract frontier loop throttle export recrawl broad warc render)
+[ ${#sections[@]} -gt 0 ] || sections=(fetch extract frontier loop throttle export recrawl broad warc render linkbed)
 
 echo "# crawlutils benchmarks, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem:/ {print $2}') GiB, $(go version | cut -d' ' -f3)"

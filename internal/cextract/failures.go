@@ -39,6 +39,9 @@ func (p *processor) failedFetch(resp *record.Response, req *record.Request, skip
 	case "skipped_error":
 		f.Reason = resp.Error
 	case "skipped_status":
+		if discoveredMissing(resp, req) {
+			return
+		}
 		f.Reason = "status_" + strconv.Itoa(resp.Status)
 	case skippedTooLarge, skippedBadGzip:
 		f.Reason = skip

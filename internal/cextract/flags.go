@@ -50,9 +50,29 @@ func (o *Options) Validate() error {
 	return err
 }
 
+// linkFlagsWithoutLinks names the first flag given that only applies to
+// --links.
+func (o *Options) linkFlagsWithoutLinks() error {
+	for _, lf := range []struct {
+		name string
+		n    int
+	}{{"--kinds", len(o.Kinds)}, {"--post-forms", b2i(o.PostForms)}, {"--allow", len(o.Allow)}, {"--deny", len(o.Deny)}, {"--allow-domain", len(o.AllowDomains)}, {"--deny-domain", len(o.DenyDomains)}} {
+		if lf.n > 0 {
+			return fmt.Errorf("%s: only applies to links: add --links", lf.name)
+		}
+	}
+	return nil
+}
+
 func (o *Options) compile() (*engine, error) {
 	if o.Type == "" {
 		return nil, errors.New("--type: must not be empty (default \"item\")")
+	}
+	if !o.Links {
+		// Before "nothing to extract": --kinds alone is a --links missing.
+		if err := o.linkFlagsWithoutLinks(); err != nil {
+			return nil, err
+		}
 	}
 	if o.Rules == "" && len(o.Fields) == 0 && !o.Links {
 		return nil, errors.New("nothing to extract: give a rules file (-r FILE), -f NAME=SELECTOR (repeatable), --links, or several")
@@ -73,14 +93,6 @@ func (o *Options) compile() (*engine, error) {
 		}
 	}
 	if !o.Links {
-		for _, lf := range []struct {
-			name string
-			n    int
-		}{{"--kinds", len(o.Kinds)}, {"--post-forms", b2i(o.PostForms)}, {"--allow", len(o.Allow)}, {"--deny", len(o.Deny)}, {"--allow-domain", len(o.AllowDomains)}, {"--deny-domain", len(o.DenyDomains)}} {
-			if lf.n > 0 {
-				return nil, fmt.Errorf("%s: only applies to links: add --links", lf.name)
-			}
-		}
 		return x, nil
 	}
 	if o.MaxURLLength < 0 {

@@ -98,6 +98,9 @@ var linkBed = []bedCase{
 	{"/t/58?q=x", "forms", "form@action", ""},
 	{"/dir/page.html?page=59", "forms", "form@action", ""}, // no action: the page URL
 	{"/t/60", "forms", "form@action", "POST"},
+	{"/t/70?v=1&b=go", "forms", "button@formaction", ""}, // formmethod=get in a POST form
+	{"/t/71", "forms", "input@formaction", "POST"},
+	{"/t/72", "forms", "form@action", "POST"},
 	// scripts: guesses
 	{"/t/61", "scripts", "script js:string", ""},
 	{"/t/62", "scripts", "a@onclick js:string", ""},
@@ -274,6 +277,7 @@ func FuzzLinksAllKinds(f *testing.F) {
 		`<!--[if IE]><link rel=stylesheet href="ie.css"><![endif]--><div style="background:url('b.png')" data-x='{"u":"/j"}' onclick="go('/c')">`,
 		`<script>location='/s?x=' + 1 / 2</script><style>@import "s.css"; a{b:url(\68 ttp://x.test/)}</style>`,
 		`<meta http-equiv=refresh content="0;url=http://[::1]:99999/"><form method=post action="http://a:b@c/"><select name=s multiple></select></form>`,
+		`<form method=post action=/f><button name=b value=v formaction="/g?x#y" formmethod=get></button><input type=submit formaction=" http://[::1/"></form>`,
 	} {
 		f.Add(s)
 	}

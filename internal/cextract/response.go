@@ -450,6 +450,7 @@ type requestEncoder struct {
 	child     record.Request
 	referer   []byte // the page URL as a JSON string
 	round     []byte // `,"round":N` when the page request has a round
+	discover  []byte // `,"discover":[…]` when the page request has one
 }
 
 // start prepares for the children of parent found on the page at url.
@@ -465,7 +466,8 @@ func (e *requestEncoder) start(parent *record.Request, url string) {
 	if round := parent.Extra["round"]; validRound(round) {
 		e.round = append(append(e.round, `,"round":`...), round...)
 	}
-	e.inherited = append(e.inherited, e.round...)
+	e.discover = appendDiscover(e.discover[:0], parent.Extra["discover"])
+	e.inherited = append(append(e.inherited, e.round...), e.discover...)
 	e.ownExt = e.ownExt[:0]
 	e.referer = record.AppendString(e.referer[:0], url)
 }
@@ -490,7 +492,7 @@ func (e *requestEncoder) encode(c *candidate, priority, depth int, reason string
 			c := e.child
 			c.DenyExtensions = []string{}
 			e.ownExt = appendInherited(e.ownExt, &c)
-			e.ownExt = append(e.ownExt, e.round...)
+			e.ownExt = append(append(e.ownExt, e.round...), e.discover...)
 		}
 		inherited = e.ownExt
 	}

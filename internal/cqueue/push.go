@@ -13,6 +13,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
+	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -33,6 +34,8 @@ type seedDefaults struct {
 	allowedDomains, allow, deny, denyExt []string
 	base                                 string
 	round                                int
+	// discoverFlag is --discover as given; discover the names it lists.
+	discoverFlag, discover []string
 }
 
 func (d *seedDefaults) addFlags(f *cli.Flags) {
@@ -49,6 +52,7 @@ func (d *seedDefaults) addFlags(f *cli.Flags) {
 	f.StringSliceVar(&d.denyExt, "deny-extension", nil, "deny_extensions of requests that have none (repeatable)")
 	f.StringVar(&d.base, "base", "", "resolve relative request URLs against `URL` (without it they are refused)")
 	f.IntVar(&d.round, "round", 0, "the round of requests that have none (cqueue crawl numbers its rounds; see --refresh)")
+	f.StringSliceVar(&d.discoverFlag, "discover", nil, "the discover of requests that have none: for each new host of a crawl, also queue its /robots.txt (robots: its Sitemap: lines, read by the rules' sitemap rules) and /sitemap.xml (sitemaps); `LIST` of robots, sitemaps")
 }
 
 func (d *seedDefaults) fill(req *record.Request) {
@@ -87,6 +91,7 @@ func (d *seedDefaults) fill(req *record.Request) {
 	if req.DenyExtensions == nil && len(d.denyExt) > 0 {
 		req.DenyExtensions = d.denyExt // an explicit [] (follow every extension) stays
 	}
+	setDiscover(req, d.discover)
 }
 
 // pushCmd is a run of cqueue push: its flags.
@@ -142,6 +147,10 @@ func (c *pushCmd) check() error {
 		if u, err := url.Parse(c.d.base); err != nil || !u.IsAbs() {
 			return cli.Usagef("--base %q: not an absolute URL", c.d.base)
 		}
+	}
+	var err error
+	if c.d.discover, err = policy.ParseDiscover(c.d.discoverFlag); err != nil {
+		return cli.Usagef("--discover: %v", err)
 	}
 	return nil
 }
@@ -220,10 +229,14 @@ type pusher struct {
 	// returned says which batch entries came back unfetched (leased):
 	// queued again, they are counted as returned, not as queued.
 	returned []bool
-	records  int    // records in the batch
-	first    string // position of the batch's first record
-	last     string // position of the last record read
-	err      error
+	// discovered says which batch entries discovery added (see
+	// discover.go): counted apart, never written to --rejects.
+	discovered []bool
+	discovery  discoverer
+	records    int    // records in the batch
+	first      string // position of the batch's first record
+	last       string // position of the last record read
+	err        error
 
 	lastApply time.Time // when the last batch was applied
 
@@ -359,6 +372,12 @@ func (p *pusher) request(line ndjson.Line, env record.Envelope) {
 		return
 	}
 	p.defaults.fill(&req)
+	discover, err := requestDiscover(&req)
+	if err != nil {
+		p.tool.Reject(line, "invalid", fmt.Errorf("invalid request: %v", err))
+		p.writeReject(env.Raw, frontier.ReasonInvalid)
+		return
+	}
 	if p.defaults.base != "" && !strings.Contains(req.URL, "://") {
 		if b, err := url.Parse(p.defaults.base); err == nil {
 			if u, err := b.Parse(req.URL); err == nil {
@@ -384,12 +403,14 @@ func (p *pusher) request(line ndjson.Line, env record.Envelope) {
 	}
 	e.Fresh = p.freshRounds(e.CrawlID, e.Round)
 	p.add(e, env.Raw)
+	p.discover(&req, discover)
 }
 
 func (p *pusher) add(e frontier.Entry, raw []byte) {
 	p.batch.Entries = append(p.batch.Entries, e)
 	p.raws = append(p.raws, raw)
 	p.returned = append(p.returned, false)
+	p.discovered = append(p.discovered, false)
 	p.records++
 }
 
@@ -434,6 +455,11 @@ func (p *pusher) apply() {
 	st := p.tool.Stats
 	for i, r := range res.Pushed {
 		switch {
+		case p.discovered[i] && r.Queued:
+			st.Out.Add(1)
+			st.Count("discovered", "queued", 1)
+		case p.discovered[i]:
+			st.Count("discovered", r.Reason, 1)
 		case r.Queued && p.returned[i]:
 			st.Out.Add(1)
 			st.Count("requests", "returned", 1)
@@ -457,7 +483,7 @@ func (p *pusher) apply() {
 		st.Count("requests", "released", int64(res.Released))
 	}
 	p.batch = frontier.Batch{Entries: p.batch.Entries[:0], Acks: p.batch.Acks[:0], Fails: p.batch.Fails[:0], Releases: p.batch.Releases[:0]}
-	p.raws, p.returned = p.raws[:0], p.returned[:0]
+	p.raws, p.returned, p.discovered = p.raws[:0], p.returned[:0], p.discovered[:0]
 	p.records = 0
 }
 

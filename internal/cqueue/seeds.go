@@ -19,6 +19,8 @@ type Seeds struct {
 	Now            func() time.Time
 	// Meta is the crawl's metadata, for --refresh's fresh rounds.
 	Meta map[string]string
+	// Discover is the discover field of seeds that have none (--discover).
+	Discover []string
 }
 
 // PushSeeds queues the requests (or bare URLs) r reads into fr as cqueue
@@ -26,7 +28,7 @@ type Seeds struct {
 // on with the rest; t's stats count them as push's do. Its error has been
 // reported through t already.
 func PushSeeds(ctx context.Context, t *cli.Tool, fr frontier.Frontier, r *ndjson.Reader, s Seeds) error {
-	d := &seedDefaults{crawlID: s.CrawlID, appID: s.AppID, round: s.Round}
+	d := &seedDefaults{crawlID: s.CrawlID, appID: s.AppID, round: s.Round, discover: s.Discover}
 	p := &pusher{tool: t, f: fr, defaults: d, mode: s.Store.KeyMode(),
 		out: ndjson.NewWriter(io.Discard), max: defaultBatch, now: s.Now, refresh: s.Store.Refresh,
 		rounds: map[string]map[string]string{s.CrawlID: s.Meta}}

@@ -68,6 +68,9 @@ func (c *crawl) run(ctx context.Context) error {
 	if err := c.checkRules(ctx); err != nil {
 		return err
 	}
+	if err := c.checkDiscover(rules); err != nil {
+		return err
+	}
 	if err := c.checkContracts(ctx); err != nil {
 		return err
 	}

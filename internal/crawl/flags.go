@@ -113,6 +113,9 @@ type crawlOptions struct {
 	// store has the frontier's settings (queue order, dedupe) for the
 	// seeds, which cqueue crawl pushes itself.
 	store cqueue.Store
+	// discoverFlag is --discover as given, discover what it names (see
+	// discover.go).
+	discoverFlag, discover []string
 }
 
 // crawlCmd is a run of cqueue crawl: its flags.
@@ -145,6 +148,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 		c.raw[pt.flag] = f.StringArray(pt.flag, nil, fmt.Sprintf("pass `ARGS` to %s (words split as by a shell, nothing expanded; repeatable)", pt.tool))
 	}
 	c.s.AddQueueFlags(f)
+	c.defineDiscover(f)
 }
 
 // run runs the crawl (see crawl.run).

@@ -119,7 +119,7 @@ func (c *crawl) pushSeeds(ctx context.Context) error {
 		r = ndjson.NewReader([]string{c.o.seeds}, nil)
 	}
 	if err := cqueue.PushSeeds(ctx, t, c.fr, r, cqueue.Seeds{CrawlID: c.o.crawlID, AppID: c.o.appID, Round: c.round,
-		Store: c.o.store, Now: c.now, Meta: c.meta}); err != nil {
+		Store: c.o.store, Now: c.now, Meta: c.meta, Discover: c.o.discover}); err != nil {
 		return cli.Exit(cli.ExitFailure) // reported by the pusher
 	}
 	st := t.Stats.JSON(t.Name)

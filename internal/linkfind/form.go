@@ -16,9 +16,13 @@ import (
 // text, selects' selected options (a single select without one: its first
 // option that is not disabled), then the first submit button's name and
 // value, as a click on it sends them. Elements without a name are skipped.
-func FormData(form *html.Node) [][2]string {
+func FormData(form *html.Node) [][2]string { return formData(form, nil) }
+
+// formData is FormData as a click on the submit button clicked sends it
+// (nil: the first one).
+func formData(form, clicked *html.Node) [][2]string {
 	var out [][2]string
-	var clickable *html.Node
+	clickable := clicked
 	for n := form.FirstChild; n != nil; n = htmlparse.NextNode(n, form) {
 		if n.Type != html.ElementNode {
 			continue
@@ -130,6 +134,19 @@ func EncodeForm(pairs [][2]string) string {
 	return b.String()
 }
 
+// submitButton reports whether n submits its form when clicked: an input
+// of type submit or image, a button of type submit (the default).
+func submitButton(n *html.Node) bool {
+	typ, ok := htmlparse.Attr(n, "type")
+	switch n.DataAtom {
+	case atom.Input:
+		return strings.EqualFold(typ, "submit") || strings.EqualFold(typ, "image")
+	case atom.Button:
+		return !ok || strings.EqualFold(strings.TrimSpace(typ), "submit")
+	}
+	return false
+}
+
 // form returns the link a form submits to with its default values: a GET
 // form's action with its query replaced by the data (as Scrapy's
 // from_response builds it), a POST form's action with the data as body
@@ -138,6 +155,40 @@ func EncodeForm(pairs [][2]string) string {
 // post is not set, a dialog form, or an action that does not parse.
 func form(n *html.Node, page, base *url.URL, post bool) (Link, bool) {
 	method, _ := htmlparse.Attr(n, "method")
+	action, hasAction := htmlparse.Attr(n, "action")
+	l, ok := submission(n, nil, method, action, hasAction, page, base, post)
+	l.Source = "form@action"
+	return l, ok
+}
+
+// formActions calls fn for each submit button of form n that submits it
+// elsewhere than the form does: one with a formaction (and maybe a
+// formmethod), as a click on it would, with its own name and value in the
+// data. Its source is "button@formaction" or "input@formaction".
+func formActions(n *html.Node, page, base *url.URL, post bool, fn func(Link)) {
+	formMethod, _ := htmlparse.Attr(n, "method")
+	for b := n.FirstChild; b != nil; b = htmlparse.NextNode(b, n) {
+		if b.Type != html.ElementNode || b.Namespace != "" || !submitButton(b) {
+			continue
+		}
+		action, ok := htmlparse.Attr(b, "formaction")
+		if !ok {
+			continue
+		}
+		method, ok := htmlparse.Attr(b, "formmethod")
+		if !ok {
+			method = formMethod
+		}
+		if l, ok := submission(n, b, method, action, true, page, base, post); ok {
+			l.Source = b.Data + "@formaction"
+			fn(l)
+		}
+	}
+}
+
+// submission is the link of form n submitted by a click on clicked (nil:
+// its first submit button) with method to action.
+func submission(n, clicked *html.Node, method, action string, hasAction bool, page, base *url.URL, post bool) (Link, bool) {
 	method = strings.ToUpper(strings.TrimSpace(method))
 	switch method {
 	case "", "GET":
@@ -150,7 +201,7 @@ func form(n *html.Node, page, base *url.URL, post bool) (Link, bool) {
 		return Link{}, false
 	}
 	target := page
-	if action, ok := htmlparse.Attr(n, "action"); ok {
+	if hasAction {
 		ref, err := url.Parse(strings.TrimSpace(action))
 		if err != nil {
 			return Link{}, false
@@ -163,10 +214,10 @@ func form(n *html.Node, page, base *url.URL, post bool) (Link, bool) {
 	if target == nil {
 		return Link{}, false
 	}
-	data := EncodeForm(FormData(n))
+	data := EncodeForm(formData(n, clicked))
 	u := *target
 	u.Fragment, u.RawFragment = "", ""
-	l := Link{Kind: Forms, Source: "form@action", Base: base, Node: n}
+	l := Link{Kind: Forms, Base: base, Node: n}
 	if method == "" {
 		u.RawQuery, u.ForceQuery = data, false
 	} else {

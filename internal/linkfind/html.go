@@ -226,6 +226,10 @@ func (w *walker) element(n *html.Node, base *url.URL) {
 					l.Source = w.prefix + l.Source
 					w.fn(l)
 				}
+				formActions(n, w.o.URL, base, w.o.PostForms, func(l Link) {
+					l.Source = w.prefix + l.Source
+					w.fn(l)
+				})
 			}
 		}
 	}

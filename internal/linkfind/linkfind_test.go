@@ -191,6 +191,48 @@ func TestFormMatchesScrapy(t *testing.T) {
 	}
 }
 
+// TestFormAction: a submit button with formaction submits its form there,
+// with formmethod or the form's method, its own name and value in the
+// data: one more forms link, whose source is the button's; a button of
+// type button or reset, or without formaction, adds none.
+func TestFormAction(t *testing.T) {
+	page, _ := url.Parse("https://a.test/dir/page.html")
+	form := `<form method="post" action="/save"><input name="v" value="1">` +
+		`<button name="b" value="go" formaction="/find#x" formmethod="GET">go</button>` +
+		`<input type="submit" name="s" value="save" formaction="next">` +
+		`<input type="image" name="i" formaction="/img" formmethod="get">` +
+		`<button type="button" formaction="/no">no</button><button type="reset" formaction="/no">no</button>` +
+		`<button formaction="/dialog" formmethod="dialog">no</button><button name="plain">plain</button></form>`
+	for _, c := range []struct {
+		post bool
+		want []string
+	}{
+		{false, []string{"button@formaction GET https://a.test/find?v=1&b=go", "input@formaction GET https://a.test/img?v=1&i="}},
+		{true, []string{"form@action POST https://a.test/save v=1&b=go", "button@formaction GET https://a.test/find?v=1&b=go",
+			"input@formaction POST https://a.test/dir/next v=1&s=save", "input@formaction GET https://a.test/img?v=1&i="}},
+	} {
+		root, _ := htmlparse.Parse(form)
+		var got []string
+		HTML(root, Options{Kinds: Forms, PostForms: c.post, URL: page, Base: page}, func(l Link) {
+			m := l.Method
+			if m == "" {
+				m = "GET"
+			}
+			s := l.Source + " " + m + " " + l.Ref
+			if l.Body != "" {
+				s += " " + l.Body
+			}
+			if l.Kind != Forms {
+				t.Errorf("%s: kind %v", s, l.Kind)
+			}
+			got = append(got, s)
+		})
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("post %v:\n got %q\nwant %q", c.post, got, c.want)
+		}
+	}
+}
+
 func TestHeaders(t *testing.T) {
 	u, _ := url.Parse("https://a.test/p")
 	h := map[string]string{"LINK": `</n>; rel=next, </s.css>; rel=stylesheet, <//o.test/>; rel=preconnect`, "refresh": "0; url=/r", "Content-Location": "/cl"}
