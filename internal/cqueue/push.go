@@ -230,6 +230,8 @@ type pusher struct {
 	refresh time.Duration                // --refresh: list the fresh rounds of each entry
 	rounds  map[string]map[string]string // the crawls' metadata, read once, for --refresh
 	ctx     context.Context
+
+	budget budgetCounter // the crawls' budgets (push_budget.go)
 }
 
 // freshRounds lists the rounds that make a request of crawl crawlID's
@@ -383,6 +385,15 @@ func (p *pusher) request(line ndjson.Line, env record.Envelope) {
 		return
 	}
 	e.Fresh = p.freshRounds(e.CrawlID, e.Round)
+	budget, err := requestBudget(&req)
+	if err != nil {
+		p.tool.Reject(line, "invalid", fmt.Errorf("invalid request: %v", err))
+		p.writeReject(env.Raw, frontier.ReasonInvalid)
+		return
+	}
+	if budget != nil {
+		p.budget.keep(e.CrawlID, budget)
+	}
 	p.add(e, env.Raw)
 }
 
@@ -408,6 +419,7 @@ func (p *pusher) ack(line ndjson.Line, env record.Envelope) {
 // settle adds an ack to the batch: one with an error fails its request
 // (the frontier dead-letters it with the error as the reason).
 func (p *pusher) settle(a record.Ack) {
+	p.budget.note(a)
 	if a.Error != "" {
 		p.batch.Fails = append(p.batch.Fails, frontier.Fail{Lease: a.Lease, Reason: a.Error})
 	} else {
@@ -428,6 +440,7 @@ func (p *pusher) apply() {
 		// Accounted for: the batch is dropped as not_stored, and the
 		// user is told where to resume.
 		p.tool.Stats.DropN("not_stored", int64(p.records))
+		p.budget.drop()
 		p.tool.Printf("not stored: the %d requests and acks read from %s to %s (nothing was read after them); push them again", p.records, p.first, p.last)
 		return
 	}
@@ -455,6 +468,9 @@ func (p *pusher) apply() {
 	}
 	if res.Released > 0 {
 		st.Count("requests", "released", int64(res.Released))
+	}
+	if err := p.budget.flush(context.Background(), p.f, p.now()); err != nil {
+		p.fail(err)
 	}
 	p.batch = frontier.Batch{Entries: p.batch.Entries[:0], Acks: p.batch.Acks[:0], Fails: p.batch.Fails[:0], Releases: p.batch.Releases[:0]}
 	p.raws, p.returned = p.raws[:0], p.returned[:0]

@@ -112,6 +112,8 @@ type crawlOptions struct {
 	// store has the frontier's settings (queue order, dedupe) for the
 	// seeds, which cqueue crawl pushes itself.
 	store cqueue.Store
+	// budget is --max-pages and the rest (budget.go).
+	budget budgetFlags
 }
 
 // crawlCmd is a run of cqueue crawl: its flags.
@@ -143,6 +145,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 		c.raw[pt.flag] = f.StringArray(pt.flag, nil, fmt.Sprintf("pass `ARGS` to %s (words split as by a shell, nothing expanded; repeatable)", pt.tool))
 	}
 	c.s.AddQueueFlags(f)
+	o.budget.define(f)
 }
 
 // run runs the crawl (see crawl.run).
@@ -163,6 +166,9 @@ func (c *crawlCmd) run(ctx context.Context, env *cli.Env) error {
 		return cli.Usagef("--publish-every %s: want 0 (never) or at least 100ms", o.publishEvery)
 	}
 	tool.StatsTo = "" // not from $CRAWLUTILS_STATS_TO either: see --publish-every
+	if err := o.budget.check(); err != nil {
+		return err
+	}
 	if len(rest) != 3 {
 		return cli.Usagef("want SEEDS RULES OUT, got %d argument(s)", len(rest))
 	}
