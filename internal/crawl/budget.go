@@ -170,7 +170,7 @@ func countsText(c frontier.CrawlCounts) string {
 // say so, and returns its exit status: ExitStopped, unless the run was
 // interrupted, failed, or nothing is left (then the crawl is complete).
 func (c *crawl) markBudget(ctx context.Context, a *crawlAccount, code int, interrupted bool) int {
-	if interrupted || a.Complete || a.State == stateStopped {
+	if interrupted || a.Complete || a.State == stateStopped || code != cli.ExitOK && code != cli.ExitPartial {
 		return code
 	}
 	m, err := c.fr.CrawlMeta(ctx, c.o.crawlID)
@@ -183,10 +183,7 @@ func (c *crawl) markBudget(ctx context.Context, a *crawlAccount, code int, inter
 	}
 	a.State, a.StopReason = stateStopped, why
 	a.Budget = &budgetAccount{Limits: frontier.BudgetOf(m).String(), CrawlCounts: frontier.CountsOf(m)}
-	if code == cli.ExitOK || code == cli.ExitPartial {
-		return ExitStopped
-	}
-	return code
+	return ExitStopped
 }
 
 // budgetAccount is the crawl's budget in the account of a run it stopped.
