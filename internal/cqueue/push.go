@@ -118,7 +118,11 @@ is applied whenever the input stalls.
 A request that still carries a "lease" came back unfetched (a pipeline stopped
 before fetching it): it is returned to the queue at once, not counted as a retry.
 Records of other kinds pass through to stdout. Refused requests are counted by
-reason in the summary and, with --rejects FILE, written there with a "reason".`,
+reason in the summary and, with --rejects FILE, written there with a "reason".
+
+A request with max_pages, max_items, max_errors, max_time or max_idle sets its
+crawl's budget (Scrapy's CLOSESPIDER_*, see cqueue crawl --max-pages); the acks
+of a crawl with a budget count against it (a page, its items, or an error).`,
 	Examples: `  cqueue push --db crawl.db --crawlid shop --appid demo < seeds.txt
   cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml | cexport -r shop.yml -o items.csv | cqueue push --db crawl.db
   jq -c 'select(.kind == "request")' dump.jsonl | cqueue push --db other.db`,
@@ -434,13 +438,18 @@ func (p *pusher) apply() {
 		return
 	}
 	p.lastApply = time.Now()
-	res, err := p.f.Apply(context.Background(), p.batch, p.now())
+	// Counted before the acks are applied: a page is never neither in
+	// flight nor counted, which would let pop hand out past the budget.
+	err := p.budget.flush(context.Background(), p.f, p.now())
+	var res frontier.BatchResult
+	if err == nil {
+		res, err = p.f.Apply(context.Background(), p.batch, p.now())
+	}
 	if err != nil {
 		p.fail(err)
 		// Accounted for: the batch is dropped as not_stored, and the
 		// user is told where to resume.
 		p.tool.Stats.DropN("not_stored", int64(p.records))
-		p.budget.drop()
 		p.tool.Printf("not stored: the %d requests and acks read from %s to %s (nothing was read after them); push them again", p.records, p.first, p.last)
 		return
 	}
@@ -468,9 +477,6 @@ func (p *pusher) apply() {
 	}
 	if res.Released > 0 {
 		st.Count("requests", "released", int64(res.Released))
-	}
-	if err := p.budget.flush(context.Background(), p.f, p.now()); err != nil {
-		p.fail(err)
 	}
 	p.batch = frontier.Batch{Entries: p.batch.Entries[:0], Acks: p.batch.Acks[:0], Fails: p.batch.Fails[:0], Releases: p.batch.Releases[:0]}
 	p.raws, p.returned = p.raws[:0], p.returned[:0]

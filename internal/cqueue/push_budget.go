@@ -1,6 +1,7 @@
 package cqueue
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,8 +16,10 @@ import (
 // (frontier.Budget), from the page's ack (cextract writes its crawlid, its
 // items and its fetch_error): a page (an acked fetch), its items, or an
 // error (a failed fetch, or a request a stage could not handle). It adds
-// them to the crawl's counts in the frontier once each batch is applied,
-// so every loop sharing the crawl counts into the same figures, and
+// them to the crawl's counts in the frontier just before each batch is
+// applied (a page is then counted before it leaves the flight, never
+// after: a failed batch may be counted, a page handed out past the budget
+// may not), so every loop sharing the crawl counts into the same figures, and
 // cqueue pop stops handing out once they reach the budget.
 //
 // A request may carry a budget as crawl fields (max_pages, max_items,
@@ -88,8 +91,9 @@ func budgetValue(k string, raw json.RawMessage) (string, error) {
 	var n json.Number
 	var s string
 	isTime := k == frontier.MetaMaxTime || k == frontier.MetaMaxIdle
+	quoted := len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '"'
 	switch {
-	case json.Unmarshal(raw, &n) == nil:
+	case !quoted && json.Unmarshal(raw, &n) == nil:
 		if isTime {
 			f, err := n.Float64()
 			if err != nil || f < 0 || f > 1e9 {
@@ -138,7 +142,7 @@ func (b *budgetCounter) keep(crawlID string, budget map[string]string) {
 }
 
 // flush stores the batch's budgets and adds its counts to the crawls that
-// have a budget, once the batch is applied.
+// have a budget, before the batch is applied.
 func (b *budgetCounter) flush(ctx context.Context, fr frontier.Frontier, now time.Time) error {
 	at := frontier.BudgetTime(now)
 	if b.known == nil {
@@ -199,10 +203,4 @@ func (b *budgetCounter) hasBudget(ctx context.Context, fr frontier.Frontier, id 
 	k = budgetKnown{has: !frontier.BudgetOf(m).IsZero(), read: now}
 	b.known[id] = k
 	return k.has, nil
-}
-
-// drop forgets a batch that was not applied.
-func (b *budgetCounter) drop() {
-	clear(b.counts)
-	clear(b.budgets)
 }

@@ -16,7 +16,8 @@ import (
 const budgetPages = 60
 
 // budgetSlack is how far loops sharing a crawl may go past its max_pages:
-// one in-flight batch, the pipeline's --window.
+// one in-flight batch, the pipeline's --window (two pops reading the pages
+// left at the same moment each hand out up to them, at most a window).
 const budgetSlack = 32
 
 // TestBudgetSharedByTwoLoops: two crawl loops (pipeline(i), each a window
@@ -66,7 +67,9 @@ func TestBudgetSharedByTwoLoops(t *testing.T) {
 			if c.Pages < budgetPages || c.Pages+c.Errors > budgetPages+budgetSlack {
 				t.Errorf("%d pages and %d errors counted for a budget of %d pages (at most one batch of %d past it)", c.Pages, c.Errors, budgetPages, budgetSlack)
 			}
-			if int64(fetched) > budgetPages+budgetSlack || int64(fetched) < c.Pages {
+			// The site also answers the hops of redirects (each a page) and
+			// the retries of its one-time failures: a few more.
+			if int64(fetched) > budgetPages+budgetSlack+8 || int64(fetched) < c.Pages {
 				t.Errorf("the site answered %d page requests; %d pages counted, budget %d", fetched, c.Pages, budgetPages)
 			}
 			info := l.run("cqueue info -q $DB --crawlid demo")
