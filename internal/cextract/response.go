@@ -32,6 +32,8 @@ type processor struct {
 	items itemWriter
 	reqs  requestEncoder
 	out   [][]byte // records of the response in hand
+	// pageItems counts the items of the response in hand, for its ack.
+	pageItems int
 
 	unchanged bool // --extract-unchanged
 
@@ -60,7 +62,7 @@ func (p *processor) handle(line ndjson.Line, env record.Envelope, fields []recor
 		p.tool.Reject(line, "invalid", fmt.Errorf("invalid record: %v", err))
 		return true
 	}
-	p.out = p.out[:0]
+	p.out, p.pageItems = p.out[:0], 0
 	if len(resp.RedirectRequest) > 0 {
 		p.redirect(line, resp)
 	} else {
@@ -71,7 +73,8 @@ func (p *processor) handle(line ndjson.Line, env record.Envelope, fields []recor
 		if url == "" {
 			url = resp.URL
 		}
-		p.encode(line, &record.Ack{Kind: record.KindAck, Lease: req.Lease, URL: url})
+		p.encode(line, &record.Ack{Kind: record.KindAck, Lease: req.Lease, URL: url,
+			CrawlID: req.CrawlID, Items: p.pageItems, FetchError: resp.Error})
 	}
 	for _, b := range p.out {
 		if !p.write(b) {
@@ -206,6 +209,7 @@ func (p *processor) runItems(line ndjson.Line, r *itemRule, pg *page) {
 		p.out = append(p.out, b)
 	}
 	st.Count("items", "emitted", int64(len(res.items)))
+	p.pageItems += len(res.items)
 }
 
 // follow appends the page's follow-up requests: the links of every link

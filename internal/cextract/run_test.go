@@ -73,7 +73,7 @@ func TestFollowUpRequestsInheritTheCrawl(t *testing.T) {
 	if len(lines) != 2 || lines[0] != want {
 		t.Fatalf("got\n%s\nwant\n%s", out, want)
 	}
-	if lines[1] != `{"kind":"ack","lease":"L-1","url":"https://a.example/start"}` {
+	if lines[1] != `{"kind":"ack","lease":"L-1","url":"https://a.example/start","crawlid":"c1"}` {
 		t.Fatalf("ack = %s", lines[1])
 	}
 }

@@ -121,7 +121,10 @@ func infoCommand() *cli.Command {
 each crawl with its state (active, stopped, expired), expires, total_pending,
 in_flight, dead, high_priority, low_priority and per-domain counts, and for a
 crawl run by cqueue crawl its round, round_state (running, complete or stopped) and
-round_started_at.`,
+round_started_at. A crawl with a budget (cqueue crawl --max-pages, …, or the
+request fields max_pages, …) has its limits and counts in "budget"; once one is
+reached, its state is stopped and stop_reason says which ("max_pages reached
+(1000)").`,
 		Examples: `  cqueue info --db crawl.db | jq '.crawls[] | {crawlid, total_pending, in_flight}'`,
 	}, func(f *cli.Flags) {
 		f.StringVar(&filter.AppID, "appid", "", "only the crawls of this appid")
@@ -135,7 +138,7 @@ round_started_at.`,
 		if err != nil {
 			return err
 		}
-		crawls, err := withRounds(ctx, fr, info.Crawls)
+		crawls, err := withRounds(ctx, fr, info.Crawls, now)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package cqueue
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/crawlutils/crawlutils/internal/frontier"
 )
@@ -14,10 +15,13 @@ type crawlInfoRound struct {
 	Round          int    `json:"round,omitempty"`
 	RoundState     string `json:"round_state,omitempty"`
 	RoundStartedAt string `json:"round_started_at,omitempty"`
+	// StopReason says why a crawl stopped on its budget (state stopped).
+	StopReason string      `json:"stop_reason,omitempty"`
+	Budget     *budgetInfo `json:"budget,omitempty"`
 }
 
 // withRounds adds each crawl's round, from its metadata.
-func withRounds(ctx context.Context, fr frontier.Frontier, crawls []frontier.CrawlInfo) ([]crawlInfoRound, error) {
+func withRounds(ctx context.Context, fr frontier.Frontier, crawls []frontier.CrawlInfo, now time.Time) ([]crawlInfoRound, error) {
 	out := make([]crawlInfoRound, 0, len(crawls))
 	for _, ci := range crawls {
 		m, err := fr.CrawlMeta(ctx, ci.CrawlID)
@@ -25,7 +29,9 @@ func withRounds(ctx context.Context, fr frontier.Frontier, crawls []frontier.Cra
 			return nil, err
 		}
 		r, _ := strconv.Atoi(m[frontier.MetaRound])
-		out = append(out, crawlInfoRound{CrawlInfo: ci, Round: r, RoundState: m[frontier.MetaRoundState], RoundStartedAt: m[frontier.MetaRoundStarted(r)]})
+		row := crawlInfoRound{CrawlInfo: ci, Round: r, RoundState: m[frontier.MetaRoundState], RoundStartedAt: m[frontier.MetaRoundStarted(r)]}
+		withBudget(&row, m, now)
+		out = append(out, row)
 	}
 	return out, nil
 }

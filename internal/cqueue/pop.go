@@ -76,6 +76,11 @@ start while its seeds are being pushed).
 It also writes one {"kind":"expired",...} record per crawl it finds past its
 expires (as 'cqueue expire' does); the tools downstream pass it through.
 
+A crawl with a budget (cqueue crawl --max-pages, …, or the request field
+max_pages, …) gets no more requests than its pages left, and none once a limit
+is reached: pop then says so, and with --follow ends once what it holds is
+settled; what is queued stays queued.
+
 With --follow it looks once a second whether a crawl it serves is paused
 ('cqueue serve' pauses one: the crawl's metadata "paused" is 1); while one is, it
 hands out nothing (of any crawl), beating and taking acks as usual, until it is

@@ -35,6 +35,7 @@ type popper struct {
 	lastExpire time.Time
 	stall      stallWatch
 	pause      pauseWatch
+	budget     budgetWatch // pop_budget.go
 	isPaused   atomic.Bool // for the gauges
 }
 
@@ -118,6 +119,17 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 				return true, nil
 			}
 		}
+		n, end, err := p.budgetGate(bg, n)
+		if err != nil || end {
+			return end, err
+		}
+		if n == 0 {
+			if !p.o.follow {
+				return true, nil // the pages left are handed out
+			}
+			sleep(ctx, budgetPoll)
+			continue
+		}
 		if p.o.follow && p.now().Sub(p.lastExpire) >= expireEvery {
 			if err := p.expired(bg); err != nil {
 				return false, err
@@ -143,6 +155,9 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 		if res.GaveBack > 0 {
 			p.tool.Printf("warning: the frontier lost its last writes (Redis restarted without the end of its append-only file?): the %d requests this pop held are queued again, and the pages done since are fetched again",
 				res.GaveBack)
+		}
+		if res.Leased, err = p.budgetAfter(bg, res.Leased); err != nil {
+			return false, err
 		}
 		if p.o.follow {
 			if back, err := p.holdBack(bg, res); err != nil || back {

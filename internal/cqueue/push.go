@@ -123,7 +123,11 @@ is applied whenever the input stalls.
 A request that still carries a "lease" came back unfetched (a pipeline stopped
 before fetching it): it is returned to the queue at once, not counted as a retry.
 Records of other kinds pass through to stdout. Refused requests are counted by
-reason in the summary and, with --rejects FILE, written there with a "reason".`,
+reason in the summary and, with --rejects FILE, written there with a "reason".
+
+A request with max_pages, max_items, max_errors, max_time or max_idle sets its
+crawl's budget (Scrapy's CLOSESPIDER_*, see cqueue crawl --max-pages); the acks
+of a crawl with a budget count against it (a page, its items, or an error).`,
 	Examples: `  cqueue push --db crawl.db --crawlid shop --appid demo < seeds.txt
   cqueue pop --db crawl.db --follow | cfetch | cextract -r shop.yml | cexport -r shop.yml -o items.csv | cqueue push --db crawl.db
   jq -c 'select(.kind == "request")' dump.jsonl | cqueue push --db other.db`,
@@ -243,6 +247,8 @@ type pusher struct {
 	refresh time.Duration                // --refresh: list the fresh rounds of each entry
 	rounds  map[string]map[string]string // the crawls' metadata, read once, for --refresh
 	ctx     context.Context
+
+	budget budgetCounter // the crawls' budgets (push_budget.go)
 }
 
 // freshRounds lists the rounds that make a request of crawl crawlID's
@@ -402,6 +408,15 @@ func (p *pusher) request(line ndjson.Line, env record.Envelope) {
 		return
 	}
 	e.Fresh = p.freshRounds(e.CrawlID, e.Round)
+	budget, err := requestBudget(&req)
+	if err != nil {
+		p.tool.Reject(line, "invalid", fmt.Errorf("invalid request: %v", err))
+		p.writeReject(env.Raw, frontier.ReasonInvalid)
+		return
+	}
+	if budget != nil {
+		p.budget.keep(e.CrawlID, budget)
+	}
 	p.add(e, env.Raw)
 	p.discover(&req, discover)
 }
@@ -429,6 +444,7 @@ func (p *pusher) ack(line ndjson.Line, env record.Envelope) {
 // settle adds an ack to the batch: one with an error fails its request
 // (the frontier dead-letters it with the error as the reason).
 func (p *pusher) settle(a record.Ack) {
+	p.budget.note(a)
 	if a.Error != "" {
 		p.batch.Fails = append(p.batch.Fails, frontier.Fail{Lease: a.Lease, Reason: a.Error})
 	} else {
@@ -443,7 +459,13 @@ func (p *pusher) apply() {
 		return
 	}
 	p.lastApply = time.Now()
-	res, err := p.f.Apply(context.Background(), p.batch, p.now())
+	// Counted before the acks are applied: a page is never neither in
+	// flight nor counted, which would let pop hand out past the budget.
+	err := p.budget.flush(context.Background(), p.f, p.now())
+	var res frontier.BatchResult
+	if err == nil {
+		res, err = p.f.Apply(context.Background(), p.batch, p.now())
+	}
 	if err != nil {
 		p.fail(err)
 		// Accounted for: the batch is dropped as not_stored, and the

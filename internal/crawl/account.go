@@ -127,6 +127,11 @@ type crawlAccount struct {
 	Complete bool   `json:"complete"`
 	// StoppedAt is when the crawl was stopped, with State stopped.
 	StoppedAt string `json:"stopped_at,omitempty"`
+	// StopReason is the limit of its budget the crawl reached, with
+	// State stopped ("max_pages reached (1000)"), and Budget its limits
+	// and counts.
+	StopReason string         `json:"stop_reason,omitempty"`
+	Budget     *budgetAccount `json:"budget,omitempty"`
 	// PausedAt is since when the crawl is paused (cqueue serve's Pause),
 	// when the run ended with it paused: the next run does nothing until
 	// it is resumed.

@@ -100,7 +100,13 @@ func (c *crawl) run(ctx context.Context) error {
 	if err := c.checkPaused(bg); err != nil {
 		return err
 	}
+	if err := c.checkBudget(bg); err != nil {
+		return err
+	}
 	if err := c.startRound(bg); err != nil {
+		return err
+	}
+	if err := c.startBudget(bg); err != nil {
 		return err
 	}
 	// The seeds are pushed whole even if interrupted meanwhile: a crawl

@@ -90,6 +90,7 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 		}
 	}
 	code = c.markStopped(bg, &a, code, cli.Interrupted(ctx))
+	code = c.markBudget(bg, &a, code, cli.Interrupted(ctx))
 	c.markPaused(bg, &a)
 	if len(failures) > 0 {
 		a.Reasons = append(a.Reasons, "failed: "+strings.Join(failures, ", "))
@@ -231,6 +232,8 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 	}
 	left := fmt.Sprintf("%d queued, %d in flight", a.Left.Queued, a.Left.InFlight)
 	switch {
+	case a.StopReason != "":
+		lines = append(lines, c.budgetLine(a))
 	case a.State == stateStopped:
 		lines = append(lines, c.stoppedLine(a))
 	case a.Complete && a.Pages.Total > 0 && len(a.Pages.ByStatus) == 0:

@@ -60,6 +60,14 @@ and the config file, as on its own. The flags cqueue crawl sets itself (-q,
 tool's flags, variables and config, and OUT's format, are checked as the tool
 checks them: one it would refuse exits 2 with its own message.
 
+--max-pages N, --max-items N, --max-time D, --max-errors N and --max-idle D
+(Scrapy's CLOSESPIDER_PAGECOUNT, _ITEMCOUNT, _TIMEOUT, _ERRORCOUNT and
+_TIMEOUT_NO_ITEM) give the crawl a budget, kept with it in the frontier, so it
+holds across every loop sharing the crawl: once a limit is reached nothing more
+is handed out, what is in flight is finished, and the run reports the crawl
+stopped and why (exit 5); a later run does nothing until given a larger budget
+or --next-round. A rerun without them keeps the crawl's budget.
+
 Every --publish-every (5s; 0: never) the tools' stats are written to the
 frontier, one snapshot per tool process, for cqueue serve to show (the tools
 attached, items/s, HTTP errors by reason).
@@ -74,13 +82,16 @@ nothing queued; 2 usage error, rules with errors, or a rerun refused; 3 the
 crawl finished but records were rejected (reported above, and counted in the
 account) or a tool exited 3; 4 another run of the crawl is running; 5 the crawl
 was stopped (cqueue stop, or cqueue serve's Stop): this run, and every run
-after it until one is given --resume or --next-round; 6 the crawl is paused
+after it until one is given --resume or --next-round; or it reached its budget
+(--max-pages, …): this run, and every run after it until one is given a larger
+budget or --next-round; 6 the crawl is paused
 (cqueue serve's Pause): this run did nothing; 130 interrupted.`,
 	Examples: `  cqueue crawl seeds.txt shop.yml items.csv
   cqueue crawl seeds.txt shop.yml items.csv --cfetch '--concurrency 32 --delay 250ms'
   cqueue crawl seeds.txt shop.yml items.csv --cthrottle '--rate 2/s'   # per host, for every loop on this frontier
   cqueue crawl seeds.txt shop.yml items.jsonl --redis redis://10.0.0.5:6379/0   # on every machine
   cqueue crawl --stats crawl.json seeds.txt shop.yml items.csv; jq .pages crawl.json
+  cqueue crawl seeds.txt shop.yml items.csv --max-pages 1000 --max-time 1h   # a budget: stops at the first reached
   cqueue crawl seeds.txt shop.yml - --db shop.db | jq -c .data   # the items to stdout: name the frontier
   cqueue crawl seeds.txt shop.yml items.csv --refresh 20h --cfetch '--cache-dir cache --cache-policy rfc9111' --cexport '--changed-only --key url'   # nightly, see docs/cron.md`,
 	Output: "not used: the export is OUT",
@@ -116,6 +127,8 @@ type crawlOptions struct {
 	// discoverFlag is --discover as given, discover what it names (see
 	// discover.go).
 	discoverFlag, discover []string
+	// budget is --max-pages and the rest (budget.go).
+	budget budgetFlags
 }
 
 // crawlCmd is a run of cqueue crawl: its flags.
@@ -149,6 +162,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 	}
 	c.s.AddQueueFlags(f)
 	c.defineDiscover(f)
+	o.budget.define(f)
 }
 
 // run runs the crawl (see crawl.run).
@@ -169,6 +183,9 @@ func (c *crawlCmd) run(ctx context.Context, env *cli.Env) error {
 		return cli.Usagef("--publish-every %s: want 0 (never) or at least 100ms", o.publishEvery)
 	}
 	tool.StatsTo = "" // not from $CRAWLUTILS_STATS_TO either: see --publish-every
+	if err := o.budget.check(); err != nil {
+		return err
+	}
 	if len(rest) != 3 {
 		return cli.Usagef("want SEEDS RULES OUT, got %d argument(s)", len(rest))
 	}

@@ -116,6 +116,10 @@ var helpExampleRuns = map[string]exampleRun{
 		check: `test "$(wc -l < items.jsonl)" = 3`,
 	},
 	"cqueue crawl seeds.txt shop.yml items.csv --refresh 20h --cfetch '--cache-dir cache --cache-policy rfc9111' --cexport '--changed-only --key url'   # nightly, see docs/cron.md": crawled,
+
+	// A budget the small crawl of seeds.txt does not reach.
+	"cqueue crawl seeds.txt shop.yml items.csv --max-pages 1000 --max-time 1h   # a budget: stops at the first reached": crawled,
+
 	"cqueue crawl seeds.txt shop.yml - --db shop.db | jq -c .data   # the items to stdout: name the frontier": {
 		check: `test "$(wc -l < .stdout)" = 3`,
 	},

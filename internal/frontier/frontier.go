@@ -113,6 +113,14 @@ type Frontier interface {
 	// processes starting one crawl at once, the first one's values stand
 	// and every one of them gets them back. Other keys are kept either way.
 	SetCrawlMeta(ctx context.Context, crawlID string, meta map[string]string, replace bool) (map[string]string, error)
+	// AddCrawlCounts adds each of add to the integer value of that key of
+	// crawl crawlID's metadata (a key not set counts as 0), sets the keys
+	// of set, in one atomic step, and returns the whole metadata after it:
+	// how cqueue push counts a crawl's pages, items and errors for its
+	// budget (see Budget), across every loop sharing the frontier. The
+	// keys of add must hold integers. On Redis a call retried after its
+	// answer was lost adds once.
+	AddCrawlCounts(ctx context.Context, crawlID string, add map[string]int64, set map[string]string) (map[string]string, error)
 	// Consumers returns the registered consumers (see Join), sorted by ID,
 	// each with its last heartbeat and how many requests it holds in
 	// flight: who is working on the frontier's crawls, for a monitor. A

@@ -48,6 +48,7 @@ package frontier
 //	F expiring ZSET crawlid, score = expires (Unix s), active crawls only
 //	F expired SET of crawls expired and not yet reported by Expire
 //	F cm:CRAWLID HASH the crawl's metadata (CrawlMeta), key → value
+//	F cc:TOKEN STRING one AddCrawlCounts call done, kept REPLAY_MS
 //	F replay:TOKEN STRING the answer of one pop or push call, kept
 //	          REPLAY_MS (two minutes): run again with the same arguments
 //	          (a retry after its answer was lost, or a command that reached

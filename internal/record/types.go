@@ -125,6 +125,12 @@ type Ack struct {
 	Lease string `json:"lease"`
 	URL   string `json:"url,omitempty"`
 	Error string `json:"error,omitempty"`
+	// CrawlID, Items and FetchError are what the page counts against its
+	// crawl's budget (cqueue push adds them up): its crawl, the items
+	// extracted from it, and the fetch's error when it failed.
+	CrawlID    string `json:"crawlid,omitempty"`
+	Items      int    `json:"items,omitempty"`
+	FetchError string `json:"fetch_error,omitempty"`
 
 	Extra map[string]json.RawMessage `json:"-"`
 }
