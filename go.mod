@@ -2,8 +2,6 @@ module github.com/crawlutils/crawlutils
 
 go 1.26.0
 
-toolchain go1.27.3
-
 require (
 	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/andybalholm/brotli v1.2.8

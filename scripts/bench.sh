@@ -15,7 +15,6 @@
 # Never run in CI: it takes minutes and loads the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN="$(sed -n 's/^toolchain //p' go.mod)" # the Go that go.mod names (see the README)
 
 sections=("$@")
 [ ${#sections[@]} -gt 0 ] || sections=(fetch extract frontier loop throttle export recrawl broad warc render linkbed)

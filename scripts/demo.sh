@@ -19,7 +19,6 @@
 # skips it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN="$(sed -n 's/^toolchain //p' go.mod)" # the Go that go.mod names (see the README)
 OUT=${OUT:-out}
 BIN=${BIN:-bin}
 CONCURRENCY=${CONCURRENCY:-16}

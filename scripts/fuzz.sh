@@ -33,7 +33,6 @@
 # about 6s to under 1s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN="$(sed -n 's/^toolchain //p' go.mod)" # the Go that go.mod names (see the README)
 export LC_ALL=C
 
 FUZZ_TIME=${FUZZ_TIME:-4s}

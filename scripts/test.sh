@@ -16,7 +16,6 @@
 #   scripts/test.sh -short     skip the full demo crawl
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN="$(sed -n 's/^toolchain //p' go.mod)" # the Go that go.mod names (see the README)
 export PATH="$(go env GOPATH)/bin:$PATH"
 
 step() { printf '\n== %s\n' "$*"; }

@@ -11,7 +11,6 @@
 # with apt-get when it is missing (never in CI: there it only says so).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN="$(sed -n 's/^toolchain //p' go.mod)" # the Go that go.mod names (see the README)
 RUNS=${RUNS:-5}
 COPIES=${COPIES:-20}
 CORE=${CORE:-0}

@@ -1,7 +1,6 @@
 # Shared by the benchmark sections (sourced from the repository's top, after
 # CASES is set): a work folder removed at exit (kept with KEEP_WORK=1, for
 # its logs) with the processes started in pids, and small helpers.
-export GOTOOLCHAIN="$(sed -n 's/^toolchain //p' go.mod)" # the Go that go.mod names (see the README)
 work=$(mktemp -d)
 BIN=${BIN:-$work/bin}
 pids=()
