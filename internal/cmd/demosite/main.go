@@ -39,7 +39,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -169,29 +168,6 @@ func parseRetryAfter(v string) (time.Duration, error) {
 		return demosite.RetryAfterZero, nil
 	}
 	return time.Duration(n) * time.Second, nil
-}
-
-// writeTruth prints products with absolute URLs as JSON lines or CSV.
-func writeTruth(w io.Writer, products []demosite.Product, base, format string) error {
-	if format == "csv" {
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"url", "title", "price", "upc", "availability", "category", "rating", "description"})
-		for _, p := range products {
-			cw.Write([]string{p.AbsURL(base), p.Title, p.Price, p.UPC, strconv.Itoa(p.Availability),
-				p.Category, strconv.Itoa(p.Rating), p.Description})
-		}
-		cw.Flush()
-		return cw.Error()
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, p := range products {
-		p.URL = p.AbsURL(base)
-		if err := enc.Encode(p); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // serve runs the site on addr until ctx is done, then shuts down
