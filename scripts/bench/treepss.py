@@ -8,25 +8,7 @@ import os
 import sys
 import time
 
-
-def tree(root):
-    children = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        ppid = int(stat[stat.rfind(")") + 2 :].split()[1])
-        children.setdefault(ppid, []).append(int(d))
-    out, todo = [], [root]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo.extend(children.get(p, []))
-    return out
+from treerss import descendants
 
 
 def memory(pid):
@@ -48,7 +30,7 @@ def main():
     peak_rss = peak_pss = 0
     while os.path.exists(f"/proc/{pid}"):
         rss = pss = 0
-        for p in tree(pid):
+        for p in descendants(pid):
             r, s = memory(p)
             rss += r
             pss += s

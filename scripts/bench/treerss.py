@@ -1,34 +1,46 @@
 """treerss.py PID: samples, every 50 ms until PID is gone, the resident
 memory of PID and all its descendants, summed, and prints the peak in KB
 (the "tree peak RSS" of scripts/bench/broad.sh: the loop's six processes
-together, against one colly or Scrapy process)."""
+together, against one colly or Scrapy process). treepss.py uses its
+descendants()."""
 
 import os
 import sys
 import time
 
 
-def tree_rss(root):
+def descendants(root, each=None):
+    """The pids of root and all its descendants, read from /proc; each(pid),
+    when given, is called for every process as /proc is read."""
     children = {}
-    rss = {}
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
         try:
             with open(f"/proc/{d}/stat") as f:
                 stat = f.read()
-            with open(f"/proc/{d}/statm") as f:
-                pages = int(f.read().split()[1])
+            if each:
+                each(int(d))
         except (OSError, ValueError, IndexError):
             continue
         ppid = int(stat[stat.rfind(")") + 2 :].split()[1])
         children.setdefault(ppid, []).append(int(d))
-        rss[int(d)] = pages
-    total, todo = 0, [root]
+    out, todo = [], [root]
     while todo:
         p = todo.pop()
-        total += rss.get(p, 0)
+        out.append(p)
         todo.extend(children.get(p, []))
+    return out
+
+
+def tree_rss(root):
+    rss = {}
+
+    def pages(pid):
+        with open(f"/proc/{pid}/statm") as f:
+            rss[pid] = int(f.read().split()[1])
+
+    total = sum(rss.get(p, 0) for p in descendants(root, pages))
     return total * os.sysconf("SC_PAGE_SIZE") // 1024
 
 
@@ -41,4 +53,5 @@ def main():
     print(peak)
 
 
-main()
+if __name__ == "__main__":
+    main()
