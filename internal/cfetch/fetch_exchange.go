@@ -44,6 +44,7 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 	var lt latencyTrace
 	ctx = lt.withTrace(ctx)
 	ctx, wc := f.startCapture(ctx) // --warc
+	j.warcID = ""                  // this exchange's, once written
 	if j.proxy != nil {
 		ctx = context.WithValue(ctx, proxyKey{}, j.proxy)
 	}
