@@ -158,6 +158,15 @@ func TestWARCRecordsTheWire(t *testing.T) {
 				slices.Sort(l)
 				return strings.Join(l, "\n")
 			}
+			liveID := map[string]string{}
+			for _, r := range live.resps {
+				liveID[r.URL] = r.WARCRecordID
+			}
+			for _, r := range again.resps {
+				if r.WARCRecordID != liveID[r.URL] {
+					t.Errorf("--from-warc %s: warc_record_id %q, want the record it was read from, %q", r.URL, r.WARCRecordID, liveID[r.URL])
+				}
+			}
 			if got, want := summary(again.resps), summary(live.resps); got != want {
 				t.Errorf("--from-warc:\n%s\nlive:\n%s", got, want)
 			}
