@@ -160,11 +160,11 @@ func TestWARCRecordsTheWire(t *testing.T) {
 			}
 			liveID := map[string]string{}
 			for _, r := range live.resps {
-				liveID[r.URL] = r.WARCRecordID
+				liveID[fmt.Sprint(r.URL, r.Redirects)] = r.WARCRecordID
 			}
 			for _, r := range again.resps {
-				if r.WARCRecordID != liveID[r.URL] {
-					t.Errorf("--from-warc %s: warc_record_id %q, want the record it was read from, %q", r.URL, r.WARCRecordID, liveID[r.URL])
+				if r.WARCRecordID != liveID[fmt.Sprint(r.URL, r.Redirects)] {
+					t.Errorf("--from-warc %s: warc_record_id %q, want the record it was read from, %q", r.URL, r.WARCRecordID, liveID[fmt.Sprint(r.URL, r.Redirects)])
 				}
 			}
 			if got, want := summary(again.resps), summary(live.resps); got != want {
