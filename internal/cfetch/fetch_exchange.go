@@ -17,6 +17,7 @@ import (
 func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bool) outcome {
 	out := outcome{url: j.url.String()}
 	now := f.now()
+	j.warcID = "" // --warc: this hop's response record, once written (none when the cache answers)
 	var stale *httpcache.Entry
 	var creq *httpcache.Request
 	if f.cache != nil {
@@ -44,7 +45,6 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 	var lt latencyTrace
 	ctx = lt.withTrace(ctx)
 	ctx, wc := f.startCapture(ctx) // --warc
-	j.warcID = ""                  // this exchange's, once written
 	if j.proxy != nil {
 		ctx = context.WithValue(ctx, proxyKey{}, j.proxy)
 	}
