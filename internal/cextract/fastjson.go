@@ -53,6 +53,8 @@ func decodeFast(fields []record.Field) (resp *record.Response, req *record.Reque
 			ok = str(v, &resp.ErrorDetail)
 		case "fetched_at":
 			ok = str(v, &resp.FetchedAt)
+		case "warc_record_id":
+			ok = str(v, &resp.WARCRecordID)
 		case "status":
 			if len(v) > 0 && v[0] == 'n' {
 				ok = true

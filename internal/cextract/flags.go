@@ -24,6 +24,7 @@ type Options struct {
 	Explain      string   // --explain [REGEX]: explain the responses whose URL matches (see explainArgs)
 	Rejects      string   // --rejects FILE: refused follow-ups with their reason
 	Failures     string   // --failures FILE: failed pages and pages whose items were dropped
+	WARCOutlinks string   // --warc-outlinks FILE: each page's outlinks as WARC metadata records
 	Fields       []string // -f NAME=SELECTOR, in item order
 	Type         string   // --type: the items' type
 	Each         string   // --each: one item per element this selects
@@ -293,6 +294,7 @@ func (o *Options) define(f *cli.Flags) {
 	f.StringVar(&o.Explain, "explain", "", "instead of records, explain each response whose URL matches `REGEX`: rules applied, fields and why they are empty. Without REGEX (--explain at the end, or before a flag, - or a FILE that exists): every response")
 	f.StringVar(&o.Rejects, "rejects", "", "write the follow-ups the crawl policy refused to `FILE`, as request records with a \"reason\"")
 	f.StringVar(&o.Failures, "failures", "", "write each page that failed (a fetch error, a status other than 2xx) or whose items were dropped (a required field missing) to `FILE`, with the page that linked it: {\"kind\":\"failure\",\"url\",\"status\" or \"error\",\"reason\",\"referer\",…}")
+	f.StringVar(&o.WARCOutlinks, "warc-outlinks", "", "write each page's outlinks (the follow-up requests it gave) as a WARC metadata record to the WARC `FILE` (.warc.gz: one gzip member per record), referring to cfetch --warc's response record; a new file of its series (FILE-00001.warc.gz, …) when FILE exists or passes 1G; see docs/warc.md")
 	f.StringArrayVarP(&o.Fields, "field", "f", nil, "add field `NAME=SELECTOR` to the items (repeatable, in order); NAME[]=SELECTOR for all values")
 	f.StringVar(&o.Type, "type", "item", "the items' `TYPE` (their \"type\" field)")
 	f.StringVar(&o.Each, "each", "", "one item per element `SELECTOR` matches, fields relative to it (default: one item per page)")

@@ -37,6 +37,8 @@ type processor struct {
 
 	unchanged bool // --extract-unchanged
 
+	outlinks *outlinkArchive // --warc-outlinks, or nil
+
 	cands []candidate // a page's link candidates, reused (see follow)
 
 	reported map[string]int // selector error -> times printed
@@ -135,6 +137,10 @@ func (p *processor) extract(line ndjson.Line, raw []byte, fields []record.Field,
 	defer func() {
 		if r := recover(); r != nil {
 			p.out = p.out[:mark]
+			if p.outlinks != nil {
+				p.outlinks.block.Reset()
+				p.outlinks.n = 0
+			}
 			p.tool.Printf("%s: extraction failed: %v", line.Pos(), r)
 			st.Error("panic")
 			p.tool.MarkPartial()
@@ -279,6 +285,11 @@ func (p *processor) follow(line ndjson.Line, pg *page, parent *record.Request) {
 	if e.emitted > 0 {
 		st.Count("links", "emitted", int64(e.emitted))
 	}
+	if p.outlinks != nil {
+		if err := p.outlinks.flush(pg.url, pg.resp.WARCRecordID); err != nil {
+			p.failWrite(fmt.Errorf("--warc-outlinks: %w", err))
+		}
+	}
 }
 
 // emitter turns a page's link candidates into follow-up requests, one at a
@@ -352,6 +363,9 @@ func (e *emitter) emit(c *candidate) {
 		return
 	}
 	p.out = append(p.out, p.reqs.encode(c, prio, e.depth, ""))
+	if p.outlinks != nil {
+		p.outlinks.add(c)
+	}
 	if len(p.out) >= spillAt {
 		p.spill()
 	}

@@ -89,6 +89,11 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 		}
 		p.failures = ndjson.NewWriter(failuresFile)
 	}
+	if o.WARCOutlinks != "" && explain == nil {
+		if p.outlinks, err = openOutlinks(o.WARCOutlinks); err != nil {
+			return err
+		}
+	}
 	tool.StartProgress(time.Second, nil)
 	flush := func() {
 		if err := w.Flush(); err != nil {
@@ -123,6 +128,11 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 	if failuresFile != nil {
 		if err := failuresFile.Close(); err != nil {
 			tool.Fail(fmt.Errorf("--failures: %w", err))
+		}
+	}
+	if p.outlinks != nil {
+		if err := p.outlinks.close(); err != nil {
+			tool.Fail(err)
 		}
 	}
 	if err := env.CloseOutput(); err != nil {

@@ -17,6 +17,7 @@ import (
 func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bool) outcome {
 	out := outcome{url: j.url.String()}
 	now := f.now()
+	j.warcID = "" // --warc: this hop's response record, once written (none when the cache answers)
 	var stale *httpcache.Entry
 	var creq *httpcache.Request
 	if f.cache != nil {

@@ -18,18 +18,19 @@ func (f *Fetcher) record(j *job, out *outcome) *response {
 		start = end
 	}
 	resp := &record.Response{
-		Kind:       record.KindResponse,
-		URL:        out.url,
-		Request:    json.RawMessage(j.raw),
-		Status:     out.status,
-		Headers:    flattenHeaders(out.header),
-		Redirects:  j.redirects,
-		Retries:    j.req.Retries + j.retries,
-		LatencyMS:  millis(out.latency),
-		DurationMS: millis(end.Sub(start)),
-		FetchedAt:  end.UTC().Format(timeLayout),
-		Unchanged:  out.unchanged,
-		Cached:     out.cached,
+		Kind:         record.KindResponse,
+		URL:          out.url,
+		Request:      json.RawMessage(j.raw),
+		Status:       out.status,
+		Headers:      flattenHeaders(out.header),
+		Redirects:    j.redirects,
+		Retries:      j.req.Retries + j.retries,
+		LatencyMS:    millis(out.latency),
+		DurationMS:   millis(end.Sub(start)),
+		FetchedAt:    end.UTC().Format(timeLayout),
+		Unchanged:    out.unchanged,
+		Cached:       out.cached,
+		WARCRecordID: j.warcID,
 	}
 	if out.err != nil {
 		resp.Error, resp.ErrorDetail = out.err.Code, out.err.Detail

@@ -41,6 +41,7 @@ type job struct {
 	redirects []record.Redirect
 	visited   []string // chain keys of the hops so far
 	warnings  []string
+	warcID    string   // --warc: the WARC-Record-ID of the last exchange's response record
 	last      *outcome // the last exchange, kept without its body while the job waits
 
 	robotsFor string // this job fetches robots.txt for that host key

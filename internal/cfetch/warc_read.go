@@ -246,6 +246,7 @@ func (rp *replay) emit(ctx context.Context, rec *warc.Record, target string, blo
 	}
 	raw, _ := json.Marshal(rq)
 	j := &job{raw: raw, url: u, method: method, req: record.Request{URL: target, Method: method}}
+	j.warcID = rec.Get("WARC-Record-ID") // the record it was read from
 	out := outcome{url: target}
 	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(block)), &http.Request{Method: method, URL: u})
 	if err != nil {

@@ -137,6 +137,14 @@ func TestWARCRecordsTheWire(t *testing.T) {
 			if len(seen) != 3 {
 				t.Errorf("responses recorded for %v, want /plain, /chunked, /moved", seen)
 			}
+			// warc_record_id names the response record of the final
+			// exchange (for /moved: /plain's, not the 301's).
+			for _, r := range live.resps {
+				rec := byID[r.WARCRecordID]
+				if rec == nil || rec.Type() != warc.TypeResponse || rec.Get("WARC-Target-URI") != r.URL {
+					t.Errorf("%s: warc_record_id %q does not name its response record", r.URL, r.WARCRecordID)
+				}
+			}
 
 			again := runCfetch(t, "", "--from-warc", path)
 			if again.code != 0 || len(again.resps) != 3 {
@@ -149,6 +157,15 @@ func TestWARCRecordsTheWire(t *testing.T) {
 				}
 				slices.Sort(l)
 				return strings.Join(l, "\n")
+			}
+			liveID := map[string]string{}
+			for _, r := range live.resps {
+				liveID[fmt.Sprint(r.URL, r.Redirects)] = r.WARCRecordID
+			}
+			for _, r := range again.resps {
+				if r.WARCRecordID != liveID[fmt.Sprint(r.URL, r.Redirects)] {
+					t.Errorf("--from-warc %s: warc_record_id %q, want the record it was read from, %q", r.URL, r.WARCRecordID, liveID[fmt.Sprint(r.URL, r.Redirects)])
+				}
 			}
 			if got, want := summary(again.resps), summary(live.resps); got != want {
 				t.Errorf("--from-warc:\n%s\nlive:\n%s", got, want)

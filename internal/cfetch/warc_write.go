@@ -132,6 +132,7 @@ func (f *Fetcher) archiveExchange(c *capture, j *job, target string, status int,
 		return
 	}
 	a.records.Add(2)
+	j.warcID = resp.Get("WARC-Record-ID")
 }
 
 func dropEmpty(fs []warc.Field) []warc.Field {

@@ -3,7 +3,9 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,12 +119,98 @@ func TestWARCRoundTrip(t *testing.T) {
 	if n := strings.Count(out, `"type":"response"`); n < 120 {
 		t.Errorf("warcio.js read %d response records, want at least 120", n)
 	}
+	checkOutlinks(t, l, files[0])
 	live, replay := sortedLines(t, filepath.Join(l.dir, "items.csv")), sortedLines(t, filepath.Join(l.dir, "items-v2.csv"))
 	if len(live) < 100 {
 		t.Fatalf("items.csv has %d lines", len(live))
 	}
 	if !slices.Equal(live, replay) {
 		t.Errorf("the CSV re-extracted from the WARC file differs from the live crawl's: %d lines, %d live\nfirst replayed: %q\nfirst live:     %q", len(replay), len(live), first(replay), first(live))
+	}
+}
+
+// checkOutlinks: the crawl's cextract --warc-outlinks file (docs/warc.md's
+// example) is read by warcio.js, digests checked, and each of its
+// metadata records refers to the response record of its page in the
+// crawl's WARC file. Extracted again offline with --warc-outlinks, each
+// page's outlinks are the follow-up requests cextract wrote for it, in
+// order, and refer to the archived response too.
+func checkOutlinks(t *testing.T, l *loop, archive string) {
+	t.Helper()
+	responses := map[string]string{} // WARC-Record-ID: WARC-Target-URI
+	for _, r := range readAll(t, archive) {
+		if r.Type() == warc.TypeResponse || r.Type() == warc.TypeRevisit {
+			responses[r.Get("WARC-Record-ID")] = r.Get("WARC-Target-URI")
+		}
+	}
+	links, _ := filepath.Glob(filepath.Join(l.dir, "links*.warc.gz"))
+	if len(links) != 1 {
+		t.Fatalf("outlink files %v, want links.warc.gz", links)
+	}
+	l.run("cfetch -q --from-warc shop.warc.gz | cextract -q -r new-shop.yml --warc-outlinks again.warc.gz > again.ndjson")
+	again := filepath.Join(l.dir, "again.warc.gz")
+	if out, ok := validateWARC(t, links[0], again); !ok {
+		t.Fatalf("warcio.js on the outlinks:\n%s", out)
+	} else if n := strings.Count(out, `"type":"metadata"`); n < 100 {
+		t.Errorf("warcio.js read %d metadata records, want one a page (at least 100)", n)
+	}
+	outlinks := map[string][]string{} // page: its outlinks, offline
+	for _, file := range []string{links[0], again} {
+		for _, r := range readAll(t, file)[1:] {
+			page := r.Get("WARC-Target-URI")
+			if r.Type() != warc.TypeMetadata || r.Get("Content-Type") != "application/warc-fields" || responses[r.Get("WARC-Refers-To")] != page {
+				t.Fatalf("%s: record %s of %s does not refer to its page's response record (WARC-Refers-To %s)", filepath.Base(file), r.Type(), page, r.Get("WARC-Refers-To"))
+			}
+			if file != again {
+				continue
+			}
+			for _, line := range strings.Split(strings.TrimSuffix(string(r.Block), "\r\n"), "\r\n") {
+				f := strings.Fields(line)
+				if len(f) != 4 || f[0] != "outlink:" {
+					t.Fatalf("%s: not an outlink line: %q", page, line)
+				}
+				outlinks[page] = append(outlinks[page], f[1])
+			}
+		}
+	}
+	followUps := map[string][]string{} // page (the referer): its follow-up requests
+	b, err := os.ReadFile(filepath.Join(l.dir, "again.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r struct{ Kind, URL, Referer string }
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Kind == "request" {
+			followUps[r.Referer] = append(followUps[r.Referer], r.URL)
+		}
+	}
+	if len(followUps) < 100 || !maps.EqualFunc(outlinks, followUps, slices.Equal) {
+		t.Errorf("outlinks of %d pages differ from the follow-up requests of %d pages", len(outlinks), len(followUps))
+	}
+}
+
+// readAll reads every record of the WARC file path.
+func readAll(t *testing.T, path string) []*warc.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := warc.NewReader(f, path)
+	var recs []*warc.Record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return recs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
 	}
 }
 

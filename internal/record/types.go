@@ -82,6 +82,11 @@ type Response struct {
 	// (--cache-policy dummy, --cache-only, or rfc9111 with --cache-fresh
 	// and a lifetime the server gave): the page may have changed since.
 	Cached bool `json:"cached,omitempty"`
+	// WARCRecordID is, with cfetch --warc, the WARC-Record-ID of the
+	// response (or revisit) record of the final exchange, so that records
+	// written later about this page (cextract --warc-outlinks) can refer
+	// to it.
+	WARCRecordID string `json:"warc_record_id,omitempty"`
 	// Error is a short, stable code (timeout, dns, refused, …); ErrorDetail
 	// is the human-readable reason.
 	Error       string `json:"error,omitempty"`
