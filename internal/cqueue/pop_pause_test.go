@@ -119,7 +119,10 @@ func TestPopPauses(t *testing.T) {
 		t.Fatalf("paused while running, pop handed out %d requests, want still 2", n)
 	}
 	setPaused("0")
-	for handed() < 6 {
+	// Until all six are acked, not handed out: the last window can come
+	// out between an ackAll and the loop's test, and left unacked it would
+	// keep pop waiting for it.
+	for acked < 6 {
 		waitFor(t, "the next window", func() bool { return handed() > acked })
 		ackAll()
 	}
