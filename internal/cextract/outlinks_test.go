@@ -2,8 +2,6 @@ package cextract
 
 import (
 	"encoding/json"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,23 +13,11 @@ import (
 // readOutlinks reads the records of the WARC file path.
 func readOutlinks(t *testing.T, path string) []*warc.Record {
 	t.Helper()
-	f, err := os.Open(path)
+	recs, err := warc.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r := warc.NewReader(f, path)
-	var recs []*warc.Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return recs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, rec)
-	}
+	return recs
 }
 
 // followUps are the URLs of the request records in out.

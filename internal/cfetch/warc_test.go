@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -57,23 +56,11 @@ func warcSite() http.Handler {
 // error.
 func readWARC(t *testing.T, path string) []*warc.Record {
 	t.Helper()
-	f, err := os.Open(path)
+	recs, err := warc.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r := warc.NewReader(f, path)
-	var recs []*warc.Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return recs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, rec)
-	}
+	return recs
 }
 
 // TestWARCRecordsTheWire: each exchange is a request and a response

@@ -195,23 +195,11 @@ func checkOutlinks(t *testing.T, l *loop, archive string) {
 // readAll reads every record of the WARC file path.
 func readAll(t *testing.T, path string) []*warc.Record {
 	t.Helper()
-	f, err := os.Open(path)
+	recs, err := warc.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r := warc.NewReader(f, path)
-	var recs []*warc.Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return recs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, rec)
-	}
+	return recs
 }
 
 func first(l []string) string {
