@@ -54,7 +54,13 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 				return err
 			}
 			if o.Window > 0 {
-				max = min(max, o.Window-res.Held)
+				counted := res.Held
+				if o.horizonOn() {
+					if counted, err = f.recentHeldTx(ctx, tx, c.ID, f.handed.recent(c.ID, now.Add(-o.Horizon))); err != nil {
+						return err
+					}
+				}
+				max = min(max, o.Window-counted)
 			}
 		}
 		if max > 0 {
@@ -79,6 +85,9 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 	})
 	if err != nil {
 		return PopResult{}, err
+	}
+	if o.horizonOn() {
+		f.handed.add(o.Consumer.ID, res.Leased, now)
 	}
 	return res, nil
 }
