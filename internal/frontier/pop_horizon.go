@@ -38,6 +38,17 @@ func (h *handouts) recent(consumer string, since time.Time) []string {
 	return out
 }
 
+// drop forgets consumer's leases ls (no longer held: acked, released or
+// given back), so that the leases recent returns stay about those held.
+func (h *handouts) drop(consumer string, ls []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.by[consumer]
+	for _, l := range ls {
+		delete(m, l)
+	}
+}
+
 // add records ls, handed out to consumer at now.
 func (h *handouts) add(consumer string, ls []Leased, now time.Time) {
 	if consumer == "" || len(ls) == 0 {

@@ -3,7 +3,7 @@ package frontier
 import (
 	"context"
 	"strconv"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -15,7 +15,7 @@ import (
 // widened by as many. An ack that lands between the count and the pop
 // can only let the pop hand out that one request more.
 func (r *Redis) popHorizon(ctx context.Context, o PopOptions, now time.Time) (PopResult, error) {
-	old, err := r.heldLonger(ctx, o.Consumer.ID, r.handed.recent(o.Consumer.ID, now.Add(-o.Horizon)))
+	old, err := r.heldLonger(ctx, o.Consumer.ID, now.Add(-o.Horizon))
 	if err != nil {
 		return PopResult{}, err
 	}
@@ -28,20 +28,34 @@ func (r *Redis) popHorizon(ctx context.Context, o PopOptions, now time.Time) (Po
 }
 
 // heldLonger returns how many requests consumer holds, over every shard,
-// that are not among recent (see handouts).
-func (r *Redis) heldLonger(ctx context.Context, consumer string, recent []string) (int, error) {
-	ids := make([][]any, len(r.shards))
-	seen := make(map[string]bool, len(recent)) // an id handed out twice is held once
-	for _, l := range recent {
-		i, rest := r.shardOfLease(l)
-		if id, _, ok := parseLease(rest); ok {
-			if k := l[:len(l)-len(rest)] + strconv.FormatInt(id, 10); !seen[k] {
-				seen[k] = true
-				ids[i] = append(ids[i], id)
-			}
-		}
+// other than those handed out after since (see handouts), and forgets
+// the recent leases it no longer holds.
+func (r *Redis) heldLonger(ctx context.Context, consumer string, since time.Time) (int, error) {
+	type mine struct {
+		ids    []any      // entry ids, each once
+		leases [][]string // the recent leases of each id (one handed out twice has two)
 	}
-	var old atomic.Int64
+	per := make([]mine, len(r.shards))
+	at := map[string]int{} // shard tag + id → index in its shard's ids
+	for _, l := range r.handed.recent(consumer, since) {
+		i, rest := r.shardOfLease(l)
+		id, _, ok := parseLease(rest)
+		if !ok {
+			continue
+		}
+		k := l[:len(l)-len(rest)] + strconv.FormatInt(id, 10)
+		n, seen := at[k]
+		if !seen {
+			n = len(per[i].ids)
+			at[k] = n
+			per[i].ids = append(per[i].ids, id)
+			per[i].leases = append(per[i].leases, nil)
+		}
+		per[i].leases[n] = append(per[i].leases[n], l)
+	}
+	var mu sync.Mutex
+	old := 0
+	var gone []string
 	err := r.each(ctx, func(ctx context.Context, i int, s *redisShard) error {
 		key := s.prefix + "f:held:" + consumer
 		var card *redis.IntCmd
@@ -49,8 +63,8 @@ func (r *Redis) heldLonger(ctx context.Context, consumer string, recent []string
 		err := s.conn.Do(ctx, func(ctx context.Context) error {
 			_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 				card = p.SCard(ctx, key)
-				if len(ids[i]) > 0 {
-					member = p.SMIsMember(ctx, key, ids[i]...)
+				if len(per[i].ids) > 0 {
+					member = p.SMIsMember(ctx, key, per[i].ids...)
 				}
 				return nil
 			})
@@ -59,16 +73,26 @@ func (r *Redis) heldLonger(ctx context.Context, consumer string, recent []string
 		if err != nil {
 			return s.fail("pop", err)
 		}
-		n := card.Val()
+		n := int(card.Val())
+		var out []string
 		if member != nil {
-			for _, in := range member.Val() {
+			for j, in := range member.Val() {
 				if in {
 					n--
+				} else {
+					out = append(out, per[i].leases[j]...)
 				}
 			}
 		}
-		old.Add(n)
+		mu.Lock()
+		old += n
+		gone = append(gone, out...)
+		mu.Unlock()
 		return nil
 	})
-	return int(old.Load()), err
+	if err != nil {
+		return 0, err
+	}
+	r.handed.drop(consumer, gone)
+	return old, nil
 }

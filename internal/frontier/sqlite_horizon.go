@@ -2,37 +2,52 @@ package frontier
 
 import (
 	"context"
-	"strconv"
+	"time"
 )
 
-// recentHeldTx counts the leases of recent (see handouts) that consumer
-// still holds: in flight, its, and not handed out again since.
-func (f *SQLite) recentHeldTx(ctx context.Context, tx *ptx, consumer string, recent []string) (int, error) {
-	if len(recent) == 0 {
-		return 0, nil
+// heldRecentTx is heldTx with PopOptions.Horizon: it also counts, in the
+// same pass over the consumer's leases, those handed out after since
+// (recent: see handouts), and forgets the recent leases the consumer no
+// longer holds.
+func (f *SQLite) heldRecentTx(ctx context.Context, tx *ptx, consumer string, perQueue bool, since time.Time) (held, recent int, byQueue map[int64]int, err error) {
+	mine := f.handed.recent(consumer, since)
+	if len(mine) == 0 && !perQueue {
+		held, _, err = f.heldTx(ctx, tx, consumer, false)
+		return held, 0, nil, err
 	}
-	// A JSON array of [id, nonce] pairs, read by json_each: one statement
-	// whatever their number.
-	b := make([]byte, 0, len(recent)*32)
-	b = append(b, '[')
-	for _, l := range recent {
-		id, nonce, ok := parseLease(l)
-		if !ok {
-			continue
-		}
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = append(b, '[')
-		b = strconv.AppendInt(b, id, 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(nonce), 10)
-		b = append(b, ']')
+	rows, err := tx.QueryContext(ctx, `SELECT id, lease, queue FROM frontier_entries WHERE state = 1 AND consumer = ? AND consumer != ''`, consumer)
+	if err != nil {
+		return 0, 0, nil, err
 	}
-	b = append(b, ']')
-	var n int
-	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM json_each(?) j JOIN frontier_entries e
-		ON e.id = json_extract(j.value, '$[0]') AND e.lease = json_extract(j.value, '$[1]')
-		WHERE e.state = 1 AND e.consumer = ?`, string(b), consumer).Scan(&n)
-	return n, err
+	defer rows.Close()
+	if perQueue {
+		byQueue = map[int64]int{}
+	}
+	holding := make(map[string]bool, len(mine))
+	for rows.Next() {
+		var id, nonce, q int64
+		if err := rows.Scan(&id, &nonce, &q); err != nil {
+			return 0, 0, nil, err
+		}
+		held++
+		if perQueue {
+			byQueue[q]++
+		}
+		if len(mine) > 0 {
+			holding[formatLease(id, uint64(nonce))] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, 0, nil, err
+	}
+	var gone []string
+	for _, l := range mine {
+		if holding[l] {
+			recent++
+		} else {
+			gone = append(gone, l)
+		}
+	}
+	f.handed.drop(consumer, gone)
+	return held, recent, byQueue, nil
 }

@@ -50,16 +50,17 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 				return err
 			}
 			var err error
-			if res.Held, byQueue, err = f.heldTx(ctx, tx, c.ID, o.HostWindow > 0); err != nil {
+			counted := 0 // what counts against the window
+			if o.horizonOn() {
+				res.Held, counted, byQueue, err = f.heldRecentTx(ctx, tx, c.ID, o.HostWindow > 0, now.Add(-o.Horizon))
+			} else {
+				res.Held, byQueue, err = f.heldTx(ctx, tx, c.ID, o.HostWindow > 0)
+				counted = res.Held
+			}
+			if err != nil {
 				return err
 			}
 			if o.Window > 0 {
-				counted := res.Held
-				if o.horizonOn() {
-					if counted, err = f.recentHeldTx(ctx, tx, c.ID, f.handed.recent(c.ID, now.Add(-o.Horizon))); err != nil {
-						return err
-					}
-				}
 				max = min(max, o.Window-counted)
 			}
 		}
