@@ -22,6 +22,9 @@ type popOptions struct {
 	// seedWait is how long pop --follow waits for the first request of a
 	// frontier never given one (see openSeeded).
 	seedWait time.Duration
+	// horizon: a request held longer no longer counts against window
+	// (frontier.PopOptions.Horizon; 0: all count).
+	horizon time.Duration
 }
 
 // popCmd is a run of cqueue pop: its flags.
@@ -31,7 +34,7 @@ type popCmd struct {
 }
 
 func popCommand() *cli.Command {
-	c := &popCmd{o: popOptions{lease: 5 * time.Minute, window: 256, batch: 128, poll: 50 * time.Millisecond, seedWait: defaultSeedWait}}
+	c := &popCmd{o: popOptions{lease: 5 * time.Minute, window: 256, horizon: time.Second, batch: 128, poll: 50 * time.Millisecond, seedWait: defaultSeedWait}}
 	return &cli.Command{Name: "pop", Help: popHelp, Flags: c.define, Run: c.run,
 		Check: func(env *cli.Env) error {
 			if err := noArgs(env); err != nil {
@@ -52,10 +55,13 @@ that expires (the worker died) returns the request to the queue with retries+1,
 and after three expiries it is dead-lettered (see 'cqueue dump').
 
 With --follow, pop is a consumer: it keeps feeding while anything is queued or in
-flight, never holding more than --window requests in flight, nor more than
---host-window of one host (so a slow host cannot fill the window and hold the
-fast ones to its pace), and exits 0 when the crawl is over: nothing queued,
-nothing in flight. While it runs it beats every 5s,
+flight, and exits 0 when the crawl is over: nothing queued, nothing in flight.
+It holds in flight at most --window requests handed out in the last --horizon
+(1s): one out longer is waiting for its host (a Crawl-delay, a rest, a slow
+server), not for the fetcher, and does not keep other hosts out. It holds at
+most --host-window requests of one host however long they have been out (so a
+slow or delayed host cannot hold the fast ones to its pace). While it runs it
+beats every 5s,
 which renews its leases, so a request waiting out a politeness delay never
 expires. If it dies (kill -9, a crash, a reboot), its requests go back to the
 queue as soon as another pop sees it is gone: at once on the same machine, after
@@ -97,6 +103,7 @@ func (c *popCmd) define(f *cli.Flags) {
 	f.DurationVar(&c.o.lease, "lease", c.o.lease, "how long a handed-out request may stay unacked before it is handed out again")
 	f.IntVar(&c.o.window, "window", c.o.window, "with --follow, hand out no more while this pop holds `N` requests in flight (bounds refetches after a crash)")
 	f.IntVar(&c.o.hostWindow, "host-window", 0, "with --follow, hand out no more of a host while this pop holds `N` of its requests in flight (default: 3/4 of --window; --window or more: no cap)")
+	f.DurationVar(&c.o.horizon, "horizon", c.o.horizon, "with --follow, a request handed out this long ago and not yet acked (waiting for its host: a Crawl-delay, a rest, a slow server) no longer counts against --window (0: every one counts)")
 	f.IntVar(&c.o.batch, "batch", c.o.batch, "pop at most `N` requests per transaction")
 	f.DurationVar(&c.o.poll, "poll", c.o.poll, "with --follow, the longest wait between looks at the frontier when nothing can be handed out")
 	f.DurationVar(&c.o.seedWait, "seed-wait", c.o.seedWait, "with --follow, how long to wait for the first request of a frontier never given one (or for its file), before exiting 1: nothing queued")
@@ -145,6 +152,8 @@ func (o popOptions) check() error {
 		return cli.Usagef("--window %d: must be at least 1", o.window)
 	case o.hostWindow < 0:
 		return cli.Usagef("--host-window %d: must not be negative", o.hostWindow)
+	case o.horizon < 0:
+		return cli.Usagef("--horizon %s: must not be negative", o.horizon)
 	case o.batch < 1:
 		return cli.Usagef("--batch %d: must be at least 1", o.batch)
 	case o.poll <= 0:

@@ -148,7 +148,7 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 				continue
 			}
 		}
-		res, err := p.fr.Pop(bg, frontier.PopOptions{Max: n, Lease: p.o.lease, Consumer: p.consumer, Window: p.o.window, HostWindow: p.o.hostCap()}, p.now())
+		res, err := p.fr.Pop(bg, frontier.PopOptions{Max: n, Lease: p.o.lease, Consumer: p.consumer, Window: p.o.window, HostWindow: p.o.hostCap(), Horizon: p.o.horizon}, p.now())
 		if err != nil {
 			return false, err
 		}

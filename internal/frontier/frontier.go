@@ -309,6 +309,15 @@ type PopOptions struct {
 	// serves the least busy download slot first for the same reason).
 	// 0: no cap.
 	HostWindow int
+	// Horizon, with Window, counts against Window only the requests the
+	// consumer was handed less than Horizon ago (by this Frontier value)
+	// and still holds. A request held longer is waiting downstream for
+	// its host (a Crawl-delay, a rest, a rate limit, the host's
+	// connections all busy, a slow server), not for the fetcher's
+	// concurrency: it must not keep the other hosts' requests out of the
+	// window. HostWindow still counts it, so what a consumer holds stays
+	// bounded. 0: every request held counts.
+	Horizon time.Duration
 }
 
 // PopResult is what Pop did.

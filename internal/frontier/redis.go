@@ -52,6 +52,7 @@ type Redis struct {
 	control *redisShard   // the unsplit prefix: crawl metadata, run locks (shards[0] when K = 1)
 	shards  []*redisShard // shard i; with K > 1 its leases start "i:"
 	split   *split        // what a pop of K > 1 shards remembers; nil when K = 1
+	handed  handouts      // when this process handed out its consumers' leases (PopOptions.Horizon)
 }
 
 // split is what a Redis frontier of several shards keeps between calls.
@@ -173,6 +174,14 @@ func (r *Redis) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResult
 	if o.Lease <= 0 {
 		return PopResult{}, fmt.Errorf("frontier: pop: lease duration must be positive, got %v", o.Lease)
 	}
+	if o.horizonOn() {
+		return r.popHorizon(ctx, o, now)
+	}
+	return r.pop(ctx, o, now)
+}
+
+// pop is Pop on one shard or several.
+func (r *Redis) pop(ctx context.Context, o PopOptions, now time.Time) (PopResult, error) {
 	if r.split == nil {
 		res, _, err := r.shards[0].pop(ctx, o, shardPop{}, now)
 		return res, err
@@ -218,5 +227,6 @@ func (r *Redis) Leave(ctx context.Context, c Consumer, now time.Time) error {
 	}
 	err := r.each(ctx, func(ctx context.Context, _ int, s *redisShard) error { return s.leave(ctx, c, now) })
 	r.split.forget(c.ID)
+	r.handed.forget(c.ID)
 	return err
 }

@@ -124,6 +124,7 @@ type SQLite struct {
 	procs   processCheck // the looks for consumers' gone processes
 	st      sqliteStmts
 	stmts   stmtCache // the other statements, prepared on first use
+	handed  handouts  // when this process handed out its consumers' leases (PopOptions.Horizon)
 }
 
 // OpenSQLite opens (creating if needed) the frontier in the SQLite file at

@@ -50,6 +50,7 @@ func (f *SQLite) beatTx(ctx context.Context, tx *ptx, c Consumer, now time.Time)
 
 // Leave implements Frontier.
 func (f *SQLite) Leave(ctx context.Context, c Consumer, now time.Time) error {
+	f.handed.forget(c.ID)
 	return f.write(ctx, "leave", func(tx *ptx, stats map[string]int64) error {
 		qs := queues{}
 		if _, err := f.abandonTx(ctx, tx, c.ID, qs, stats); err != nil {

@@ -50,11 +50,18 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 				return err
 			}
 			var err error
-			if res.Held, byQueue, err = f.heldTx(ctx, tx, c.ID, o.HostWindow > 0); err != nil {
+			counted := 0 // what counts against the window
+			if o.horizonOn() {
+				res.Held, counted, byQueue, err = f.heldRecentTx(ctx, tx, c.ID, o.HostWindow > 0, now.Add(-o.Horizon))
+			} else {
+				res.Held, byQueue, err = f.heldTx(ctx, tx, c.ID, o.HostWindow > 0)
+				counted = res.Held
+			}
+			if err != nil {
 				return err
 			}
 			if o.Window > 0 {
-				max = min(max, o.Window-res.Held)
+				max = min(max, o.Window-counted)
 			}
 		}
 		if max > 0 {
@@ -79,6 +86,9 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 	})
 	if err != nil {
 		return PopResult{}, err
+	}
+	if o.horizonOn() {
+		f.handed.add(o.Consumer.ID, res.Leased, now)
 	}
 	return res, nil
 }

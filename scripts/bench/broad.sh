@@ -33,6 +33,7 @@
 #   scripts/bench/broad.sh                              100 hosts × 20 pages
 #   BROAD_HOSTS=300 BROAD_PAGES=40 scripts/bench/broad.sh   the issue's size
 #   RUNS=1 CRAWLERS="loop colly" scripts/bench/broad.sh
+#   CRAWLERS="loop loop-h0 colly" ...        loop-h0: pop --horizon 0
 #   KEEP_WORK=1 scripts/bench/broad.sh                  keep logs and stats
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -58,6 +59,14 @@ run_loop() {
 	timed "$work/t.txt" timeout "$RUN_TIMEOUT" cqueue crawl "$work/seeds.txt" scripts/bench/broad.yml "$work/loop.csv" \
 		--db "$work/loop.db" --crawlid broad \
 		--cfetch "--resolve *:$PORT:127.0.0.1 --per-host $PER_HOST --concurrency $CONC" 2>>"$work/loop.log"
+}
+# loop-h0: the loop with every request held counting against pop's window
+# (--horizon 0, as before pop had a horizon), to compare in one run.
+run_loop-h0() {
+	rm -f "$work/loop-h0.db" "$work/loop-h0.csv"
+	timed "$work/t.txt" timeout "$RUN_TIMEOUT" cqueue crawl "$work/seeds.txt" scripts/bench/broad.yml "$work/loop-h0.csv" \
+		--db "$work/loop-h0.db" --crawlid broad --pop '--horizon 0' \
+		--cfetch "--resolve *:$PORT:127.0.0.1 --per-host $PER_HOST --concurrency $CONC" 2>>"$work/loop-h0.log"
 }
 run_colly() {
 	timed "$work/t.txt" timeout "$RUN_TIMEOUT" colly-demo -seeds "$work/seeds.txt" -per-host $PER_HOST -o "$work/colly.csv" 2>>"$work/colly.log"

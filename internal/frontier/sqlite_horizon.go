@@ -1,0 +1,53 @@
+package frontier
+
+import (
+	"context"
+	"time"
+)
+
+// heldRecentTx is heldTx with PopOptions.Horizon: it also counts, in the
+// same pass over the consumer's leases, those handed out after since
+// (recent: see handouts), and forgets the recent leases the consumer no
+// longer holds.
+func (f *SQLite) heldRecentTx(ctx context.Context, tx *ptx, consumer string, perQueue bool, since time.Time) (held, recent int, byQueue map[int64]int, err error) {
+	mine := f.handed.recent(consumer, since)
+	if len(mine) == 0 && !perQueue {
+		held, _, err = f.heldTx(ctx, tx, consumer, false)
+		return held, 0, nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, lease, queue FROM frontier_entries WHERE state = 1 AND consumer = ? AND consumer != ''`, consumer)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	defer rows.Close()
+	if perQueue {
+		byQueue = map[int64]int{}
+	}
+	holding := make(map[string]bool, len(mine))
+	for rows.Next() {
+		var id, nonce, q int64
+		if err := rows.Scan(&id, &nonce, &q); err != nil {
+			return 0, 0, nil, err
+		}
+		held++
+		if perQueue {
+			byQueue[q]++
+		}
+		if len(mine) > 0 {
+			holding[formatLease(id, uint64(nonce))] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, 0, nil, err
+	}
+	var gone []string
+	for _, l := range mine {
+		if holding[l] {
+			recent++
+		} else {
+			gone = append(gone, l)
+		}
+	}
+	f.handed.drop(consumer, gone)
+	return held, recent, byQueue, nil
+}
