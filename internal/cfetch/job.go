@@ -53,6 +53,10 @@ type job struct {
 	// paced is the host of the running exchange while the scheduler
 	// waits for its request to be written (scheduler_wire.go).
 	paced *host
+	// atArrival: the exchange's host counts its delay from the first byte
+	// of the answer, not from the sending (a Crawl-delay; robots.txt
+	// fetches), set when the exchange starts.
+	atArrival bool
 }
 
 // priority orders a host's queue: robots.txt first, then the request's

@@ -42,7 +42,11 @@ func (s *scheduler) finish(f *finish, now time.Time) {
 		return
 	}
 	j := f.j
-	s.unpace(j)
+	if f.cached {
+		s.unpace(j) // no network: nothing arrived anywhere
+	} else {
+		s.ended(j, now)
+	}
 	h := s.hosts[f.key]
 	h.active--
 	s.active--

@@ -3,11 +3,13 @@ package cfetch
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -168,5 +170,153 @@ func TestRobotsSendStartsTheDelay(t *testing.T) {
 	m.s.finish(&finish{kind: finRobots, j: robotsJob, key: robotsJob.robotsFor, status: 200, robots: robotsVerdict{entry: entry}}, m.now)
 	if got := m.s.wake(m.now).Sub(t0); got != 1200*time.Millisecond {
 		t.Errorf("the page may start %s after robots.txt's start, want 1.2s (its send, then the Crawl-delay)", got)
+	}
+}
+
+// TestCrawlDelayCountsFromArrival: on a host with a Crawl-delay the next
+// page waits the delay from the first byte of the previous answer (the
+// moment the request is known to have arrived), or from the end of an
+// exchange that got no answer; a cache hit spends nothing.
+func TestCrawlDelayCountsFromArrival(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		firstByte time.Duration // after the page's start; <0: none came
+		end       time.Duration // the exchange's end, after the start
+		cached    bool
+		wantNext  time.Duration // the next page's start, after the first's
+	}{
+		{"answer began 300ms after the start", 300 * time.Millisecond, 400 * time.Millisecond, false, 1300 * time.Millisecond},
+		{"no answer: from the end", -1, 50 * time.Millisecond, false, 1050 * time.Millisecond},
+		{"cache hit: the delay given back", -1, 0, true, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := DefaultOptions()
+			o.RandomDelay = false
+			m := newSim(t, &o)
+			m.add("http://a.test/1", "http://a.test/2")
+			robotsJob := m.s.next(m.now)
+			if robotsJob == nil || robotsJob.robotsFor == "" {
+				t.Fatalf("first job %+v, want robots.txt", robotsJob)
+			}
+			m.s.sent(robotsJob, robotsJob.thisStart, m.now)
+			entry := &robotsEntry{state: robotsParsed, rules: robots.Parse([]byte("User-agent: *\nCrawl-delay: 1\n"), "crawlutils"), expires: m.now.Add(time.Hour)}
+			m.s.finish(&finish{kind: finRobots, j: robotsJob, key: robotsJob.robotsFor, status: 200, robots: robotsVerdict{entry: entry}}, m.now)
+			m.now = m.s.wake(m.now)
+			page := m.s.next(m.now)
+			if page == nil || !page.atArrival {
+				t.Fatalf("page job %+v: want one counted from its arrival", page)
+			}
+			t0 := m.now
+			if tt.firstByte >= 0 {
+				m.s.sent(page, page.thisStart, t0.Add(tt.firstByte))
+			}
+			m.now = t0.Add(tt.end)
+			m.s.finish(&finish{kind: finDone, j: page, key: page.key, status: 200, cached: tt.cached}, m.now)
+			at := m.s.wake(m.now)
+			if at.IsZero() {
+				at = m.now
+			}
+			if got := at.Sub(t0); got != tt.wantNext {
+				t.Errorf("next page may start %s after the first, want %s", got, tt.wantNext)
+			}
+		})
+	}
+}
+
+// holdingProxy forwards TCP connections to a backend, holding every
+// other chunk a client sends for hold on its way: a request that spends
+// longer travelling than the next one.
+type holdingProxy struct {
+	ln     net.Listener
+	target string
+	hold   time.Duration
+	n      atomic.Int64
+}
+
+func newHoldingProxy(t *testing.T, target string, hold time.Duration) *holdingProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &holdingProxy{ln: ln, target: target, hold: hold}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.serve(c)
+		}
+	}()
+	return p
+}
+
+func (p *holdingProxy) serve(c net.Conn) {
+	defer c.Close()
+	b, err := net.Dial("tcp", p.target)
+	if err != nil {
+		return
+	}
+	defer b.Close()
+	go func() { io.Copy(c, b); c.Close() }()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := c.Read(buf)
+		if n > 0 {
+			if p.n.Add(1)%2 == 1 {
+				time.Sleep(p.hold)
+			}
+			if _, werr := b.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// TestCrawlDelayHoldsAtArrival: requests written a Crawl-delay apart
+// must not arrive closer than that when one spends longer on its way:
+// every other request (robots.txt included) is held 300 ms between cfetch
+// and the site. Counted from the sending, the request after a held one
+// arrived 200 ms after it; counted from the answer's first byte, a whole
+// Crawl-delay. Arrival times are the site's own (its handler), so the
+// bound allows 50 ms for the site itself running late.
+func TestCrawlDelayHoldsAtArrival(t *testing.T) {
+	t.Parallel()
+	site := &arrivals{}
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	proxy := newHoldingProxy(t, srv.Listener.Addr().String(), 300*time.Millisecond)
+	var in strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&in, "http://%s/page/%d\n", proxy.ln.Addr(), i)
+	}
+	opts, _, code, done := parseFlags([]string{"-q", "--allow-private"}, io.Discard)
+	if done {
+		t.Fatalf("flags: exit %d", code)
+	}
+	tool := cli.NewTool("cfetch", io.Discard)
+	tool.Quiet = true
+	f, err := NewFetcher(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out strings.Builder
+	p := newPipeline(tool, f, &opts, ndjson.NewWriter(&out))
+	p.run(t.Context(), ndjson.NewReader(nil, strings.NewReader(in.String())))
+	if got := strings.Count(out.String(), `"status":200`); got != 5 {
+		t.Fatalf("%d pages answered 200, want 5:\n%s", got, out.String())
+	}
+	site.mu.Lock()
+	times := slices.Clone(site.times)
+	site.mu.Unlock()
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < 450*time.Millisecond {
+			t.Errorf("requests %d and %d reached the site %s apart; Crawl-delay is 500ms", i-1, i, gap)
+		}
 	}
 }

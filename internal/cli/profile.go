@@ -3,11 +3,16 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
+	"strings"
 )
 
 // ProfileEnv names a file to write a CPU profile of the run to (for
 // `go tool pprof`); it is for measuring the tools, not for everyday use.
+// A "%p" in the name is replaced by the tool's name and process id
+// (cfetch-4242), so that the processes of one loop, which all inherit the
+// variable, each write their own file.
 const ProfileEnv = "CRAWLUTILS_CPUPROFILE"
 
 // MemProfileEnv names a file to write a heap profile to at the end of the
@@ -28,7 +33,7 @@ func startProfile() (stop func()) {
 
 // writeHeapProfile writes the heap profile MemProfileEnv asks for.
 func writeHeapProfile() {
-	path := os.Getenv(MemProfileEnv)
+	path := profilePath(os.Getenv(MemProfileEnv))
 	if path == "" {
 		return
 	}
@@ -45,7 +50,7 @@ func writeHeapProfile() {
 }
 
 func startCPUProfile() (stop func()) {
-	path := os.Getenv(ProfileEnv)
+	path := profilePath(os.Getenv(ProfileEnv))
 	if path == "" {
 		return func() {}
 	}
@@ -64,4 +69,13 @@ func startCPUProfile() (stop func()) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}
+}
+
+// profilePath replaces each "%p" of the profile file name path by the
+// tool's name and process id.
+func profilePath(path string) string {
+	if !strings.Contains(path, "%p") {
+		return path
+	}
+	return strings.ReplaceAll(path, "%p", fmt.Sprintf("%s-%d", filepath.Base(os.Args[0]), os.Getpid()))
 }

@@ -50,6 +50,7 @@ type Broad struct {
 	hosts []broadHost // by index - 1
 	start time.Time   // first request since New or Reset
 	total int
+	early []BroadEarly // the first early requests, for BroadStats.Early
 }
 
 // BroadOptions shapes a Broad site. The zero value of a field is its

@@ -7,6 +7,20 @@ import (
 	"time"
 )
 
+// BroadEarly is a request that reached a delayed host less than its
+// Crawl-delay after the previous one.
+type BroadEarly struct {
+	Host     string  `json:"host"`
+	Path     string  `json:"path"`
+	PrevPath string  `json:"prev_path"`
+	GapMS    float64 `json:"gap_ms"`
+	// AtS is when it arrived, seconds after the crawl's first request.
+	AtS float64 `json:"at_s"`
+}
+
+// maxEarly bounds BroadStats.Early.
+const maxEarly = 50
+
 // broadHost is what a Broad site records of one host; Broad.mu guards it.
 type broadHost struct {
 	paths     map[string]int
@@ -14,6 +28,7 @@ type broadHost struct {
 	active    int // requests being answered
 	maxActive int
 	last      time.Time // latest arrival
+	lastPath  string    // the path of the latest arrival
 	minGap    time.Duration
 	gaps      int // arrivals after the first: minGap is set
 	early     int // arrivals less than the Crawl-delay after the previous one
@@ -55,6 +70,9 @@ type BroadStats struct {
 	FastDoneMedianS float64 `json:"fast_done_median_s"`
 	FastDoneMaxS    float64 `json:"fast_done_max_s"`
 	DelayedDoneMaxS float64 `json:"delayed_done_max_s"`
+	// Early lists the first of the early requests (at most maxEarly),
+	// to tell which request came too soon after which.
+	Early []BroadEarly `json:"early,omitempty"`
 	// MaxPerHost is the most requests of one host answered at once.
 	MaxPerHost int `json:"max_per_host"`
 	// Hosts counts the hosts by class.
@@ -124,10 +142,14 @@ func (b *Broad) arrive(i int, path string, now time.Time) (done func()) {
 		h.gaps++
 		if BroadClassOf(i) == BroadDelayed && gap < b.opts.CrawlDelay {
 			h.early++
+			if len(b.early) < maxEarly {
+				b.early = append(b.early, BroadEarly{Host: b.HostName(i), Path: path, PrevPath: h.lastPath,
+					GapMS: float64(gap) / float64(time.Millisecond), AtS: now.Sub(b.start).Seconds()})
+			}
 		}
 	}
 	if now.After(h.last) {
-		h.last = now
+		h.last, h.lastPath = now, path
 	}
 	return func() {
 		b.mu.Lock()
@@ -141,7 +163,7 @@ func (b *Broad) Reset() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.hosts = make([]broadHost, b.opts.Hosts)
-	b.start, b.total = time.Time{}, 0
+	b.start, b.total, b.early = time.Time{}, 0, nil
 }
 
 // Stats returns what the site recorded since NewBroad or the last Reset.
@@ -180,6 +202,7 @@ func (b *Broad) Stats() BroadStats {
 		}
 	}
 	st.Violations = st.EarlyRequests + st.Crowded
+	st.Early = slices.Clone(b.early)
 	if len(fast) > 0 {
 		slices.Sort(fast)
 		st.FastDoneMaxS = fast[len(fast)-1]
