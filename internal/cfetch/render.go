@@ -42,6 +42,8 @@ type renderer struct {
 	// count, when set, counts rendering's events into the stats' "render"
 	// group: pages, subrequests (sent), blocked_<reason>.
 	count func(event string)
+	// logf, when set, writes a line on cfetch's stderr.
+	logf func(format string, a ...any)
 }
 
 func (r *renderer) counted(event string) {
@@ -73,6 +75,12 @@ func (f *Fetcher) browser() (*render.Renderer, error) {
 			o.Browser = browser
 		}
 		o.HostRules = hostRules(f.opts.Resolve)
+		o.OnMemoryRestart = func(used, limit int64) {
+			f.render.counted("browser_restarts_memory")
+			if f.render.logf != nil {
+				f.render.logf("the browser held %d MiB, over --render-max-memory %s: restarted it once its pages had ended", used>>20, formatSize(limit))
+			}
+		}
 		f.render.r, f.render.err = render.New(o)
 	})
 	return f.render.r, f.render.err

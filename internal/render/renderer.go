@@ -26,7 +26,16 @@ type Renderer struct {
 	cur     *browser // nil until the first page, or after a crash
 	gen     int      // starts so far
 	closed  bool
-	restart int // restarts after a crash
+	restart int // restarts after a crash (or for the memory limit)
+
+	// The memory limit (memory.go): pages in the browsers, the browser
+	// being drained (nil when none is), what it held, and the signal
+	// that it is done.
+	active      int
+	draining    *browser
+	drainUsed   int64
+	drained     *sync.Cond
+	memRestarts int
 }
 
 // New returns a Renderer for opts (valid), whose browser is found by
@@ -36,14 +45,17 @@ func New(opts Options) (*Renderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Renderer{opts: opts, path: path, blocked: blockedTypes(opts.Block),
-		slots: make(chan struct{}, opts.Concurrency), idle: make(chan *tab, opts.Concurrency)}, nil
+	r := &Renderer{opts: opts, path: path, blocked: blockedTypes(opts.Block),
+		slots: make(chan struct{}, opts.Concurrency), idle: make(chan *tab, opts.Concurrency)}
+	r.drained = sync.NewCond(&r.mu)
+	return r, nil
 }
 
 // Path is the browser executable.
 func (r *Renderer) Path() string { return r.path }
 
-// Restarts is how many times the browser was started again after it died.
+// Restarts is how many times the browser was started again after it died
+// (or was ended for Options.MaxMemory).
 func (r *Renderer) Restarts() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -76,6 +88,7 @@ func (r *Renderer) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
+	r.drained.Broadcast()
 	if r.cur != nil {
 		r.cur.close()
 		r.cur = nil
@@ -166,11 +179,16 @@ func (r *Renderer) Render(ctx context.Context, req *Request) (*Page, error) {
 	defer func() { <-r.slots }()
 	var last error
 	for try := range 2 {
+		if !r.pageStarted() {
+			return nil, errClosed
+		}
 		b, err := r.browser()
 		if err != nil {
+			r.pageEnded(nil)
 			return nil, err
 		}
 		p, err := r.renderIn(b, req)
+		r.pageEnded(b)
 		if err == nil || !r.crashed(b, err) {
 			return p, err
 		}
