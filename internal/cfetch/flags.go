@@ -102,7 +102,7 @@ type command struct {
 func (c *command) define(f *cli.Flags) {
 	opts := &c.opts
 	f.IntVarP(&opts.Concurrency, "concurrency", "c", opts.Concurrency, "requests in flight (Scrapy CONCURRENT_REQUESTS)")
-	f.IntVar(&opts.PerHost, "per-host", opts.PerHost, "requests in flight at once to one host:port (Scrapy CONCURRENT_REQUESTS_PER_DOMAIN)")
+	f.IntVar(&opts.PerHost, "per-host", opts.PerHost, "requests in flight at once to one host:port; the requests rendered pages make there are held to it too, apart (Scrapy CONCURRENT_REQUESTS_PER_DOMAIN)")
 	f.DurationVar(&opts.Delay, "delay", 0, "time between two request starts on one host (Scrapy DOWNLOAD_DELAY)")
 	c.noRandom = f.Bool("no-random-delay", false, "use --delay as is, not times a random 0.5–1.5 (Scrapy RANDOMIZE_DOWNLOAD_DELAY=False)")
 	f.IntVar(&opts.ReadAhead, "read-ahead", 0, "most input records held at once (queued, in flight, waiting to retry); 0: max(1024, 16 × --concurrency)")

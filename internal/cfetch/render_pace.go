@@ -12,8 +12,8 @@ import (
 // least time the scheduler keeps between two starts of cfetch's own
 // requests there. The page's own request counts as a start, so its
 // subrequests come at least that long after it and after each other.
-// AutoThrottle's delay and --per-host do not apply to subrequests (the
-// page as a whole is scheduled with them). Safe for concurrent use; the
+// --per-host bounds them too (render_hold.go); AutoThrottle's delay does
+// not apply to them (the page as a whole is scheduled with it). Safe for concurrent use; the
 // zero value spaces nothing until used.
 type renderPace struct {
 	mu   sync.Mutex

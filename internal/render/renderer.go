@@ -151,6 +151,11 @@ type Request struct {
 	// A non-nil answer blocks the request and is kept in Page.Blocked.
 	// nil Check allows everything Block does not block.
 	Check func(u, from *url.URL, main bool) *Refusal
+	// Hold, when set, is called for each request of the page Check
+	// allowed (the main document's hops excepted) before it is sent, and
+	// may wait (bounded by ctx, done when the page ends); release is
+	// called when the request has ended (hold.go).
+	Hold func(ctx context.Context, u *url.URL) (release func(), err error)
 	// Cookies, when set, gives the Cookie header to add to a request to u;
 	// SetCookies receives the headers of each response with Set-Cookie.
 	Cookies    func(u *url.URL) string
