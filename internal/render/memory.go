@@ -1,12 +1,19 @@
 package render
 
+import "time"
+
 // The memory limit (Options.MaxMemory): a browser grows as it renders
 // (caches, the heaps of the pages its tabs keep, leaks), and a long crawl
-// would hand it the machine. As each page ends, the memory of the
-// browser's processes together is measured (TreeMemory); past the limit
-// the browser is drained: no new page starts in it, the pages in it
-// finish (none is cut short), and then it is ended. The next page starts
-// a new browser.
+// would hand it the machine. As pages end (at most once a second), the
+// memory of the browser's processes together is measured (TreeMemory);
+// past the limit the browser is drained: no new page starts in it, the
+// pages in it finish (none is cut short), and then it is ended. The next
+// page starts a new browser.
+
+// memCheckEvery spaces the measurements: reading /proc for every process
+// of the browser costs milliseconds, and pages may end many times a
+// second.
+const memCheckEvery = time.Second
 
 // pageStarted counts a page going into b, waiting first while a browser
 // is being drained. It returns false when the renderer was closed.
@@ -27,7 +34,7 @@ func (r *Renderer) pageStarted() bool {
 // ends b once it is over it and no page is left in it.
 func (r *Renderer) pageEnded(b *browser) {
 	var used int64
-	if r.opts.MaxMemory > 0 && b != nil && !b.dead() {
+	if r.opts.MaxMemory > 0 && b != nil && !b.dead() && r.measureDue(time.Now()) {
 		used = TreeMemory(b.pid)
 	}
 	r.mu.Lock()
@@ -53,6 +60,18 @@ func (r *Renderer) pageEnded(b *browser) {
 	if ended != nil && r.opts.OnMemoryRestart != nil {
 		r.opts.OnMemoryRestart(used, r.opts.MaxMemory)
 	}
+}
+
+// measureDue reports whether memCheckEvery has passed since the last
+// measurement, counting this one as made when it has.
+func (r *Renderer) measureDue(now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if now.Sub(r.measured) < memCheckEvery {
+		return false
+	}
+	r.measured = now
+	return true
 }
 
 // MemoryRestarts is how many times the browser was ended for

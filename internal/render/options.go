@@ -36,9 +36,10 @@ type Options struct {
 	// at other addresses than DNS gives, as cfetch --resolve does.
 	HostRules string
 	// MaxMemory, when above 0, is the most memory the browser's processes
-	// may hold together (TreeMemory), measured as each page ends: past
-	// it, no new page starts in the browser; once the pages in it have
-	// ended, it is ended and the next page starts a new one.
+	// may hold together (TreeMemory), measured as pages end (at most once
+	// a second): past it, no new page starts in the browser; once the
+	// pages in it have ended, it is ended and the next page starts a new
+	// one (memory.go).
 	MaxMemory int64
 	// OnMemoryRestart, when set, is called after the browser was ended
 	// for MaxMemory, with the memory it held then.

@@ -36,6 +36,7 @@ type Renderer struct {
 	drainUsed   int64
 	drained     *sync.Cond
 	memRestarts int
+	measured    time.Time // the last measurement
 }
 
 // New returns a Renderer for opts (valid), whose browser is found by
