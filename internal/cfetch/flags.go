@@ -56,10 +56,11 @@ page in headless Chromium and writes the DOM after load as "body", with
 "rendered":true, the URLs of the documents, XHR and fetch() requests the page
 made in "requests", and the requests it was not let make in "render_blocked"
 (robots.txt, internal addresses, --render-block kinds). The page's own
-requests keep to its hosts' --per-host and --delay too. Status, headers and
-redirects are the main document's. A page the browser failed twice (it
-crashed) is answered with "error":"render". A browser that holds more than
---render-max-memory after a page is restarted once its pages have ended.`,
+requests keep to its hosts' --per-host and delay (AutoThrottle's too).
+Status, headers and redirects are the main document's. A page the browser
+failed twice (it crashed) is answered with "error":"render". A browser that
+holds more than --render-max-memory after a page is restarted once its pages
+have ended.`,
 	Examples: `  echo https://example.com/ | cfetch | jq -r .status
   cfetch urls.txt > responses.jsonl
   cfetch -c 64 --per-host 2 --delay 1s -H 'Accept-Language: de' < requests.jsonl > responses.jsonl

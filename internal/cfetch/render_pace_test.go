@@ -42,6 +42,33 @@ func TestRenderPaceSlot(t *testing.T) {
 	}
 }
 
+// TestSubrequestDelay: the delay between a host's subrequests is the
+// longest of --delay and the AutoThrottle delay the scheduler told.
+func TestSubrequestDelay(t *testing.T) {
+	for _, c := range []struct {
+		delay, throttle, want time.Duration
+	}{
+		{0, 0, 0},
+		{time.Second, 0, time.Second},
+		{time.Second, 3 * time.Second, 3 * time.Second},
+		{2 * time.Second, 500 * time.Millisecond, 2 * time.Second},
+	} {
+		o := DefaultOptions()
+		o.Delay = c.delay
+		f := &Fetcher{opts: &o}
+		f.render.robots = &renderRobots{}
+		if c.throttle > 0 {
+			f.render.pace.throttled("a.test:80", c.throttle)
+		}
+		if got := f.subrequestDelay("a.test:80"); got != c.want {
+			t.Errorf("--delay %v, AutoThrottle %v: %v, want %v", c.delay, c.throttle, got, c.want)
+		}
+		if got := f.subrequestDelay("b.test:80"); got != c.delay {
+			t.Errorf("--delay %v: another host's delay %v, want --delay", c.delay, got)
+		}
+	}
+}
+
 // TestRenderedSubrequestsKeepTheDelay: the fetch() calls of a rendered
 // page, made at once by its script, reach the server spaced by --delay.
 // cfetch keeps the delay between the moments it lets each request go; the
