@@ -55,9 +55,12 @@ Pages built by JavaScript: --render (or "render":true in a request) loads the
 page in headless Chromium and writes the DOM after load as "body", with
 "rendered":true, the URLs of the documents, XHR and fetch() requests the page
 made in "requests", and the requests it was not let make in "render_blocked"
-(robots.txt, internal addresses, --render-block kinds). Status, headers and
-redirects are the main document's. A page the browser failed twice (it
-crashed) is answered with "error":"render".`,
+(robots.txt, internal addresses, --render-block kinds). The page's own
+requests keep to its hosts' --per-host and delay (AutoThrottle's too).
+Status, headers and redirects are the main document's. A page the browser
+failed twice (it crashed) is answered with "error":"render". A browser that
+holds more than --render-max-memory after a page is restarted once its pages
+have ended.`,
 	Examples: `  echo https://example.com/ | cfetch | jq -r .status
   cfetch urls.txt > responses.jsonl
   cfetch -c 64 --per-host 2 --delay 1s -H 'Accept-Language: de' < requests.jsonl > responses.jsonl
@@ -102,7 +105,7 @@ type command struct {
 func (c *command) define(f *cli.Flags) {
 	opts := &c.opts
 	f.IntVarP(&opts.Concurrency, "concurrency", "c", opts.Concurrency, "requests in flight (Scrapy CONCURRENT_REQUESTS)")
-	f.IntVar(&opts.PerHost, "per-host", opts.PerHost, "requests in flight at once to one host:port (Scrapy CONCURRENT_REQUESTS_PER_DOMAIN)")
+	f.IntVar(&opts.PerHost, "per-host", opts.PerHost, "requests in flight at once to one host:port; the requests rendered pages make there are held to it too, apart (Scrapy CONCURRENT_REQUESTS_PER_DOMAIN)")
 	f.DurationVar(&opts.Delay, "delay", 0, "time between two request starts on one host (Scrapy DOWNLOAD_DELAY)")
 	c.noRandom = f.Bool("no-random-delay", false, "use --delay as is, not times a random 0.5–1.5 (Scrapy RANDOMIZE_DOWNLOAD_DELAY=False)")
 	f.IntVar(&opts.ReadAhead, "read-ahead", 0, "most input records held at once (queued, in flight, waiting to retry); 0: max(1024, 16 × --concurrency)")

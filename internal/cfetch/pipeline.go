@@ -98,6 +98,8 @@ func newPipeline(tool *cli.Tool, f *Fetcher, opts *Options, w *ndjson.Writer) *p
 		f.cache.Count = func(event string) { p.count.add("cache", event) }
 	}
 	f.render.count = func(event string) { p.count.add("render", event) }
+	f.render.logf = tool.Printf
+	p.sched.throttled = f.render.pace.throttled
 	if opts.ThrottleDebug {
 		p.sched.debug = func(line string) { tool.Printf("%s", line) }
 	}

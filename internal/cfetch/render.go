@@ -39,9 +39,14 @@ type renderer struct {
 	// pace spaces the requests of rendered pages per host
 	// (render_pace.go).
 	pace renderPace
+	// holds bounds the requests of rendered pages in flight per host by
+	// --per-host (render_hold.go).
+	holds renderHolds
 	// count, when set, counts rendering's events into the stats' "render"
 	// group: pages, subrequests (sent), blocked_<reason>.
 	count func(event string)
+	// logf, when set, writes a line on cfetch's stderr.
+	logf func(format string, a ...any)
 }
 
 func (r *renderer) counted(event string) {
@@ -73,6 +78,12 @@ func (f *Fetcher) browser() (*render.Renderer, error) {
 			o.Browser = browser
 		}
 		o.HostRules = hostRules(f.opts.Resolve)
+		o.OnMemoryRestart = func(used, limit int64) {
+			f.render.counted("browser_restarts_memory")
+			if f.render.logf != nil {
+				f.render.logf("the browser held %d MiB, over --render-max-memory %s: restarted it once its pages had ended", used>>20, formatSize(limit))
+			}
+		}
 		f.render.r, f.render.err = render.New(o)
 	})
 	return f.render.r, f.render.err
@@ -150,7 +161,7 @@ func (fin *finish) withResp(r *response) *finish {
 // renderRequest is what the browser needs to load j: its headers, the
 // checks of each request the page makes, and the crawl's cookie jar.
 func (f *Fetcher) renderRequest(j *job) *render.Request {
-	req := &render.Request{URL: j.url.String(), Header: j.header, Check: f.renderCheck(j)}
+	req := &render.Request{URL: j.url.String(), Header: j.header, Check: f.renderCheck(j), Hold: f.holdSubrequest}
 	if f.jars != nil {
 		crawl := j.req.CrawlID
 		req.Cookies = func(u *url.URL) string { return f.jars.header(crawl, u) }

@@ -59,6 +59,13 @@ fetch('/api/products.json').then(r => r.json()).then(ps => {
 		}
 		fmt.Fprint(w, `[{"name":"Teapot"},{"name":"Kettle"}]`)
 	})
+	// A page that keeps 160 MiB on window: its tab holds it until the
+	// next page.
+	mux.HandleFunc("/big", page(`<!doctype html><html><body><script>
+window.big = [];
+for (let i = 0; i < 40; i++) window.big.push(new Float64Array(1 << 19).fill(i + 0.5));
+document.body.className = 'ready';
+</script></body></html>`))
 	mux.HandleFunc("/private/", func(w http.ResponseWriter, _ *http.Request) { s.privateHits.Add(1) })
 	mux.HandleFunc("/logo.png", func(w http.ResponseWriter, _ *http.Request) { s.imageHits.Add(1) })
 	s.Server = httptest.NewServer(mux)
@@ -306,6 +313,52 @@ func TestBrowserKilledMidCrawl(t *testing.T) {
 	}
 	if errors > 0 {
 		t.Errorf("%d pages answered with error render: the retry in a new browser should have rendered them", errors)
+	}
+	pollNone(t, tmp, "after cfetch ended")
+}
+
+// TestBrowserMemoryRestart: pages that make the browser hold more than
+// --render-max-memory get it restarted, once the pages in flight have
+// ended; every page is answered, the restarts are told on stderr and
+// counted in the stats, and no browser process remains.
+func TestBrowserMemoryRestart(t *testing.T) {
+	needBrowser(t)
+	s := newJSSite(t)
+	bin := buildCfetch(t)
+	tmp := t.TempDir()
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	const n = 6
+	cmd := exec.Command(bin, "-q", "--render", "--render-concurrency", "2", "--render-timeout", "2m", "--no-robots",
+		"--render-wait", "css:body.ready", "--render-max-memory", "300M", "--stats", stats)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var in strings.Builder
+	for i := range n {
+		fmt.Fprintf(&in, "%s/big?i=%d\n", s.URL, i)
+	}
+	cmd.Stdin = strings.NewReader(in.String())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cfetch: %v\n%s", err, stderr.String())
+	}
+	if got := strings.Count(stdout.String(), `"rendered":true`); got != n || strings.Contains(stdout.String(), `"error"`) {
+		t.Errorf("%d rendered records of %d requests, errors: %v\n%s", got, n, strings.Contains(stdout.String(), `"error"`), stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "over --render-max-memory 300MiB: restarted it") {
+		t.Errorf("stderr tells no restart:\n%s", stderr.String())
+	}
+	b, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Counts struct{ Render map[string]int }
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	if r := st.Counts.Render["browser_restarts_memory"]; r < 1 || r != strings.Count(stderr.String(), "over --render-max-memory") {
+		t.Errorf("stats count %d restarts for the memory limit; stderr:\n%s", r, stderr.String())
 	}
 	pollNone(t, tmp, "after cfetch ended")
 }

@@ -29,6 +29,9 @@ import (
 //     and kept per host in renderRobots, apart from the scheduler's cache.
 //   - the host's floor delay (render_pace.go), for everything but the
 //     first hop, which the scheduler paced.
+//
+// Once allowed, a request also waits for one of --per-host slots of its
+// host (render_hold.go, render.Request.Hold).
 func (f *Fetcher) renderCheck(j *job) func(u, from *url.URL, main bool) *render.Refusal {
 	firstOK := j.internalOK
 	return func(u, from *url.URL, main bool) *render.Refusal {

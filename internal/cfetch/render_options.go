@@ -34,6 +34,7 @@ func (c *command) defineRender(f *cli.Flags) {
 	f.StringVar(&r.ScreenshotDir, "render-screenshot", "", "write a PNG of each rendered page to `DIR`/<hash of the URL>.png, named in \"screenshot_path\"")
 	f.StringVar(&c.render.block, "render-block", strings.Join(r.Block, ","), "kinds of request a rendered page may not make: none, or some of "+strings.Join(render.BlockKinds(), ","))
 	f.IntVar(&r.Concurrency, "render-concurrency", r.Concurrency, "pages rendered at once (browser tabs), in one browser process")
+	f.Var(sizeValue{&r.MaxMemory}, "render-max-memory", "most memory the browser's processes may hold together (proportional set size, measured as pages end, at most once a second); past it, the browser is restarted once its pages in flight have ended; 0: no limit")
 }
 
 // applyRender reads the --render-* flags that need parsing.

@@ -12,12 +12,34 @@ import (
 // least time the scheduler keeps between two starts of cfetch's own
 // requests there. The page's own request counts as a start, so its
 // subrequests come at least that long after it and after each other.
-// AutoThrottle's delay and --per-host do not apply to subrequests (the
-// page as a whole is scheduled with them). Safe for concurrent use; the
+// With --autothrottle, the host's AutoThrottle delay spaces them too, as
+// the scheduler last set it (throttled); their latencies do not feed it.
+// --per-host bounds them too (render_hold.go). Safe for concurrent use; the
 // zero value spaces nothing until used.
 type renderPace struct {
-	mu   sync.Mutex
-	last map[string]time.Time // host key → the last start
+	mu       sync.Mutex
+	last     map[string]time.Time     // host key → the last start
+	throttle map[string]time.Duration // host key → AutoThrottle's delay
+}
+
+// throttled records key's AutoThrottle delay, d (scheduler.throttled).
+func (p *renderPace) throttled(key string, d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.throttle == nil {
+		p.throttle = map[string]time.Duration{}
+	}
+	if len(p.throttle) >= robotsCacheSize {
+		clear(p.throttle)
+	}
+	p.throttle[key] = d
+}
+
+// throttleOf is key's AutoThrottle delay as last recorded, 0 for none.
+func (p *renderPace) throttleOf(key string) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.throttle[key]
 }
 
 // started records a start on key at now without waiting (the page's
@@ -55,13 +77,20 @@ func (p *renderPace) slot(key string, d time.Duration, now time.Time) time.Durat
 // paceSubrequest waits until a request of a rendered page to u may start.
 func (f *Fetcher) paceSubrequest(u *url.URL) {
 	key := hostKey(u)
-	d := max(f.opts.Delay, min(f.render.robots.crawlDelay(key), f.opts.ThrottleMax))
+	d := f.subrequestDelay(key)
 	if d <= 0 {
 		return
 	}
 	if wait := f.render.pace.slot(key, d, f.now()); wait > 0 {
 		time.Sleep(wait) // only this request waits: Check runs in a goroutine of its own
 	}
+}
+
+// subrequestDelay is the least time between two starts of rendered
+// pages' requests on key: --delay, its Crawl-delay (capped), and its
+// AutoThrottle delay, whichever is longest.
+func (f *Fetcher) subrequestDelay(key string) time.Duration {
+	return max(f.opts.Delay, min(f.render.robots.crawlDelay(key), f.opts.ThrottleMax), f.render.pace.throttleOf(key))
 }
 
 // crawlDelay is the Crawl-delay of key's robots.txt as rendered pages

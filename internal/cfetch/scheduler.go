@@ -60,6 +60,9 @@ type scheduler struct {
 	rand  func() float64          // jitter in [0, 1); tests fix it
 	debug func(line string)       // --autothrottle-debug, when set
 	count func(group, key string) // stats counters, when set
+	// throttled, when set, is told each host's AutoThrottle delay as it
+	// changes (the pacing of rendered pages' requests, render_pace.go).
+	throttled func(key string, d time.Duration)
 	// shared, when set, is told each time a host's rest begins or
 	// lengthens: the host's key, the URL that answered, the rest's end.
 	shared func(key string, u *url.URL, until time.Time)

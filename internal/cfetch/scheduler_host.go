@@ -23,6 +23,7 @@ type host struct {
 	lim        *rate.Limiter // the delay between starts; nil for none
 	delay      time.Duration // the current delay, before jitter
 	throttle   time.Duration // AutoThrottle's delay
+	told       time.Duration // the throttle last told to scheduler.throttled
 	crawlDelay time.Duration // robots.txt Crawl-delay, capped
 	lastStart  time.Time
 
@@ -112,6 +113,10 @@ func (s *scheduler) setRate(h *host, now time.Time) {
 	h.touch()
 	d := s.delayOf(h)
 	h.delay = d
+	if s.throttled != nil && s.opts.AutoThrottle && h.throttle != h.told {
+		h.told = h.throttle
+		s.throttled(h.key, h.throttle)
+	}
 	if d <= 0 {
 		h.lim = nil
 		return

@@ -279,6 +279,24 @@ func TestSchedulerAutoThrottle(t *testing.T) {
 	}
 }
 
+// TestSchedulerTellsThrottle: each change of a host's AutoThrottle delay
+// is told (to the pacing of rendered pages' requests), once.
+func TestSchedulerTellsThrottle(t *testing.T) {
+	o := DefaultOptions()
+	o.RobotsObey = false
+	o.AutoThrottle = true
+	o.ThrottleStart = time.Second
+	m := newSim(t, &o)
+	var told []string
+	m.s.throttled = func(key string, d time.Duration) { told = append(told, key+" "+d.String()) }
+	m.respond = ok(200 * time.Millisecond)
+	m.add(urls("a.test", 4)...)
+	m.run(time.Hour)
+	if got := fmt.Sprint(told); got != "[a.test:80 1s a.test:80 600ms a.test:80 400ms a.test:80 300ms a.test:80 250ms]" {
+		t.Errorf("told %s", got)
+	}
+}
+
 func TestSchedulerCacheHitSpendsNoDelay(t *testing.T) {
 	o := DefaultOptions()
 	o.RobotsObey = false

@@ -17,6 +17,9 @@
 // Every request a page makes is paused (the DevTools Fetch domain) and
 // judged before it leaves the browser: the kinds in Options.Block are
 // failed, and the caller's Request.Check decides the others (cfetch puts
-// its robots.txt and internal-address rules there). The package knows no
-// crawl policy of its own.
+// its robots.txt and internal-address rules there); a request let go
+// takes Request.Hold until it has ended (cfetch bounds them per host).
+// When the browser's processes together hold more than Options.MaxMemory
+// after a page, the browser is drained and started anew (memory.go). The
+// package knows no crawl policy of its own.
 package render

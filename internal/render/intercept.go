@@ -82,6 +82,10 @@ func (pg *pageState) decide(ev *fetch.EventRequestPaused, raw, from string, main
 		_, _ = cdp.Call(pg.ctx, pg.t, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 		return
 	}
+	if !main && err == nil && (u.Scheme == "http" || u.Scheme == "https") && !pg.hold(ev, u) {
+		_, _ = cdp.Call(pg.ctx, pg.t, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonAborted})
+		return
+	}
 	params := fetch.ContinueRequestParams{RequestID: ev.RequestID}
 	if pg.req.Cookies != nil && err == nil {
 		if c := pg.req.Cookies(u); c != "" {

@@ -35,6 +35,15 @@ type Options struct {
 	// shop.test 127.0.0.1, MAP * 10.0.0.2"): names the browser connects to
 	// at other addresses than DNS gives, as cfetch --resolve does.
 	HostRules string
+	// MaxMemory, when above 0, is the most memory the browser's processes
+	// may hold together (TreeMemory), measured as pages end (at most once
+	// a second): past it, no new page starts in the browser; once the
+	// pages in it have ended, it is ended and the next page starts a new
+	// one (memory.go).
+	MaxMemory int64
+	// OnMemoryRestart, when set, is called after the browser was ended
+	// for MaxMemory, with the memory it held then.
+	OnMemoryRestart func(used, limit int64)
 	// Stderr receives the browser's own output; nil discards it.
 	Stderr interface{ Write([]byte) (int, error) }
 }
@@ -42,13 +51,16 @@ type Options struct {
 // DefaultOptions returns the settings of cfetch --render.
 func DefaultOptions() Options {
 	return Options{Concurrency: 4, Wait: Wait{Kind: WaitLoad}, Timeout: 30 * time.Second,
-		Block: []string{"images", "fonts", "media"}}
+		MaxMemory: 1 << 30, Block: []string{"images", "fonts", "media"}}
 }
 
 // Validate checks o, naming the cfetch flag of a wrong setting.
 func (o *Options) Validate() error {
 	if o.Concurrency < 1 {
 		return fmt.Errorf("--render-concurrency: want 1 or more, got %d", o.Concurrency)
+	}
+	if o.MaxMemory < 0 {
+		return fmt.Errorf("--render-max-memory: want 0 or more, got %d", o.MaxMemory)
 	}
 	if o.Timeout <= 0 {
 		return fmt.Errorf("--render-timeout: want a positive duration, got %v", o.Timeout)

@@ -101,7 +101,9 @@ func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
 	pg := &pageState{r: r, req: req, t: t, ctx: tctx, mainFrame: tb.frame, inflight: map[network.RequestID]bool{},
 		urls: map[network.RequestID]string{}, paused: map[fetch.RequestID]string{},
 		seen: map[string]bool{}, changed: make(chan struct{}, 1), loaded: make(chan struct{}),
-		crashed: make(chan struct{})}
+		crashed: make(chan struct{}), holds: map[network.RequestID]func(){}}
+	pg.pageCtx, pg.pageCancel = context.WithCancel(tctx)
+	defer pg.endHolds()
 	// The tab is prepared within captureBound: a browser that does not
 	// answer by then hangs (hang.go).
 	sctx, cancelSetup := context.WithTimeout(tctx, captureBound)
@@ -276,6 +278,13 @@ type pageState struct {
 	changed    chan struct{} // a request started or ended
 	crashOnce  sync.Once
 	crashed    chan struct{}
+
+	// Request.Hold (hold.go): the holds of the requests in flight, by
+	// network request; ended once the page is.
+	holds      map[network.RequestID]func()
+	holdsEnded bool
+	pageCtx    context.Context
+	pageCancel context.CancelFunc
 }
 
 func (pg *pageState) status() int {
@@ -354,6 +363,7 @@ func (pg *pageState) done(id network.RequestID) {
 	pg.mu.Lock()
 	delete(pg.inflight, id)
 	pg.mu.Unlock()
+	pg.unhold(id)
 	pg.notify()
 }
 

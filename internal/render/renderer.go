@@ -26,7 +26,17 @@ type Renderer struct {
 	cur     *browser // nil until the first page, or after a crash
 	gen     int      // starts so far
 	closed  bool
-	restart int // restarts after a crash
+	restart int // restarts after a crash (or for the memory limit)
+
+	// The memory limit (memory.go): pages in the browsers, the browser
+	// being drained (nil when none is), what it held, and the signal
+	// that it is done.
+	active      int
+	draining    *browser
+	drainUsed   int64
+	drained     *sync.Cond
+	memRestarts int
+	measured    time.Time // the last measurement
 }
 
 // New returns a Renderer for opts (valid), whose browser is found by
@@ -36,14 +46,17 @@ func New(opts Options) (*Renderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Renderer{opts: opts, path: path, blocked: blockedTypes(opts.Block),
-		slots: make(chan struct{}, opts.Concurrency), idle: make(chan *tab, opts.Concurrency)}, nil
+	r := &Renderer{opts: opts, path: path, blocked: blockedTypes(opts.Block),
+		slots: make(chan struct{}, opts.Concurrency), idle: make(chan *tab, opts.Concurrency)}
+	r.drained = sync.NewCond(&r.mu)
+	return r, nil
 }
 
 // Path is the browser executable.
 func (r *Renderer) Path() string { return r.path }
 
-// Restarts is how many times the browser was started again after it died.
+// Restarts is how many times the browser was started again after it died
+// (or was ended for Options.MaxMemory).
 func (r *Renderer) Restarts() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -76,6 +89,7 @@ func (r *Renderer) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
+	r.drained.Broadcast()
 	if r.cur != nil {
 		r.cur.close()
 		r.cur = nil
@@ -138,6 +152,11 @@ type Request struct {
 	// A non-nil answer blocks the request and is kept in Page.Blocked.
 	// nil Check allows everything Block does not block.
 	Check func(u, from *url.URL, main bool) *Refusal
+	// Hold, when set, is called for each request of the page Check
+	// allowed (the main document's hops excepted) before it is sent, and
+	// may wait (bounded by ctx, done when the page ends); release is
+	// called when the request has ended (hold.go).
+	Hold func(ctx context.Context, u *url.URL) (release func(), err error)
 	// Cookies, when set, gives the Cookie header to add to a request to u;
 	// SetCookies receives the headers of each response with Set-Cookie.
 	Cookies    func(u *url.URL) string
@@ -166,11 +185,16 @@ func (r *Renderer) Render(ctx context.Context, req *Request) (*Page, error) {
 	defer func() { <-r.slots }()
 	var last error
 	for try := range 2 {
+		if !r.pageStarted() {
+			return nil, errClosed
+		}
 		b, err := r.browser()
 		if err != nil {
+			r.pageEnded(nil)
 			return nil, err
 		}
 		p, err := r.renderIn(b, req)
+		r.pageEnded(b)
 		if err == nil || !r.crashed(b, err) {
 			return p, err
 		}
