@@ -107,6 +107,8 @@ func (o *Options) compile() (*engine, error) {
 		}
 		ex.Kinds |= k
 	}
+	tagged := ex.Kinds != 0
+	ex.Kinds = ruleKinds(ex.Kinds, false)
 	if o.PostForms && ex.Kinds&linkfind.Forms == 0 {
 		return nil, errors.New("--post-forms: add forms (or all) to --kinds")
 	}
@@ -123,7 +125,7 @@ func (o *Options) compile() (*engine, error) {
 	if ex.DenyDomains, err = normalizeDomains("--deny-domain", o.DenyDomains); err != nil {
 		return nil, err
 	}
-	x.links = append(x.links, flagLinkRule(ex))
+	x.links = append(x.links, flagLinkRule(ex, tagged))
 	return x, nil
 }
 

@@ -12,7 +12,10 @@ import (
 // TestCrawlThroughEveryKindOfLink: a site whose pages are reached only
 // through a <link rel=next>, a GET form and a Link header is crawled to
 // the end by a link rule with kinds: [navigation, forms]; a rule without
-// kinds (Scrapy's a/area hrefs) gets the home page alone (issue 30).
+// kinds (navigation, the default) reaches the second page through the
+// <link rel=next> but not the form's search nor the page its Link header
+// leads to; a rule with tags: [a, area] (Scrapy's default) gets the home
+// page alone (issue 30).
 func TestCrawlThroughEveryKindOfLink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawl loops are skipped with -short")
@@ -40,7 +43,8 @@ func TestCrawlThroughEveryKindOfLink(t *testing.T) {
 	defer srv.Close()
 	for _, c := range []struct{ name, rule, want string }{
 		{"kinds", "    kinds: [navigation, forms]\n", "home last search second title"},
-		{"default", "", "home title"},
+		{"default", "", "home second title"},
+		{"tags", "    tags: [a, area]\n", "home title"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := newCrawlSite(t, bin, loopSite)

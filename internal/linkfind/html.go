@@ -15,6 +15,10 @@ type Options struct {
 	PostForms bool     // POST forms too (their data as the body)
 	URL       *url.URL // the page's URL: where a form without action submits
 	Base      *url.URL // the page's <base href> resolved, else URL
+	// JavascriptHrefs gives the javascript: hrefs of a and area, as
+	// written, as navigation links when Scripts is not wanted: for a
+	// caller that rewrites them (Scrapy's process_value).
+	JavascriptHrefs bool
 }
 
 // maxNesting bounds how deep documents inside attributes and comments
@@ -157,6 +161,8 @@ func (w *walker) element(n *html.Node, base *url.URL) {
 				if code, ok := javascriptURL(href); ok {
 					if k&Scripts != 0 {
 						w.script(n.Data+"@href", code, base, n)
+					} else if w.o.JavascriptHrefs {
+						w.emit(Navigation, n.Data+"@href", href, base, n)
 					}
 				} else {
 					w.emit(Navigation, n.Data+"@href", href, base, n)
