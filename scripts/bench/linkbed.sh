@@ -9,6 +9,8 @@
 #   scripts/bench.sh linkbed
 #
 # A finder that cannot be had here is left out of the table, and said so.
+# katana waits about 10 s after each of the bed's ~70 pages: this section
+# takes some 15 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CASES=linkbed
