@@ -25,6 +25,10 @@ type linkRule struct {
 	priority *int
 	step     int
 	requests bool // also the response's "requests" (follow_requests.go)
+	// tagged: the rule names its kinds, and its follow-ups carry
+	// link_kind and source; the default's (DefaultKinds) are written as
+	// before kinds existed.
+	tagged bool
 }
 
 // candidate is a URL a rule wants followed, before the crawl policy.
@@ -69,9 +73,10 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 	ex := &LinkExtractor{
 		Allow: r.Allow, Deny: r.Deny, MaxURLLength: DefaultMaxURLLength, Tags: r.Tags, Attrs: r.Attrs,
 		SkipNofollow: r.SkipNofollow, Canonicalize: r.Canonicalize, KeepDuplicates: !r.Unique, Process: r.Process,
-		Kinds: r.Kinds, PostForms: r.PostForms,
+		Kinds: ruleKinds(r.Kinds, r.Select != nil || r.Tags != nil || r.Attrs != nil), PostForms: r.PostForms,
 	}
-	lr.match.css = r.Kinds&linkfind.Resources != 0
+	lr.match.css = ex.Kinds&linkfind.Resources != 0
+	lr.tagged = r.Kinds != 0
 	if ex.Tags != nil && ex.Attrs == nil {
 		ex.Attrs = defaultAttrs
 	}
@@ -123,8 +128,8 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 }
 
 // flagLinkRule is the link rule of --links and its filter flags.
-func flagLinkRule(ex *LinkExtractor) *linkRule {
-	return &linkRule{name: "--links", match: matcher{format: rules.HTML, anyFormat: true}, ex: ex, denyExt: policy.DefaultExtensions, step: rules.DefaultPriorityStep}
+func flagLinkRule(ex *LinkExtractor, tagged bool) *linkRule {
+	return &linkRule{tagged: tagged, name: "--links", match: matcher{format: rules.HTML, anyFormat: true}, ex: ex, denyExt: policy.DefaultExtensions, step: rules.DefaultPriorityStep}
 }
 
 // links returns the URLs rule r wants followed from page p: its links,
@@ -211,7 +216,10 @@ func (r *linkRule) kindLinks(p *page, out []candidate, st *LinkStats) ([]candida
 	}
 	pctx := &process.Context{Base: p.base}
 	add := func(s string, u *url.URL, l *linkfind.Link) {
-		c := candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt, found: &foundLink{kind: l.Kind, source: l.Source, method: l.Method, body: l.Body}}
+		c := candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt}
+		if r.tagged || l.Method != "" {
+			c.found = &foundLink{kind: l.Kind, source: l.Source, method: l.Method, body: l.Body}
+		}
 		if !r.ownExt && l.Kind&(linkfind.Resources|linkfind.Scripts) != 0 {
 			c.denyExt, c.ownExt = nil, true
 		}

@@ -5,138 +5,38 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/crawlutils/crawlutils/internal/demosite"
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/linkfind"
 	"github.com/crawlutils/crawlutils/internal/selector"
 )
 
-// bedCase is one way a page, its headers or a stylesheet points at a URL:
-// the test bed (testdata/linkbed) gives each its own target.
-type bedCase struct {
-	url, kind, source string
-	method            string // POST for a POST form
-}
-
-// linkBed lists every case of testdata/linkbed (page.html served with the
-// headers of bedHeaders, frames.html, style.css as text/css), with the
-// kind and source cextract --links --kinds all must give it. The page's
-// <base href="/base/"> applies to everything in it (t/23, the srcdoc's
-// t/56); the headers resolve against the page URL.
-var linkBed = []bedCase{
-	// navigation
-	{"/t/01", "navigation", "a@href", ""},
-	{"/t/02", "navigation", "area@href", ""},
-	{"/t/03", "navigation", "a@xlink:href", ""},
-	{"/t/04", "navigation", "a@href", ""}, // SVG 2 href
-	{"/t/05", "navigation", "frame@src", ""},
-	{"/t/06", "navigation", "iframe@src", ""},
-	{"/t/07", "navigation", "iframe@longdesc", ""},
-	{"/t/08", "navigation", "img@longdesc", ""},
-	{"/t/09", "navigation", "link@href", ""}, // rel=next
-	{"/t/10", "navigation", "link@href", ""}, // rel=prev
-	{"/t/11", "navigation", "link@href", ""}, // rel=alternate
-	{"/t/12", "navigation", "link@href", ""}, // rel=canonical
-	{"/t/13", "navigation", "meta@refresh", ""},
-	{"/t/14", "navigation", "blockquote@cite", ""},
-	{"/t/15", "navigation", "q@cite", ""},
-	{"/t/16", "navigation", "del@cite", ""},
-	{"/t/17", "navigation", "ins@cite", ""},
-	{"/t/18", "navigation", "header:Link", ""}, // rel=next
-	{"/t/19", "navigation", "header:Refresh", ""},
-	{"/t/20", "navigation", "header:Content-Location", ""},
-	{"/t/21", "navigation", "meta@content", ""}, // og:url
-	{"/t/22", "navigation", "a@href", ""},       // inside <noscript>
-	{"/base/t/23", "navigation", "a@href", ""},  // relative, against <base href>
-	{"/t/69", "navigation", "frame@src", ""},
-	// resources
-	{"/t/24", "resources", "img@src", ""},
-	{"/t/25a", "resources", "img@srcset", ""},
-	{"/t/25b", "resources", "img@srcset", ""},
-	{"/t/26", "resources", "source@srcset", ""},
-	{"/t/27", "resources", "video@src", ""},
-	{"/t/28", "resources", "video@poster", ""},
-	{"/t/29", "resources", "audio@src", ""},
-	{"/t/30", "resources", "source@src", ""},
-	{"/t/31", "resources", "track@src", ""},
-	{"/t/32", "resources", "embed@src", ""},
-	{"/t/33", "resources", "object@data", ""},
-	{"/t/34", "resources", "param@value", ""},
-	{"/t/35", "resources", "script@src", ""},
-	{"/t/36", "resources", "link@href", ""}, // rel=stylesheet
-	{"/t/37", "resources", "link@href", ""}, // rel=icon
-	{"/t/38", "resources", "link@imagesrcset", ""},
-	{"/t/39", "resources", "link@href", ""}, // rel=manifest
-	{"/t/40", "resources", "html@manifest", ""},
-	{"/t/41", "resources", "body@background", ""},
-	{"/t/42", "resources", "td@background", ""},
-	{"/t/43", "resources", "input@src", ""}, // type=image
-	{"/t/44", "resources", "img@lowsrc", ""},
-	{"/t/45", "resources", "a@ping", ""},
-	{"/t/46", "resources", "style css:url", ""},
-	{"/t/47", "resources", "style css:@import", ""},
-	{"/t/48", "resources", "div@style css:url", ""},
-	{"/t/49", "resources", "image@href", ""},        // SVG
-	{"/t/50", "resources", "use@href", ""},          // SVG, fragment dropped
-	{"/t/51", "resources", "header:Link", ""},       // rel=preload
-	{"/t/52", "resources", "meta@content", ""},      // og:image
-	{"/t/53", "resources", "style css:url", ""},     // image-set()
-	{"/t/54", "resources", "comment link@href", ""}, // conditional comment
-	{"/base/t/56", "resources", "iframe@srcdoc img@src", ""},
-	{"/t/57", "resources", "script@href", ""}, // SVG
-	{"/t/67", "resources", "css:url", ""},     // style.css
-	{"/t/68", "resources", "css:@import", ""}, // style.css
-	// navigation inside srcdoc
-	{"/t/55", "navigation", "iframe@srcdoc a@href", ""},
-	// forms
-	{"/t/58?q=x", "forms", "form@action", ""},
-	{"/dir/page.html?page=59", "forms", "form@action", ""}, // no action: the page URL
-	{"/t/60", "forms", "form@action", "POST"},
-	{"/t/70?v=1&b=go", "forms", "button@formaction", ""}, // formmethod=get in a POST form
-	{"/t/71", "forms", "input@formaction", "POST"},
-	{"/t/72", "forms", "form@action", "POST"},
-	// scripts: guesses
-	{"/t/61", "scripts", "script js:string", ""},
-	{"/t/62", "scripts", "a@onclick js:string", ""},
-	{"/t/63", "scripts", "a@href js:string", ""}, // javascript: link
-	{"/t/64", "scripts", "div@data-url", ""},
-	{"/t/65", "scripts", "div@data-config json:string", ""},
-	{"/t/66", "scripts", "script json:string", ""}, // application/ld+json
-}
-
-var bedHeaders = map[string]string{
-	"Content-Type":     "text/html; charset=utf-8",
-	"Link":             `</t/18>; rel="next", </t/51>; rel=preload; as=image`,
-	"Refresh":          "60; url=/t/19",
-	"Content-Location": "/t/20",
-}
-
-// linkBedInput is the test bed as cfetch's response records.
+// linkBedInput is the link test bed of the demo site (demosite.LinkBed,
+// one page per case) as cfetch's response records, served on
+// https://bed.test.
 func linkBedInput(t *testing.T) []byte {
 	t.Helper()
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join("testdata", "linkbed", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	site := demosite.New(demosite.Options{Products: 20})
 	var in bytes.Buffer
-	for _, r := range []struct {
-		url, file string
-		headers   map[string]string
-	}{
-		{"https://bed.test/dir/page.html", "page.html", bedHeaders},
-		{"https://bed.test/dir/frames.html", "frames.html", map[string]string{"Content-Type": "text/html"}},
-		{"https://bed.test/dir/style.css", "style.css", map[string]string{"Content-Type": "text/css"}},
-	} {
-		in.WriteString(response(t, r.url, read(r.file), map[string]any{"url": r.url}, map[string]any{"headers": r.headers}) + "\n")
+	for _, p := range demosite.LinkBedPages()[1:] { // not the index: it links the pages
+		rec := httptest.NewRecorder()
+		site.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "https://bed.test"+p, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: status %d", p, rec.Code)
+		}
+		headers := map[string]string{}
+		for k, v := range rec.Header() {
+			headers[k] = v[0]
+		}
+		u := "https://bed.test" + p
+		in.WriteString(response(t, u, rec.Body.String(), map[string]any{"url": u}, map[string]any{"headers": headers}) + "\n")
 	}
 	return in.Bytes()
 }
@@ -173,22 +73,23 @@ func bedRun(t *testing.T, args ...string) map[string][2]string {
 }
 
 // TestLinkBedKindsAll: --links --kinds all --post-forms finds every case of
-// the test bed, with its kind and source, and nothing else.
+// the demo site's link test bed, with its kind and source, and nothing else.
 func TestLinkBedKindsAll(t *testing.T) {
 	got := bedRun(t, "--links", "--kinds", "all", "--post-forms")
 	want := map[string]bool{}
-	for _, c := range linkBed {
-		key := c.url
-		if c.method != "" {
-			key = c.method + " " + key
+	bed := demosite.LinkBed()
+	for _, c := range bed {
+		key := c.Target
+		if c.Method != "" {
+			key = c.Method + " " + key
 		}
 		want[key] = true
 		g, ok := got[key]
 		switch {
 		case !ok:
-			t.Errorf("%s (%s %s): not found", key, c.kind, c.source)
-		case g != [2]string{c.kind, c.source}:
-			t.Errorf("%s: got %s %q, want %s %q", key, g[0], g[1], c.kind, c.source)
+			t.Errorf("case %s %s (%s %s): not found", c.Case, key, c.Kind, c.Source)
+		case g != [2]string{c.Kind, c.Source}:
+			t.Errorf("case %s %s: got %s %q, want %s %q", c.Case, key, g[0], g[1], c.Kind, c.Source)
 		}
 	}
 	for key, g := range got {
@@ -196,8 +97,8 @@ func TestLinkBedKindsAll(t *testing.T) {
 			t.Errorf("%s (%s %q): found, not in the test bed", key, g[0], g[1])
 		}
 	}
-	if len(linkBed) < 63 {
-		t.Errorf("the test bed has %d cases, want at least the issue's 63", len(linkBed))
+	if len(bed) < 63 {
+		t.Errorf("the test bed has %d cases, want at least the issue's 63", len(bed))
 	}
 }
 
@@ -206,9 +107,9 @@ func TestLinkBedEachKind(t *testing.T) {
 	for _, kind := range []string{"navigation", "resources", "forms", "scripts"} {
 		got := bedRun(t, "--links", "--kinds", kind)
 		var want []string
-		for _, c := range linkBed {
-			if c.kind == kind && c.method == "" {
-				want = append(want, c.url)
+		for _, c := range demosite.LinkBed() {
+			if c.Kind == kind && c.Method == "" {
+				want = append(want, c.Target)
 			}
 		}
 		var keys []string
@@ -223,18 +124,27 @@ func TestLinkBedEachKind(t *testing.T) {
 	}
 }
 
-// TestLinkBedDefault: --links without kinds finds what Scrapy's default
-// LinkExtractor finds, the a and area hrefs (SVG's too), and writes no
-// link_kind or source.
+// TestLinkBedDefault: --links without kinds finds every navigation case
+// (DefaultKinds), and writes no link_kind or source.
 func TestLinkBedDefault(t *testing.T) {
 	got := bedRun(t, "--links")
-	want := map[string][2]string{"/t/01": {}, "/t/02": {}, "/t/03": {}, "/t/04": {}, "/t/22": {}, "/base/t/23": {}}
-	if len(got) != len(want) {
-		t.Errorf("got %v, want %v", got, want)
+	want := map[string]bool{}
+	for _, c := range demosite.LinkBed() {
+		if c.Kind == "navigation" {
+			want[c.Target] = true
+		}
 	}
-	for k, v := range want {
-		if g, ok := got[k]; !ok || g != v {
-			t.Errorf("%s: got %q (found %v), want no kind or source", k, g, ok)
+	for k, g := range got {
+		if !want[k] {
+			t.Errorf("%s: found, not a navigation case", k)
+		}
+		if g != [2]string{} {
+			t.Errorf("%s: got %q, want no kind or source", k, g)
+		}
+	}
+	for k := range want {
+		if _, ok := got[k]; !ok {
+			t.Errorf("%s: navigation case not found", k)
 		}
 	}
 }

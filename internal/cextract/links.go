@@ -62,6 +62,23 @@ type LinkExtractor struct {
 	PostForms bool
 }
 
+// DefaultKinds is what a link rule without kinds, tags, attrs or select
+// follows, and --links without --kinds: every navigation link (a and area
+// href, frames, <link rel=next|prev|alternate|canonical>, meta refresh, the
+// Link, Refresh and Content-Location headers…). A rule that wants only the
+// a and area hrefs says tags: [a, area].
+const DefaultKinds = linkfind.Navigation
+
+// ruleKinds is the one place that decides the kinds a link rule follows:
+// those it names; else DefaultKinds, unless it picks its links itself
+// (tags, attrs or select), when it has none and reads its tags.
+func ruleKinds(named linkfind.Kind, picksOwn bool) linkfind.Kind {
+	if named != 0 || picksOwn {
+		return named
+	}
+	return DefaultKinds
+}
+
 // LinkStats counts the links of a page that Links did not return, other
 // than duplicates and links that are not http(s) (javascript:, mailto:, #top…).
 type LinkStats struct {
@@ -112,7 +129,7 @@ func (e *LinkExtractor) eachKind(d *selector.Doc, pageURL *url.URL, pctx *proces
 	if pageURL == nil {
 		pageURL = d.URL
 	}
-	o := linkfind.Options{Kinds: e.Kinds, PostForms: e.PostForms, URL: pageURL, Base: d.Base()}
+	o := linkfind.Options{Kinds: e.Kinds, PostForms: e.PostForms, URL: pageURL, Base: d.Base(), JavascriptHrefs: len(e.Process) > 0}
 	for _, region := range regions {
 		linkfind.HTML(region, o, func(l linkfind.Link) { e.found(&l, pctx, seen, &st, fn) })
 	}

@@ -10,13 +10,15 @@ import (
 // there, and requests there are not counted.
 const controlPrefix = "/__demosite/"
 
-// serveControl answers GET /__demosite/stats with Stats as JSON,
+// serveControl answers GET /__demosite/stats with Stats as JSON, GET
+// /__demosite/linkbed with the link test bed's cases and the requests of
+// each target (linkbed.go),
 // POST /__demosite/reset with 204 after a Reset and POST
 // /__demosite/round?n=N with 204 after SetRound(N).
 func (s *Site) serveControl(w http.ResponseWriter, r *http.Request, path string) {
 	var method string
 	switch path {
-	case controlPrefix + "stats":
+	case controlPrefix + "stats", controlPrefix + "linkbed":
 		method = http.MethodGet
 	case controlPrefix + "reset", controlPrefix + "round":
 		method = http.MethodPost
@@ -46,6 +48,10 @@ func (s *Site) serveControl(w http.ResponseWriter, r *http.Request, path string)
 	if method == http.MethodPost {
 		s.Reset()
 		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if path == controlPrefix+"linkbed" {
+		s.serveBedReport(w, r)
 		return
 	}
 	body, err := json.Marshal(s.Stats())

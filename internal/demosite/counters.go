@@ -108,6 +108,7 @@ type pathCount struct {
 // counters is the site's record of requests; Site.mu guards it.
 type counters struct {
 	paths     map[string]*pathCount
+	bed       map[string]int    // the link test bed's targets (linkbed.go)
 	failedAt  map[int]time.Time // one-time-failure products that failed, and when
 	log       []Request
 	byStatus  map[int]int
@@ -120,7 +121,7 @@ type counters struct {
 }
 
 func newCounters() counters {
-	return counters{paths: map[string]*pathCount{}, failedAt: map[int]time.Time{}, byStatus: map[int]int{}}
+	return counters{paths: map[string]*pathCount{}, bed: map[string]int{}, failedAt: map[int]time.Time{}, byStatus: map[int]int{}}
 }
 
 // Reset forgets which one-time-failure pages already failed (so each fails

@@ -37,11 +37,19 @@
 //	/calendar/<YYYY>/<MM>/             crawler trap: links to the previous and next month
 //	/private/, /private/page-<n>.html  disallowed listing pages (n = 2…5)
 //	/private/catalogue/<slug>_<id>/    disallowed product pages, ids 900001…900040
+//	/linkbed/                          the link test bed (linkbed.go, LinkBed): links to
+//	                                   one page per way of pointing at a URL,
+//	                                   /linkbed/<case>.html (or .css), each leading to
+//	                                   its own target under /linkbed/t/, /linkbed/base/
+//	                                   or, disallowed by robots.txt, /private/linkbed/
 //	/__demosite/stats                  GET: the request counters as JSON (Stats)
+//	/__demosite/linkbed                GET: the link test bed's cases and how many
+//	                                   times each target was requested, as JSON
 //	/__demosite/reset                  POST: Reset, answered 204
 //
 // /p/, /item/ and /go/ answer 404 for discontinued and unknown ids.
-// Nothing links /__demosite/, and requests there are not counted.
+// Nothing links /__demosite/ or /linkbed/, and requests to /__demosite/
+// are not counted. The bed's pages and targets also answer POST.
 // Anything else answers 404 with a small HTML body. /category/<slug>,
 // /catalogue/<slug>_<id> and /private (no trailing slash) answer 301 to the
 // slashed path. All links in pages are relative ("page-2.html",

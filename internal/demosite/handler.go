@@ -20,7 +20,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x := &exchange{ResponseWriter: w, site: s, method: r.Method, path: path, arrived: s.now()}
 	defer x.count()
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && !(r.Method == http.MethodPost && isBedPath(path)) {
 		w.Header().Set("Allow", "GET, HEAD")
 		send(x, r, htmlResponse(http.StatusMethodNotAllowed, renderError(http.StatusMethodNotAllowed, "Only GET and HEAD are supported.")))
 		return
@@ -61,6 +61,8 @@ func (s *Site) route(x *exchange, r *http.Request, path string) {
 		s.serveMedia(w, r, path)
 	case strings.HasPrefix(path, "/calendar/"):
 		s.serveCalendar(w, r, path)
+	case isBedPath(path):
+		s.serveBed(w, r, path)
 	case path == "/private":
 		redirect(w, "/private/")
 	case strings.HasPrefix(path, "/private/"):

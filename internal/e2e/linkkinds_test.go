@@ -1,18 +1,26 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/demosite"
 )
 
 // TestCrawlThroughEveryKindOfLink: a site whose pages are reached only
 // through a <link rel=next>, a GET form and a Link header is crawled to
 // the end by a link rule with kinds: [navigation, forms]; a rule without
-// kinds (Scrapy's a/area hrefs) gets the home page alone (issue 30).
+// kinds (navigation, the default) reaches the second page through the
+// <link rel=next> but not the form's search nor the page its Link header
+// leads to; a rule with tags: [a, area] (Scrapy's default) gets the home
+// page alone (issue 30).
 func TestCrawlThroughEveryKindOfLink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawl loops are skipped with -short")
@@ -40,7 +48,8 @@ func TestCrawlThroughEveryKindOfLink(t *testing.T) {
 	defer srv.Close()
 	for _, c := range []struct{ name, rule, want string }{
 		{"kinds", "    kinds: [navigation, forms]\n", "home last search second title"},
-		{"default", "", "home title"},
+		{"default", "", "home second title"},
+		{"tags", "    tags: [a, area]\n", "home title"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := newCrawlSite(t, bin, loopSite)
@@ -51,6 +60,70 @@ func TestCrawlThroughEveryKindOfLink(t *testing.T) {
 			out := l.run("sort pages.csv")
 			if got := strings.Join(strings.Fields(out), " "); got != c.want {
 				t.Errorf("pages.csv has %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestCrawlLinkBed: cqueue crawl of the demo site's link test bed
+// (demosite.LinkBed, one page per case). With kinds: [all] and post_forms
+// every case's target is fetched exactly once, but for the ones robots.txt
+// disallows: discovered, counted as robots drops, never fetched. The
+// default rule (no kinds: navigation) fetches every navigation target and
+// nothing of the other kinds.
+func TestCrawlLinkBed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawl loops are skipped with -short")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	bin := binDir(t)
+	for _, c := range []struct{ name, rule string }{
+		{"all", "    kinds: [all]\n    post_forms: true\n"},
+		{"default", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := newCrawlSite(t, bin, loopSite)
+			l.writeFile("seeds.txt", l.url+"/linkbed/\n")
+			l.writeFile("rules.yml", "version: 1\nitems:\n  - name: page\n    fields:\n      title: {css: title, required: true}\nlinks:\n  - name: bed\n"+c.rule)
+			r := l.runCrawl(`--stats acct.json seeds.txt rules.yml pages.jsonl`)
+			r.want(t, 0, "complete: nothing is left queued or in flight")
+			fetched := l.site.BedFetched()
+			robots := 0
+			for _, bc := range demosite.LinkBed() {
+				key := bc.Target
+				if bc.Method != "" {
+					key = bc.Method + " " + key
+				}
+				want := 1
+				switch {
+				case bc.Robots:
+					want = 0
+					if c.name == "all" || bc.Kind == "navigation" {
+						robots++
+					}
+				case c.name == "default" && bc.Kind != "navigation":
+					want = 0
+				}
+				if fetched[key] != want {
+					t.Errorf("case %s (%s %s) %s: fetched %d times, want %d", bc.Case, bc.Kind, bc.Source, key, fetched[key], want)
+				}
+			}
+			var acct struct {
+				Pages struct {
+					Errors map[string]int `json:"errors"`
+				} `json:"pages"`
+			}
+			b, err := os.ReadFile(filepath.Join(l.dir, "acct.json"))
+			if err == nil {
+				err = json.Unmarshal(b, &acct)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := acct.Pages.Errors["robots"]; robots < 1 || n != robots {
+				t.Errorf("the account's pages.errors.robots is %d, want the bed's %d robots cases (%s)", n, robots, b)
 			}
 		})
 	}

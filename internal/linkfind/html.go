@@ -15,6 +15,10 @@ type Options struct {
 	PostForms bool     // POST forms too (their data as the body)
 	URL       *url.URL // the page's URL: where a form without action submits
 	Base      *url.URL // the page's <base href> resolved, else URL
+	// JavascriptHrefs gives the javascript: hrefs of a and area, as
+	// written, as navigation links when Scripts is not wanted: for a
+	// caller that rewrites them (Scrapy's process_value).
+	JavascriptHrefs bool
 }
 
 // maxNesting bounds how deep documents inside attributes and comments
@@ -154,12 +158,18 @@ func (w *walker) element(n *html.Node, base *url.URL) {
 		switch n.DataAtom {
 		case atom.A, atom.Area:
 			if href, ok := htmlparse.Attr(n, "href"); ok {
+				source := "a@href"
+				if n.DataAtom == atom.Area {
+					source = "area@href"
+				}
 				if code, ok := javascriptURL(href); ok {
 					if k&Scripts != 0 {
-						w.script(n.Data+"@href", code, base, n)
+						w.script(source, code, base, n)
+					} else if w.o.JavascriptHrefs {
+						w.emit(Navigation, source, href, base, n)
 					}
 				} else {
-					w.emit(Navigation, n.Data+"@href", href, base, n)
+					w.emit(Navigation, source, href, base, n)
 				}
 			}
 			if ping, ok := htmlparse.Attr(n, "ping"); ok && k&Resources != 0 {
@@ -240,6 +250,9 @@ func (w *walker) element(n *html.Node, base *url.URL) {
 // style, event handlers, data-*.
 func (w *walker) anyElement(n *html.Node, base *url.URL) {
 	k := w.o.Kinds
+	if k&(Resources|Scripts) == 0 {
+		return // navigation alone, the default: none of these
+	}
 	for _, a := range n.Attr {
 		if a.Namespace != "" {
 			continue

@@ -278,3 +278,25 @@ func TestParseKind(t *testing.T) {
 		t.Errorf("ParseKind(images): %v", err)
 	}
 }
+
+// TestJavascriptHrefs: a javascript: href is a scripts link (its code
+// read); without Scripts it is skipped, or given as written as a
+// navigation link with JavascriptHrefs (for a caller's process_value).
+func TestJavascriptHrefs(t *testing.T) {
+	doc, _ := htmlparse.Parse(`<a href="javascript:go('/d')">d</a><a href="/e" style="background:url(/f)">e</a>`)
+	for _, c := range []struct {
+		o    Options
+		want []string
+	}{
+		{Options{Kinds: Navigation}, []string{"navigation a@href /e"}},
+		{Options{Kinds: Navigation, JavascriptHrefs: true}, []string{"navigation a@href javascript:go('/d')", "navigation a@href /e"}},
+		{Options{Kinds: Navigation | Scripts, JavascriptHrefs: true}, []string{"scripts a@href js:string /d", "navigation a@href /e"}},
+		{Options{Kinds: Navigation | Resources}, []string{"navigation a@href /e", "resources a@style css:url /f"}},
+	} {
+		var got []string
+		HTML(doc, c.o, func(l Link) { got = append(got, l.Kind.String()+" "+l.Source+" "+l.Ref) })
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%+v: got %q, want %q", c.o, got, c.want)
+		}
+	}
+}

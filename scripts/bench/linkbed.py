@@ -1,66 +1,32 @@
-"""The link test bed (internal/cextract/testdata/linkbed) served on
-127.0.0.1, and what each link finder finds in it: cextract --links with
---kinds navigation and --kinds all --post-forms (through cfetch), Scrapy's
-LinkExtractor by default and given every tag and attribute by hand, and
-katana when built. Prints the table of docs/rules.md (Markdown).
+"""The demo site's link test bed (internal/demosite/linkbed.go: one page
+per case under /linkbed/, each leading to its own target), and what each
+link finder finds in it: cextract --links by default (navigation) and with
+--kinds all --post-forms (through cfetch), Scrapy's LinkExtractor by
+default and given every tag and attribute by hand, and katana when built.
+The cases come from the site (GET /__demosite/linkbed). Prints the table of
+docs/rules.md (Markdown).
 
-    python3 scripts/bench/linkbed.py BINDIR [KATANA]
+    python3 scripts/bench/linkbed.py BINDIR SITE [KATANA]
 """
-import http.server
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import threading
+import urllib.request
 from urllib.parse import urlsplit
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BED = os.path.join(ROOT, "internal", "cextract", "testdata", "linkbed")
 BIN = sys.argv[1]
-KATANA = sys.argv[2] if len(sys.argv) > 2 else ""
-PAGES = {
-    "/dir/page.html": ("page.html", {"Content-Type": "text/html; charset=utf-8",
-                                     "Link": '</t/18>; rel="next", </t/51>; rel=preload; as=image',
-                                     "Refresh": "60; url=/t/19", "Content-Location": "/t/20"}),
-    "/dir/frames.html": ("frames.html", {"Content-Type": "text/html"}),
-    "/dir/style.css": ("style.css", {"Content-Type": "text/css"}),
-}
-
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        path = urlsplit(self.path).path
-        if path in PAGES:
-            name, headers = PAGES[path]
-            with open(os.path.join(BED, name), "rb") as f:
-                body = f.read()
-            self.send_response(200)
-            for k, v in headers.items():
-                self.send_header(k, v)
-        else:
-            body = b"<html><body>target</body></html>"
-            self.send_response(404 if path == "/robots.txt" else 200)
-            self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    do_POST = do_GET
-
-    def log_message(self, *args):
-        pass
-
-
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-threading.Thread(target=srv.serve_forever, daemon=True).start()
-BASE = "http://127.0.0.1:%d" % srv.server_address[1]
-URLS = [BASE + p for p in PAGES]
+BASE = sys.argv[2].rstrip("/")
+KATANA = sys.argv[3] if len(sys.argv) > 3 else ""
+with urllib.request.urlopen(BASE + "/__demosite/linkbed") as r:
+    CASES = json.load(r)["cases"]
+URLS = list(dict.fromkeys(BASE + c["page"] for c in CASES))
 
 
 def path_of(url):
     """A found URL as the table compares them: path only (a form's values
-    and a POST's method aside), on the bed's host."""
+    and a POST's method aside), on the site's host."""
     u = urlsplit(url)
     if u.netloc != urlsplit(BASE).netloc:
         return None
@@ -68,9 +34,9 @@ def path_of(url):
 
 
 def cextract(*args):
-    """Follow-ups of cextract --links ARGS over the bed, fetched by cfetch:
-    URL path -> (kind, source, URL with query, method)."""
-    # The page's meta refresh (30 s) is a link here, not a redirect to follow.
+    """Follow-ups of cextract --links ARGS over the bed's pages, fetched by
+    cfetch: URL path -> (kind, source, URL with query, method)."""
+    # Case 13's meta refresh (30 s) is a link here, not a redirect to follow.
     fetch = subprocess.run([os.path.join(BIN, "cfetch"), "-q", "--no-meta-refresh"], input="\n".join(URLS) + "\n",
                            capture_output=True, text=True, check=True)
     out = subprocess.run([os.path.join(BIN, "cextract"), "-q", "--links", *args], input=fetch.stdout,
@@ -138,7 +104,7 @@ def scrapy():
 
 
 def katana():
-    """katana's findings: it crawls the three pages (depth 2: each page and
+    """katana's findings: it crawls the bed's pages (depth 2: each page and
     what it points at) with JavaScript parsing and form extraction on."""
     if not KATANA:
         return None, ""
@@ -162,28 +128,33 @@ def katana():
 
 def main():
     all_ = cextract("--kinds", "all", "--post-forms")
-    nav = cextract("--kinds", "navigation")
     default = cextract()
     sd, sh, sv = scrapy()
     kf, kv = katana()
-    cols = ["`--links`", "`navigation`", "`all`", "Scrapy default", "Scrapy by hand"] + (["katana"] if kf is not None else [])
-    print("| case | kind, source (`all`) | " + " | ".join(cols) + " |")
-    print("|---|---|" + "---|" * len(cols))
+    cols = ["default (`navigation`)", "`all`", "Scrapy default", "Scrapy by hand"] + (["katana"] if kf is not None else [])
+    print("| case | target | kind, source (`all`) | " + " | ".join(cols) + " |")
+    print("|---|---|---|" + "---|" * len(cols))
     totals = [0] * len(cols)
-    for p in sorted(all_, key=lambda p: (p.replace("/base", ""), p)):
-        kind, source, full, method = all_[p]
-        case = ("POST " if method == "POST" else "") + full
-        hits = [p in default, p in nav, True, p in sd, p in sh] + ([p in kf] if kf is not None else [])
+    for c in CASES:
+        p = urlsplit(c["target"]).path
+        target = ("POST " if c.get("method") == "POST" else "") + c["target"]
+        if c.get("robots"):
+            target += " (robots.txt: not fetched)"
+        got = all_.get(p)
+        if got is not None and (got[0], got[1]) != (c["kind"], c["source"]):
+            sys.exit("linkbed: case %s: cextract --kinds all says %s %s, the site %s %s" % (
+                c["case"], got[0], got[1], c["kind"], c["source"]))
+        hits = [p in default, got is not None, p in sd, p in sh] + ([p in kf] if kf is not None else [])
         for i, h in enumerate(hits):
             totals[i] += h
-        print("| `%s` | %s `%s` | %s |" % (case, kind, source, " | ".join("✓" if h else "" for h in hits)))
-    print("| **%d cases** | | %s |" % (len(all_), " | ".join("**%d**" % t for t in totals)))
+        print("| %s | `%s` | %s `%s` | %s |" % (c["case"], target, c["kind"], c["source"],
+                                              " | ".join("✓" if h else "" for h in hits)))
+    print("| **%d cases** | | | %s |" % (len(CASES), " | ".join("**%d**" % t for t in totals)))
     print()
     print("Scrapy %s; by hand: `tags=%s` (%d), `attrs=%s` (%d), `deny_extensions=[]`." % (
         sv, ",".join(TAGS), len(TAGS), ",".join(ATTRS), len(ATTRS)))
     if kf is not None:
         print("katana %s: `-d 2 -jc -fx -fs fqdn`." % kv)
-    srv.shutdown()
 
 
 main()

@@ -116,7 +116,7 @@ type Link struct {
 	Canonicalize   bool
 	Unique         bool
 	Process        process.Chain
-	Kinds          linkfind.Kind // kinds of links (0: the a and area hrefs of Tags and Attrs)
+	Kinds          linkfind.Kind // kinds of links (0: cextract's DefaultKinds, or Tags and Attrs when given)
 	PostForms      bool          // forms: POST forms too
 	Requests       bool          // also the URLs of the response's "requests" (a rendered page's XHR, fetch(), frames)
 	Priority       *int          // absolute priority of the requests
