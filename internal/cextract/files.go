@@ -13,6 +13,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract/filestore"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
+	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/record"
@@ -47,7 +48,9 @@ type filesItem struct {
 const filesPriorityStep = 10
 
 // fileURLs returns the URLs of an item's file fields, in field order: each
-// field's value, a string or a list of strings, resolved against base.
+// field's value, a string or a list of strings, resolved against base and
+// written as Scrapy's Request writes its url (fingerprint.RequestURL), so
+// that a file's name, the SHA-1 of its URL, is the one Scrapy gives it.
 // What is not a string is left out.
 func fileURLs(data []byte, fields []string, base *url.URL) []string {
 	var obj map[string]json.RawMessage
@@ -64,6 +67,9 @@ func fileURLs(data []byte, fields []string, base *url.URL) []string {
 			if u, err := base.Parse(s); err == nil {
 				s = u.String()
 			}
+		}
+		if r, err := fingerprint.RequestURL(s); err == nil {
+			s = r
 		}
 		out = append(out, s)
 	}

@@ -21,6 +21,7 @@ func TestFileURLs(t *testing.T) {
 		{"missing field", `{"a":"/a.jpg"}`, []string{"b", "a"}, "https://shop.test/a.jpg"},
 		{"not strings are left out", `{"a":[1,"/a.jpg",null,{"u":"/x"}],"b":3}`, []string{"a", "b"}, "https://shop.test/a.jpg"},
 		{"blank values", `{"a":["", "  "]}`, []string{"a"}, ""},
+		{"as Scrapy's Request.url", `{"a":"/média/été 1.jpg","b":"HTTPS://Shop.TEST/a.jpg#x"}`, []string{"a", "b"}, "https://shop.test/m%C3%A9dia/%C3%A9t%C3%A9%201.jpg https://shop.test/a.jpg#x"},
 		{"the same URL twice stays twice", `{"a":["/a.jpg","/a.jpg"]}`, []string{"a"}, "https://shop.test/a.jpg https://shop.test/a.jpg"},
 	}
 	for _, tt := range tests {
