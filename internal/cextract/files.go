@@ -131,8 +131,8 @@ func (p *processor) fileResponse(line ndjson.Line, resp *record.Response, req *r
 	st.Count("responses", "file", 1)
 	var fi filesItem
 	err := json.Unmarshal(req.Extra[policy.FilesItemField], &fi)
-	if err == nil && (len(fi.Item) == 0 || len(fi.Pending) == 0) {
-		err = errors.New("no item, or no file pending")
+	if err == nil && len(fi.Item) == 0 {
+		err = errors.New("no item")
 	}
 	if err != nil {
 		p.tool.Printf("%s: invalid %s of the request: %v", line.Pos(), policy.FilesItemField, err)
@@ -140,9 +140,11 @@ func (p *processor) fileResponse(line ndjson.Line, resp *record.Response, req *r
 		p.tool.MarkPartial()
 		return
 	}
-	u := fi.Pending[0]
-	fi.Pending = fi.Pending[1:]
-	fi.Done = append(fi.Done, p.storeFile(line, u, resp, quoted))
+	if len(fi.Pending) > 0 { // else a request someone made by hand: the item as it is
+		u := fi.Pending[0]
+		fi.Pending = fi.Pending[1:]
+		fi.Done = append(fi.Done, p.storeFile(line, u, resp, quoted))
+	}
 	p.settle(&fi)
 	p.finishFiles(line, &fi, req, req.Priority, req.Depth, req.Referer)
 }
