@@ -90,6 +90,9 @@ func declaredFields(f *rules.File, types []string, flatten bool) *declared {
 					d.open = r.Name
 				}
 			}
+			if len(r.Files) > 0 {
+				add(rules.FilesField) // cextract --files-dir adds them: a list of objects, one cell
+			}
 		case r.CSV != nil && r.CSV.Headers != nil:
 			for _, h := range r.CSV.Headers {
 				add(h)

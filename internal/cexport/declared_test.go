@@ -31,6 +31,11 @@ items:
     csv: {headers: [sku, qty]}
   - name: rows
     csv: {delimiter: ';'}
+  - name: product
+    fields:
+      title: h1
+      image_urls: {css: img::attr(src), all: true}
+    files: image_urls
 `
 	f, err := rules.Parse("r.yml", []byte(file))
 	if err != nil {
@@ -43,7 +48,8 @@ items:
 		cols    []string
 		open    string
 	}{
-		{name: "every rule, names once, in order", cols: []string{"url", "title", "dims", "offers", "tags", "id", "meta", "blob", "ld", "sku", "qty"}, open: "rows"},
+		{name: "every rule, names once, in order", cols: []string{"url", "title", "dims", "offers", "tags", "id", "meta", "blob", "ld", "sku", "qty", "image_urls", "files"}, open: "rows"},
+		{name: "files: adds the files column", types: []string{"product"}, flatten: true, cols: []string{"title", "image_urls", "files"}},
 		{name: "--type", types: []string{"page", "feed"}, cols: []string{"url", "title", "dims", "offers", "tags", "sku", "qty"}},
 		{name: "--flatten: nested objects dotted, lists one cell", types: []string{"page"}, flatten: true,
 			cols: []string{"url", "title", "dims.w", "dims.h.cm", "offers", "tags"}},

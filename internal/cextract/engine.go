@@ -72,6 +72,8 @@ type itemRule struct {
 	each   contextSource
 	csv    *rules.CSVOptions
 	fields []*field
+	// files are the fields whose URLs are fetched with the item (files:).
+	files []string
 	// missing counts the items dropped for a missing required field, by
 	// field path, in the order first seen.
 	missing      map[string]int64
@@ -126,6 +128,9 @@ func compileRules(f *rules.File) (*engine, error) {
 			}
 		}
 		ir.fields = compileFields(f.Name, what, "", r.Fields, format, r.Namespaces, add)
+		for _, s := range r.Files {
+			ir.files = append(ir.files, s.Value)
+		}
 		e.items = append(e.items, ir)
 	}
 	for i, r := range f.Links {

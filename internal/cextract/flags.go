@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
+	"time"
 
+	"github.com/crawlutils/crawlutils/internal/cextract/filestore"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/linkfind"
@@ -38,6 +41,9 @@ type Options struct {
 	AllowDomains []string // --allow-domain
 	DenyDomains  []string // --deny-domain
 	MaxURLLength int      // --max-url-length (URLLENGTH_LIMIT)
+	FilesDir     string   // --files-dir DIR: where items' files are stored (FILES_STORE)
+	// FilesExpires is --files-expires (FILES_EXPIRES).
+	FilesExpires time.Duration
 	Files        []string // input files; none or "-" is stdin
 }
 
@@ -87,6 +93,9 @@ func (o *Options) compile() (*engine, error) {
 		if x, err = loadRules(o.Rules); err != nil {
 			return nil, err
 		}
+		if err := o.checkFiles(x); err != nil {
+			return nil, err
+		}
 	}
 	if len(o.Fields) > 0 {
 		if err := o.addFlagFields(x); err != nil {
@@ -127,6 +136,30 @@ func (o *Options) compile() (*engine, error) {
 	}
 	x.links = append(x.links, flagLinkRule(ex, tagged))
 	return x, nil
+}
+
+// checkFiles requires --files-dir when an item rule has files: (but for
+// --explain, which downloads nothing), and a usable one.
+func (o *Options) checkFiles(x *engine) error {
+	if o.FilesExpires < 0 {
+		return fmt.Errorf("--files-expires %s: want 0 (always fetch again) or a duration such as 2160h", o.FilesExpires)
+	}
+	if o.FilesDir != "" {
+		s := filestore.Store{Dir: o.FilesDir}
+		if err := s.Check(); err != nil {
+			return fmt.Errorf("--files-dir: %v", err)
+		}
+		return nil
+	}
+	if o.Explain != "" {
+		return nil
+	}
+	for _, r := range x.items {
+		if len(r.files) > 0 {
+			return fmt.Errorf("%s: files: %s: give --files-dir DIR, where the files are stored", describeRule("item", r.name, r.file, r.pos), strings.Join(r.files, ", "))
+		}
+	}
+	return nil
 }
 
 func b2i(b bool) int {
@@ -310,4 +343,6 @@ func (o *Options) define(f *cli.Flags) {
 	f.StringSliceVar(&o.AllowDomains, "allow-domain", nil, "follow only links to `DOMAIN` or its subdomains (repeatable)")
 	f.StringSliceVar(&o.DenyDomains, "deny-domain", nil, "do not follow links to `DOMAIN` or its subdomains (repeatable)")
 	f.IntVar(&o.MaxURLLength, "max-url-length", DefaultMaxURLLength, "drop links longer than `N` bytes, 0: no limit (URLLENGTH_LIMIT)")
+	f.StringVar(&o.FilesDir, "files-dir", "", "store the files of the item rules with files: under `DIR`, as full/<SHA-1 of the URL><ext> (Scrapy's FILES_STORE); each item is written once its files are settled, with \"files\": [{url, path, checksum, status}] (see docs/rules.md)")
+	f.DurationVar(&o.FilesExpires, "files-expires", filestore.DefaultExpires, "a file stored less than `DURATION` ago is up to date and not fetched again; 0: always fetch again (FILES_EXPIRES, 90 days)")
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
+	"github.com/crawlutils/crawlutils/internal/cextract/filestore"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/linkfind"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
@@ -39,6 +40,10 @@ type processor struct {
 
 	outlinks *outlinkArchive // --warc-outlinks, or nil
 
+	// files is --files-dir, or nil: then items of rules with files: are
+	// written without their files (--explain).
+	files *filestore.Store
+
 	cands []candidate // a page's link candidates, reused (see follow)
 
 	reported map[string]int // selector error -> times printed
@@ -67,6 +72,8 @@ func (p *processor) handle(line ndjson.Line, env record.Envelope, fields []recor
 	p.out, p.pageItems = p.out[:0], 0
 	if len(resp.RedirectRequest) > 0 {
 		p.redirect(line, resp)
+	} else if policy.Exempt(req) && p.explain == nil {
+		p.fileResponse(line, resp, req, quoted)
 	} else {
 		p.extract(line, env.Raw, fields, resp, req, quoted)
 	}
@@ -207,15 +214,21 @@ func (p *processor) runItems(line ndjson.Line, r *itemRule, pg *page) {
 		}
 		return
 	}
+	emitted := 0
 	for _, data := range res.items {
 		b := appendItem(nil, r.name, data, pg.url, pg.req.CrawlID, pg.req.AppID, pg.req.Attrs, pg.resp.FetchedAt)
 		if round := pg.req.Extra["round"]; len(round) > 0 {
 			b = appendRound(b, round)
 		}
+		if len(r.files) > 0 && p.files != nil {
+			p.itemFiles(line, r, data, b, pg) // now, or once its files are in
+			continue
+		}
 		p.out = append(p.out, b)
+		emitted++
 	}
-	st.Count("items", "emitted", int64(len(res.items)))
-	p.pageItems += len(res.items)
+	st.Count("items", "emitted", int64(emitted))
+	p.pageItems += emitted
 }
 
 // follow appends the page's follow-up requests: the links of every link

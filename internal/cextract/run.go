@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/cextract/filestore"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
@@ -66,6 +67,9 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 	tool.DrainOnInterrupt = env.DrainsOnInterrupt(files)
 	w := ndjson.NewWriter(out)
 	p := &processor{tool: tool, w: w, x: x, explain: explain, unchanged: o.Unchanged}
+	if o.FilesDir != "" && explain == nil {
+		p.files = &filestore.Store{Dir: o.FilesDir, Expires: o.FilesExpires}
+	}
 	if explain == nil {
 		// A leased response it cannot read is still answered, so that the
 		// crawl loop settles it (dead, with the reason) and ends.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -39,7 +40,7 @@ func (f *Fetcher) record(j *job, out *outcome) *response {
 	if out.body != nil {
 		r.body, out.body = out.body, nil
 		r.res = r.body.res
-		f.fillBody(r, out.header, out.url)
+		f.fillBody(r, out.header, out.url, policy.Exempt(&j.req))
 	}
 	resp.Warnings = append(resp.Warnings, j.warnings...)
 	return r
@@ -61,8 +62,10 @@ func (f *Fetcher) failed(req *record.Request, u string, raw []byte, fe *FetchErr
 // fillBody sets the body fields of r from its body: UTF-8 text, bytes for
 // base64, or a file under --save-dir. Text already in UTF-8 is not
 // copied; converted text is held in the budget, and the body it was
-// converted from given back.
-func (f *Fetcher) fillBody(r *response, header http.Header, u string) {
+// converted from given back. The body of a file of an item (raw: its
+// request has a files_item) is kept as the server sent it, never
+// converted, whatever its type: cextract stores it byte for byte.
+func (f *Fetcher) fillBody(r *response, header http.Header, u string, raw bool) {
 	b := r.body
 	r.Size = int64(len(b.data))
 	r.Warnings = append(r.Warnings, b.warnings...)
@@ -71,7 +74,7 @@ func (f *Fetcher) fillBody(r *response, header http.Header, u string) {
 		return
 	}
 	media, declared, _ := mediaTypeOf(header, b.data)
-	if b.encoded || !isTextMedia(media) {
+	if b.encoded || !isTextMedia(media) || raw {
 		if f.opts.SaveDir != "" {
 			path, err := saveBody(f.opts.SaveDir, b.data, media, u)
 			if err == nil {

@@ -102,7 +102,10 @@ type crawlOptions struct {
 	seeds, rules, out string
 	// failures is --failures FILE: the failed pages, as cextract writes
 	// them ("": a file of the run's own, for the account).
-	failures       string
+	failures string
+	// filesDir is --files-dir DIR, passed on to cextract: where the
+	// files of the rules' files: go.
+	filesDir       string
 	crawlID, appID string
 	force          bool
 	check          bool // --check: run the rules' tests first (contracts.go)
@@ -152,6 +155,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 	f.StringVar(&o.crawlID, "crawlid", "", "the crawl's name (default: OUT's name without its extension; with OUT -, the db's)")
 	f.StringVar(&o.appID, "appid", o.appID, "the appid of the seeds")
 	f.StringVar(&o.failures, "failures", "", "write every page that failed (a fetch error, a status other than 2xx) or had items dropped (a required field missing) to `FILE`, one JSON record a line with its reason and the page that linked it (cextract --failures); the account names the first few")
+	f.StringVar(&o.filesDir, "files-dir", "", "store the files of the item rules with files: under `DIR` (cextract --files-dir, Scrapy's FILES_STORE): each item is exported once its files are in, with \"files\"; a rerun finds them there and fetches only the missing and the expired")
 	f.BoolVar(&o.check, "check", false, "run the rules file's tests: first (cextract --test, Scrapy's scrapy check) and refuse to start the crawl when one fails")
 	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
 	f.BoolVar(&o.resume, "resume", false, "resume a crawl stopped by cqueue stop (or cqueue serve's Stop) where it stopped, or paused by cqueue serve's Pause")

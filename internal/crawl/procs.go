@@ -168,7 +168,11 @@ func (c *crawl) stages(every time.Duration) []*stage {
 	// The items of unchanged (304) pages too: cexport --changed-only
 	// counts them as seen, not exported, so that the items not seen are
 	// gone (gone.go), and without it every round has every item.
-	add("cextract", "cextract", "cextract", c.tools.cextract, false, "--rules="+o.rules, "--failures="+c.failuresPath(), "--extract-unchanged")
+	extract := []string{"--rules=" + o.rules, "--failures=" + c.failuresPath(), "--extract-unchanged"}
+	if o.filesDir != "" {
+		extract = append(extract, "--files-dir="+o.filesDir)
+	}
+	add("cextract", "cextract", "cextract", c.tools.cextract, false, extract...)
 	if o.out != "-" {
 		// The rules declare the items' fields: the header of a CSV has them all.
 		add("cexport", "cexport", "cexport", c.tools.cexport, true, "--output="+o.out, "--rules="+o.rules)

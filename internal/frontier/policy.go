@@ -39,6 +39,8 @@ const ReasonInvalid = "invalid"
 //     redirect (a request with redirects) is held to allowed_domains only:
 //     the others are link rules, and judged the link that led to it.
 //
+// A request for a file of an item (policy.Exempt) is held to 1 and 2 only.
+//
 // Regular expressions are Go's RE2 syntax, searched anywhere in the URL
 // like Python's re.search; Python-only syntax (look-around,
 // backreferences) is refused as invalid.
@@ -62,6 +64,9 @@ func (p Policy) Explain(req *record.Request, now time.Time) (reason, detail stri
 	}
 	if req.Expires != 0 && req.Expires <= now.Unix() {
 		return ReasonExpired, fmt.Sprintf("crawl expired at %s", time.Unix(req.Expires, 0).UTC().Format(time.RFC3339))
+	}
+	if policy.Exempt(req) {
+		return "", "" // a file of an item, not a link
 	}
 	rules := policy.Compile(req)
 	if reason, detail := rules.Depth(req.Depth); reason != "" {

@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,17 @@ func TestPolicyCheck(t *testing.T) {
 		{"seed ignores regexes", Policy{}, record.Request{URL: "http://a.test/logout", DenyRegex: []string{`logout`}}, ""},
 
 		{"default ignored extension", Policy{}, record.Request{URL: "http://a.test/file.PDF", Depth: 1}, policy.ReasonExtension},
+
+		// A file of an item (cextract --files-dir) is not a link: the crawl
+		// policy does not hold it back, the schema and expires do.
+		{"file: offsite image", Policy{}, record.Request{URL: "http://img.other.test/1.jpg", Depth: 2, AllowedDomains: []string{"a.test"}, Extra: map[string]json.RawMessage{policy.FilesItemField: json.RawMessage(`{"item":{},"pending":[]}`)}}, ""},
+		{"file: denied extension", Policy{}, record.Request{URL: "http://a.test/manual.pdf", Depth: 1, Extra: map[string]json.RawMessage{policy.FilesItemField: json.RawMessage(`{"item":{},"pending":[]}`)}}, ""},
+		{"file: beyond maxdepth", Policy{}, record.Request{URL: "http://a.test/1.jpg", Depth: 3, MaxDepth: 2, Extra: map[string]json.RawMessage{policy.FilesItemField: json.RawMessage(`{"item":{},"pending":[]}`)}}, ""},
+		{"file: deny_regex and allow_regex", Policy{}, record.Request{URL: "http://a.test/media/1.jpg", Depth: 1, AllowRegex: []string{`/item/`}, DenyRegex: []string{`media`}, Extra: map[string]json.RawMessage{policy.FilesItemField: json.RawMessage(`{"item":{},"pending":[]}`)}}, ""},
+		{"file: redirect hop offsite", Policy{}, record.Request{URL: "http://cdn.test/1.jpg", Depth: 1, AllowedDomains: []string{"a.test"}, Redirects: []record.Redirect{{URL: "http://a.test/1.jpg", Status: 302}}, Extra: map[string]json.RawMessage{policy.FilesItemField: json.RawMessage(`{"item":{},"pending":[]}`)}}, ""},
+		{"file: expired all the same", Policy{}, record.Request{URL: "http://a.test/1.jpg", Depth: 1, Expires: now.Unix(), Extra: map[string]json.RawMessage{policy.FilesItemField: json.RawMessage(`{"item":{},"pending":[]}`)}}, ReasonExpired},
+		{"file: invalid all the same", Policy{}, record.Request{URL: "ftp://a.test/1.jpg", Depth: 1, Extra: map[string]json.RawMessage{policy.FilesItemField: json.RawMessage(`{"item":{},"pending":[]}`)}}, ReasonInvalid},
+		{"files_item null is no file", Policy{}, record.Request{URL: "http://a.test/1.jpg", Depth: 1, Extra: map[string]json.RawMessage{policy.FilesItemField: json.RawMessage(`null`)}}, policy.ReasonExtension},
 		{"tar.gz", Policy{}, record.Request{URL: "http://a.test/x.tar.gz?download=1", Depth: 1}, policy.ReasonExtension},
 		{"webp", Policy{}, record.Request{URL: "http://a.test/x.webp", Depth: 1}, policy.ReasonExtension},
 		{"TAR.GZ", Policy{}, record.Request{URL: "http://a.test/x.TAR.GZ", Depth: 1}, policy.ReasonExtension},

@@ -7,7 +7,9 @@
 // deny_extensions) and the one vocabulary of reasons a follow-up is
 // dropped for (Reason…). cextract applies it to the links it finds, cqueue
 // push to the requests it queues, cfetch to redirect hops, so a link gets
-// the same verdict, for the same reason, wherever it is judged.
+// the same verdict, for the same reason, wherever it is judged. A request
+// for a file of an item (Exempt, cextract --files-dir) is not a link and
+// none of the rules holds it back.
 //
 // Everything here is safe for concurrent use.
 package policy

@@ -13,8 +13,8 @@ import (
 // declares: a command reads them from the record's Extra. Each needs a
 // reason.
 var docFieldsOnly = map[string][]string{
-	"request": {"proxy", "round", "link_kind", "source", "discover", "max_pages", "max_items", "max_errors", "max_time", "max_idle"}, // cfetch reads proxy from Request.Extra (internal/cfetch/fetch.go); the frontier and cextract read round from it; cextract writes link_kind and source (internal/cextract/response.go), nobody reads them; cqueue push reads discover (internal/cqueue/discover.go, through policy.Discover) and cextract passes it on; cqueue push reads the budget fields (internal/cqueue/push_budget.go)
-	"item":    {"round"},                                                                                                             // cextract writes it from the request's Extra (internal/cextract/records.go)
+	"request": {"proxy", "round", "link_kind", "source", "discover", "max_pages", "max_items", "max_errors", "max_time", "max_idle", "files_item"}, // cfetch reads proxy from Request.Extra (internal/cfetch/fetch.go); the frontier and cextract read round from it; cextract writes link_kind and source (internal/cextract/response.go), nobody reads them; cqueue push reads discover (internal/cqueue/discover.go, through policy.Discover) and cextract passes it on; cqueue push reads the budget fields (internal/cqueue/push_budget.go); cextract writes and reads files_item (internal/cextract/files.go), the frontier reads it through policy.Exempt
+	"item":    {"round"},                                                                                                                           // cextract writes it from the request's Extra (internal/cextract/records.go)
 }
 
 // TestRecordsDocListsEveryField: every JSON field of Request, Response,

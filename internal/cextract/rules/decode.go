@@ -13,7 +13,7 @@ import (
 var Keys = map[string][]string{
 	"file":    {"version", "name", "items", "links", "sitemaps", "tests"},
 	"match":   {"url", "not_url", "type"},
-	"item":    {"name", "match", "each", "namespaces", "csv", "fields"},
+	"item":    {"name", "match", "each", "namespaces", "csv", "fields", "files"},
 	"csv":     {"delimiter", "quote", "headers"},
 	"field":   {"css", "xpath", "jq", "re", "column", "value", "field", "all", "required", "raw", "process", "each", "fields"},
 	"link":    {"name", "match", "select", "allow", "deny", "allow_domains", "deny_domains", "restrict_css", "restrict_xpath", "tags", "attrs", "kinds", "post_forms", "requests", "deny_extensions", "skip_nofollow", "canonicalize", "unique", "process", "priority", "priority_step"},

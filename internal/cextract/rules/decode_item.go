@@ -47,6 +47,8 @@ func (d *decoder) item(n *node, i int) *Item {
 			r.CSV = d.csv(v)
 		case "fields":
 			fieldsNode = v
+		case "files":
+			r.Files = d.strings(v, "files")
 		}
 	})
 	if !ok {
@@ -73,10 +75,54 @@ func (d *decoder) item(n *node, i int) *Item {
 	case r.Match.Type != CSV && len(d.errs) == errs:
 		d.errorf(n.Pos, "%s: needs fields", what)
 	}
+	d.checkFiles(r, what)
 	if !typeOK {
 		return nil
 	}
 	return r
+}
+
+// checkFiles checks an item rule's files: each a field of the item, once,
+// and no field where the files go.
+func (d *decoder) checkFiles(r *Item, what string) {
+	if len(r.Files) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, s := range r.Files {
+		switch {
+		case seen[s.Value]:
+			d.errorf(s.Pos, "%s: files: %q given twice", what, s.Value)
+		case !r.hasField(s.Value):
+			d.errorf(s.Pos, "%s: files: %q is not a field of the item (its fields: %s)", what, s.Value, r.fieldNames())
+		}
+		seen[s.Value] = true
+	}
+	for _, f := range r.Fields {
+		if f.Name == FilesField {
+			d.errorf(f.Pos, "%s: field %q: the item's files go there (files:): rename the field", what, FilesField)
+		}
+	}
+}
+
+func (r *Item) hasField(name string) bool {
+	for _, f := range r.Fields {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Item) fieldNames() string {
+	var names []string
+	for _, f := range r.Fields {
+		names = append(names, f.Name)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 func (d *decoder) csv(n *node) *CSVOptions {

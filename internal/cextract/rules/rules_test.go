@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -151,6 +152,10 @@ func TestParseErrors(t *testing.T) {
 		{"sitemap date", "sitemaps:\n  - lastmod_after: soon\n", "lastmod_after: want a date"},
 		{"alias to nothing", "items:\n  - name: p\n    fields: *f\n", "no anchor"},
 		{"two documents", "items: []\n---\nlinks: []\n", "more than one YAML document"},
+		{"files names no field", "items:\n  - name: p\n    fields: {t: h1, image_urls: {css: img::attr(src), all: true}}\n    files: [image_url]\n", `x.yml:4:13: item rule "p": files: "image_url" is not a field of the item (its fields: t, image_urls)`},
+		{"files given twice", "items:\n  - name: p\n    fields: {t: h1}\n    files: [t, t]\n", `x.yml:4:16: item rule "p": files: "t" given twice`},
+		{"field named files", "items:\n  - name: p\n    fields: {t: h1, files: a}\n    files: t\n", `item rule "p": field "files": the item's files go there (files:): rename the field`},
+		{"files not strings", "items:\n  - name: p\n    fields: {t: h1}\n    files: {t: 1}\n", `files: want a string, got`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,6 +169,22 @@ func TestParseErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestItemFiles(t *testing.T) {
+	f, err := Parse("x.yml", []byte("items:\n  - name: p\n    fields: {t: h1, imgs: {css: img::attr(src), all: true}, pdf: a::attr(href)}\n    files: [imgs, pdf]\n  - name: q\n    fields: {t: h1}\n    files: t\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range f.Items {
+		for _, s := range r.Files {
+			got = append(got, fmt.Sprintf("%s.%s@%d:%d", r.Name, s.Value, s.Line, s.Col))
+		}
+	}
+	if want := "p.imgs@4:13 p.pdf@4:19 q.t@7:12"; strings.Join(got, " ") != want {
+		t.Errorf("files: %v, want %s", got, want)
 	}
 }
 

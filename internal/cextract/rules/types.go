@@ -97,7 +97,15 @@ type Item struct {
 	Namespaces map[string]string
 	CSV        *CSVOptions
 	Fields     []*Field
+	// Files names the fields whose values (a URL or a list of URLs) are
+	// downloaded with the item (Scrapy's FilesPipeline): cextract
+	// --files-dir stores them and adds the item's "files".
+	Files []String
 }
+
+// FilesField is the field of an item's data where the files of its rule's
+// files: go (Scrapy's FILES_RESULT_FIELD).
+const FilesField = "files"
 
 // Link is a link rule: Scrapy's Rule(LinkExtractor(…)).
 type Link struct {
