@@ -54,31 +54,17 @@ func TestCrawlDelayAtTheWire(t *testing.T) {
 	for i := range 4 {
 		fmt.Fprintf(&in, "%s/page/%d\n", srv.URL, i)
 	}
-	opts, _, code, done := parseFlags([]string{"-q", "--allow-private"}, io.Discard)
-	if done {
-		t.Fatalf("flags: exit %d", code)
-	}
-	tool := cli.NewTool("cfetch", io.Discard)
-	tool.Quiet = true
-	f, err := NewFetcher(&opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out strings.Builder
-	p := newPipeline(tool, f, &opts, ndjson.NewWriter(&out))
 	var lagged int
-	p.lag = func(j *job) {
+	out := fetchAll(t, in.String(), func(j *job) {
 		if j.robotsFor == "" {
 			if lagged%2 == 0 {
 				time.Sleep(300 * time.Millisecond)
 			}
 			lagged++
 		}
-	}
-	p.run(t.Context(), ndjson.NewReader(nil, strings.NewReader(in.String())))
-	if got := strings.Count(out.String(), `"status":200`); got != 4 {
-		t.Fatalf("%d pages answered 200, want 4:\n%s", got, out.String())
+	})
+	if got := strings.Count(out, `"status":200`); got != 4 {
+		t.Fatalf("%d pages answered 200, want 4:\n%s", got, out)
 	}
 	site.mu.Lock()
 	times := slices.Clone(site.times)
@@ -294,6 +280,25 @@ func TestCrawlDelayHoldsAtArrival(t *testing.T) {
 	for i := range 5 {
 		fmt.Fprintf(&in, "http://%s/page/%d\n", proxy.ln.Addr(), i)
 	}
+	out := fetchAll(t, in.String(), nil)
+	if got := strings.Count(out, `"status":200`); got != 5 {
+		t.Fatalf("%d pages answered 200, want 5:\n%s", got, out)
+	}
+	site.mu.Lock()
+	times := slices.Clone(site.times)
+	site.mu.Unlock()
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < 450*time.Millisecond {
+			t.Errorf("requests %d and %d reached the site %s apart; Crawl-delay is 500ms", i-1, i, gap)
+		}
+	}
+}
+
+// fetchAll runs cfetch's pipeline (-q --allow-private) over the input
+// lines, with lag (if not nil) called before each exchange, and returns
+// its output.
+func fetchAll(t *testing.T, input string, lag func(*job)) string {
+	t.Helper()
 	opts, _, code, done := parseFlags([]string{"-q", "--allow-private"}, io.Discard)
 	if done {
 		t.Fatalf("flags: exit %d", code)
@@ -307,16 +312,7 @@ func TestCrawlDelayHoldsAtArrival(t *testing.T) {
 	defer f.Close()
 	var out strings.Builder
 	p := newPipeline(tool, f, &opts, ndjson.NewWriter(&out))
-	p.run(t.Context(), ndjson.NewReader(nil, strings.NewReader(in.String())))
-	if got := strings.Count(out.String(), `"status":200`); got != 5 {
-		t.Fatalf("%d pages answered 200, want 5:\n%s", got, out.String())
-	}
-	site.mu.Lock()
-	times := slices.Clone(site.times)
-	site.mu.Unlock()
-	for i := 1; i < len(times); i++ {
-		if gap := times[i].Sub(times[i-1]); gap < 450*time.Millisecond {
-			t.Errorf("requests %d and %d reached the site %s apart; Crawl-delay is 500ms", i-1, i, gap)
-		}
-	}
+	p.lag = lag
+	p.run(t.Context(), ndjson.NewReader(nil, strings.NewReader(input)))
+	return out.String()
 }
