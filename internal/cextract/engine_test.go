@@ -168,10 +168,13 @@ func TestLinkRuleOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range cands {
-			got = append(got, c.url+" "+c.rule.name)
+			got = append(got, c.url+" "+c.rule.name+" "+c.kind.String()+" "+c.source)
 		}
 	}
-	want := "https://s.example/m1 #1|https://s.example/doc.pdf #1|https://s.example/p?a=1&b=2 #1|https://s.example/full/1 images"
+	// The tags rule names what it read: a data- attribute is what kinds
+	// call scripts.
+	want := "https://s.example/m1 #1 navigation a@href|https://s.example/doc.pdf #1 navigation a@href|" +
+		"https://s.example/p?a=1&b=2 #1 navigation a@href|https://s.example/full/1 images scripts img@data-full"
 	if strings.Join(got, "|") != want || st.Nofollow != 1 {
 		t.Fatalf("got %v (nofollow %d)\nwant %s", got, st.Nofollow, want)
 	}
