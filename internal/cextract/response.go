@@ -527,7 +527,10 @@ func (e *requestEncoder) encode(c *candidate, priority, depth int, reason string
 		}
 		inherited = e.ownExt
 	}
-	b := make([]byte, 0, 96+len(url)+len(e.referer)+len(inherited)+len(c.source))
+	// Room for the record but a POST body, a reason or escapes, so that
+	// it is made in one allocation: 116 bytes besides these lengths at
+	// most (the largest priority and depth, link_kind "navigation").
+	b := make([]byte, 0, 128+len(url)+len(e.referer)+len(inherited)+len(c.source))
 	b = append(b, `{"kind":"request","url":`...)
 	b = record.AppendString(b, url)
 	if f := c.post; f != nil {
