@@ -1,11 +1,13 @@
 package cextract
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
+	"github.com/crawlutils/crawlutils/internal/linkfind"
 	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
@@ -103,6 +105,35 @@ func TestPolicy(t *testing.T) {
 	}
 }
 
+// TestRequestEncoderKindAndSource: a follow-up's link_kind and source
+// come after the inherited fields, as record.Encode writes them from
+// Extra, and the record is made in one allocation, at the largest
+// priority and depth too.
+func TestRequestEncoderKindAndSource(t *testing.T) {
+	parent := &record.Request{URL: "https://a/", CrawlID: "c", Depth: 1}
+	var e requestEncoder
+	e.start(parent, "https://a/page")
+	for _, c := range []struct {
+		kind   linkfind.Kind
+		source string
+	}{
+		{linkfind.Navigation, "a@href"}, {linkfind.Resources, "iframe@srcdoc comment img@srcset"}, {linkfind.Forms, "form@action"},
+		{linkfind.Scripts, "script js:string"}, {linkfind.Navigation, sourceSitemapAlternate},
+	} {
+		cand := &candidate{url: "https://a/p?q=1", kind: c.kind, source: c.source}
+		got := e.encode(cand, record.MinPriority, record.MaxDepth, "")
+		want, _ := record.Encode(&record.Request{Kind: record.KindRequest, URL: cand.url, Priority: record.MinPriority, Depth: record.MaxDepth,
+			Referer: "https://a/page", CrawlID: "c", Extra: map[string]json.RawMessage{
+				"link_kind": json.RawMessage(`"` + c.kind.String() + `"`), "source": json.RawMessage(`"` + c.source + `"`)}})
+		if string(got) != string(want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+		if n := testing.AllocsPerRun(10, func() { e.encode(cand, record.MinPriority, record.MaxDepth, "") }); n != 1 {
+			t.Errorf("%s: %v allocations, want 1", c.source, n)
+		}
+	}
+}
+
 func TestRequestEncoderMatchesRecordEncode(t *testing.T) {
 	parent := &record.Request{URL: "https://a/", CrawlID: "c", AppID: "a", SpiderID: "s", MaxDepth: 3,
 		AllowedDomains: []string{"a"}, AllowRegex: []string{"x"}, DenyRegex: []string{"y"}, DenyExtensions: []string{"z"},
@@ -168,10 +199,13 @@ func TestLinkRuleOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range cands {
-			got = append(got, c.url+" "+c.rule.name)
+			got = append(got, c.url+" "+c.rule.name+" "+c.kind.String()+" "+c.source)
 		}
 	}
-	want := "https://s.example/m1 #1|https://s.example/doc.pdf #1|https://s.example/p?a=1&b=2 #1|https://s.example/full/1 images"
+	// The tags rule names what it read: a data- attribute is what kinds
+	// call scripts.
+	want := "https://s.example/m1 #1 navigation a@href|https://s.example/doc.pdf #1 navigation a@href|" +
+		"https://s.example/p?a=1&b=2 #1 navigation a@href|https://s.example/full/1 images scripts img@data-full"
 	if strings.Join(got, "|") != want || st.Nofollow != 1 {
 		t.Fatalf("got %v (nofollow %d)\nwant %s", got, st.Nofollow, want)
 	}

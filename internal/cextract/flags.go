@@ -116,7 +116,6 @@ func (o *Options) compile() (*engine, error) {
 		}
 		ex.Kinds |= k
 	}
-	tagged := ex.Kinds != 0
 	ex.Kinds = ruleKinds(ex.Kinds, false)
 	if o.PostForms && ex.Kinds&linkfind.Forms == 0 {
 		return nil, errors.New("--post-forms: add forms (or all) to --kinds")
@@ -134,7 +133,7 @@ func (o *Options) compile() (*engine, error) {
 	if ex.DenyDomains, err = normalizeDomains("--deny-domain", o.DenyDomains); err != nil {
 		return nil, err
 	}
-	x.links = append(x.links, flagLinkRule(ex, tagged))
+	x.links = append(x.links, flagLinkRule(ex))
 	return x, nil
 }
 
@@ -335,7 +334,7 @@ func (o *Options) define(f *cli.Flags) {
 	f.StringVar(&o.Each, "each", "", "one item per element `SELECTOR` matches, fields relative to it (default: one item per page)")
 	f.BoolVar(&o.Raw, "raw", false, "keep the white space around values (trimmed by default)")
 	f.BoolVar(&o.Links, "links", false, "emit each page's links as request records, after its items")
-	f.StringSliceVar(&o.Kinds, "kinds", nil, "with --links: the `KINDS` of links to follow (default navigation): navigation, resources, forms, scripts or all (comma-separated or repeated); each request carries link_kind and source (see docs/rules.md)")
+	f.StringSliceVar(&o.Kinds, "kinds", nil, "with --links: the `KINDS` of links to follow (default navigation): navigation, resources, forms, scripts or all (comma-separated or repeated); each request carries link_kind and source, as every follow-up does (see docs/rules.md)")
 	f.BoolVar(&o.PostForms, "post-forms", false, "with --kinds forms: POST forms too, as POST requests with the form's default values as the body")
 	f.BoolVar(&o.Unchanged, "extract-unchanged", false, "extract the items of responses marked \"unchanged\" (by cfetch's HTTP cache: the server answered 304) too; by default only their links are followed")
 	f.StringArrayVar(&o.Allow, "allow", nil, "follow only links whose URL matches `REGEX` (repeatable: any)")

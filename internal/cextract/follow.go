@@ -25,10 +25,10 @@ type linkRule struct {
 	priority *int
 	step     int
 	requests bool // also the response's "requests" (follow_requests.go)
-	// tagged: the rule names its kinds, and its follow-ups carry
-	// link_kind and source; the default's (DefaultKinds) are written as
-	// before kinds existed.
-	tagged bool
+	// byKind: the rule finds its links by kind (kinds:, or the default),
+	// and its resources and scripts links get resourcePriorityStep; a
+	// rule with tags and attrs only names the kinds of its links.
+	byKind bool
 }
 
 // candidate is a URL a rule wants followed, before the crawl policy.
@@ -36,21 +36,34 @@ type candidate struct {
 	url     string
 	u       *url.URL
 	rule    *linkRule
-	sitemap bool
 	denyExt policy.Extensions // the link rule's; none for sitemap entries
-	ownExt  bool              // denyExt is not Scrapy's default: write "deny_extensions":[]
-	// found says what the link is, for a rule with kinds (nil otherwise:
-	// a candidate stays small for the common rule).
-	found *foundLink
+	// source says where the link was found, written as the follow-up's
+	// "source" ("a@href", "header:Link", "sitemap:url", "select"): a
+	// string linkfind, the rule (its tags and attrs) or this package
+	// holds, never one made for the link.
+	source string
+	kind   linkfind.Kind // the link's kind, written as its "link_kind"
+	ownExt bool          // denyExt is not Scrapy's default: write "deny_extensions":[]
+	// post is a POST form's submission, nil for every other link: a
+	// candidate stays small for the common rule.
+	post *formPost
 }
 
-// foundLink is what a rule with kinds says of a link: its kind, where it
-// was found, and for a POST form its method and body.
-type foundLink struct {
-	kind         linkfind.Kind
-	source       string
+// formPost is a POST form's method and body.
+type formPost struct {
 	method, body string
 }
+
+// The sources of the follow-ups not found in a page's markup, headers or
+// stylesheet (docs/rules.md#where-each-follow-up-comes-from-link_kind-and-source).
+const (
+	sourceSelect           = "select"            // a link rule's select:
+	sourceRequests         = "requests"          // requests: true, what a rendered page asked for
+	sourceRobotsSitemap    = "sitemap:robots"    // a sitemap robots.txt names
+	sourceSitemapIndex     = "sitemap:index"     // a sitemap a sitemap index lists
+	sourceSitemapURL       = "sitemap:url"       // a page a sitemap lists
+	sourceSitemapAlternate = "sitemap:alternate" // another language's page (alternate: true)
+)
 
 // resourcePriorityStep is added to the priority of resources and scripts
 // links (a rule without an absolute priority), so that the pages of a
@@ -76,13 +89,14 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 		Kinds: ruleKinds(r.Kinds, r.Select != nil || r.Tags != nil || r.Attrs != nil), PostForms: r.PostForms,
 	}
 	lr.match.css = ex.Kinds&linkfind.Resources != 0
-	lr.tagged = r.Kinds != 0
+	lr.byKind = ex.Kinds != 0
 	if ex.Tags != nil && ex.Attrs == nil {
 		ex.Attrs = defaultAttrs
 	}
 	if ex.Attrs != nil && ex.Tags == nil {
 		ex.Tags = defaultTags
 	}
+	ex.sources = tagSources(ex.Tags, ex.Attrs)
 	ex.AllowDomains = ruleDomains(r.AllowDomains, func(pos rules.Pos, err error) { fail(pos, "allow_domains: %v", err) })
 	ex.DenyDomains = ruleDomains(r.DenyDomains, func(pos rules.Pos, err error) { fail(pos, "deny_domains: %v", err) })
 	for _, s := range r.RestrictCSS {
@@ -128,8 +142,8 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 }
 
 // flagLinkRule is the link rule of --links and its filter flags.
-func flagLinkRule(ex *LinkExtractor, tagged bool) *linkRule {
-	return &linkRule{tagged: tagged, name: "--links", match: matcher{format: rules.HTML, anyFormat: true}, ex: ex, denyExt: policy.DefaultExtensions, step: rules.DefaultPriorityStep}
+func flagLinkRule(ex *LinkExtractor) *linkRule {
+	return &linkRule{byKind: true, name: "--links", match: matcher{format: rules.HTML, anyFormat: true}, ex: ex, denyExt: policy.DefaultExtensions, step: rules.DefaultPriorityStep}
 }
 
 // links returns the URLs rule r wants followed from page p: its links,
@@ -147,8 +161,12 @@ func (r *linkRule) pageLinks(p *page, out []candidate, st *LinkStats) ([]candida
 	if r.ex.Kinds != 0 {
 		return r.kindLinks(p, out, st)
 	}
-	add := func(s string, u *url.URL, _ *linkfind.Link) {
-		out = append(out, candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt})
+	add := func(s string, u *url.URL, l *linkfind.Link) {
+		c := candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt, kind: linkfind.Navigation, source: sourceSelect}
+		if l != nil {
+			c.kind, c.source = l.Kind, l.Source
+		}
+		out = append(out, c)
 	}
 	if r.sel == nil {
 		pctx := &process.Context{Base: p.base}
@@ -216,9 +234,9 @@ func (r *linkRule) kindLinks(p *page, out []candidate, st *LinkStats) ([]candida
 	}
 	pctx := &process.Context{Base: p.base}
 	add := func(s string, u *url.URL, l *linkfind.Link) {
-		c := candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt}
-		if r.tagged || l.Method != "" {
-			c.found = &foundLink{kind: l.Kind, source: l.Source, method: l.Method, body: l.Body}
+		c := candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt, kind: l.Kind, source: l.Source}
+		if l.Method != "" {
+			c.post = &formPost{method: l.Method, body: l.Body}
 		}
 		if !r.ownExt && l.Kind&(linkfind.Resources|linkfind.Scripts) != 0 {
 			c.denyExt, c.ownExt = nil, true

@@ -12,7 +12,8 @@ import (
 // XHR, fetch() and EventSource requests, absolute). They go through the
 // rule's filters (allow, deny, domains, deny_extensions, the URL length)
 // as its links do, so the JSON APIs behind a page are reached the way
-// its <a> links are. A response without the field gives none.
+// its <a> links are. A response without the field gives none. Each is
+// a navigation link whose source is "requests".
 
 // requestLinks appends the URLs of p's "requests" that rule r keeps.
 func (r *linkRule) requestLinks(p *page, out []candidate, st *LinkStats) []candidate {
@@ -31,7 +32,7 @@ func (r *linkRule) requestLinks(p *page, out []candidate, st *LinkStats) []candi
 	}
 	base, _ := url.Parse(p.url)
 	add := func(s string, u *url.URL, _ *linkfind.Link) {
-		out = append(out, candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt})
+		out = append(out, candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt, kind: linkfind.Navigation, source: sourceRequests})
 	}
 	for _, s := range urls {
 		r.ex.keep(base, s, nil, seen, st, add)

@@ -125,21 +125,22 @@ func TestLinkBedEachKind(t *testing.T) {
 }
 
 // TestLinkBedDefault: --links without kinds finds every navigation case
-// (DefaultKinds), and writes no link_kind or source.
+// (DefaultKinds), each with the kind and source it has with --kinds all.
 func TestLinkBedDefault(t *testing.T) {
 	got := bedRun(t, "--links")
-	want := map[string]bool{}
+	want := map[string][2]string{}
 	for _, c := range demosite.LinkBed() {
 		if c.Kind == "navigation" {
-			want[c.Target] = true
+			want[c.Target] = [2]string{c.Kind, c.Source}
 		}
 	}
 	for k, g := range got {
-		if !want[k] {
+		w, ok := want[k]
+		if !ok {
 			t.Errorf("%s: found, not a navigation case", k)
 		}
-		if g != [2]string{} {
-			t.Errorf("%s: got %q, want no kind or source", k, g)
+		if g != w {
+			t.Errorf("%s: got %q, want %q", k, g, w)
 		}
 	}
 	for k := range want {

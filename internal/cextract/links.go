@@ -60,6 +60,10 @@ type LinkExtractor struct {
 	// instead of Tags and Attrs; PostForms adds POST forms to Forms.
 	Kinds     linkfind.Kind
 	PostForms bool
+
+	// sources are the "TAG@ATTR" sources of Tags and Attrs (see
+	// tagSources), made once when a rule is compiled.
+	sources []string
 }
 
 // DefaultKinds is what a link rule without kinds, tags, attrs or select
@@ -137,8 +141,10 @@ func (e *LinkExtractor) eachKind(d *selector.Doc, pageURL *url.URL, pctx *proces
 }
 
 // eachHref is each for an extractor without Kinds: the values of Tags
-// and Attrs. It is apart from eachKind so that fn, which linkfind keeps,
-// does not escape here: the common rule allocates no closure.
+// and Attrs, each passed with its kind (linkfind.AttrKind, else
+// navigation) and its source "TAG@ATTR". It is apart from eachKind so that
+// fn, which linkfind keeps, does not escape here: the common rule
+// allocates no closure.
 func (e *LinkExtractor) eachHref(d *selector.Doc, pctx *process.Context, seen map[string]bool, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
 	var st LinkStats
 	base := d.Base()
@@ -147,13 +153,19 @@ func (e *LinkExtractor) eachHref(d *selector.Doc, pctx *process.Context, seen ma
 	if err != nil {
 		return st, err
 	}
+	sources := e.sources
+	if sources == nil {
+		sources = tagSources(e.Tags, e.Attrs) // an extractor made by hand
+	}
 	var vals []process.Value
+	var at []hrefAt
+	l := new(linkfind.Link) // one for the page, not one a link
 	for _, region := range regions {
 		for n := region; n != nil; n = htmlparse.NextNode(n, region) {
 			if n.Type != html.ElementNode {
 				continue
 			}
-			vals = e.hrefs(n, vals[:0])
+			vals, at = e.hrefs(n, sources, vals[:0], at[:0])
 			if len(vals) == 0 {
 				continue
 			}
@@ -164,12 +176,27 @@ func (e *LinkExtractor) eachHref(d *selector.Doc, pctx *process.Context, seen ma
 			if len(e.Process) > 0 {
 				vals = e.Process.Apply(pctx, vals, nil)
 			}
-			for _, v := range vals {
-				e.keep(base, v.Text, nil, seen, &st, fn)
+			for i, v := range vals {
+				// A processor that joins or splits the values leaves
+				// them to the element's first attribute.
+				a := at[0]
+				if len(vals) == len(at) {
+					a = at[i]
+				}
+				l.Kind, l.Source = linkfind.Navigation, a.source
+				if k := linkfind.AttrKind(n, a.attr); k != 0 {
+					l.Kind = k
+				}
+				e.keep(base, v.Text, l, seen, &st, fn)
 			}
 		}
 	}
 	return st, nil
+}
+
+// hrefAt says which attribute a value of hrefs came from.
+type hrefAt struct {
+	attr, source string
 }
 
 // found filters and passes on one link linkfind found.
@@ -238,43 +265,75 @@ func (e *LinkExtractor) regions(d *selector.Doc, buf []*html.Node) ([]*html.Node
 	return regions, nil
 }
 
-// hrefs appends the link values of element n.
-func (e *LinkExtractor) hrefs(n *html.Node, out []process.Value) []process.Value {
+// hrefs appends the link values of element n to vals, and to at the
+// attribute each came from; sources are tagSources(e.Tags, e.Attrs).
+func (e *LinkExtractor) hrefs(n *html.Node, sources []string, vals []process.Value, at []hrefAt) ([]process.Value, []hrefAt) {
 	if e.Tags == nil && e.Attrs == nil {
 		if n.DataAtom != atom.A && n.DataAtom != atom.Area {
-			return out
+			return vals, at
 		}
-		href, ok := htmlparse.Attr(n, "href")
-		if !ok {
-			if href, ok = htmlparse.Attr(n, "xlink:href"); !ok {
-				return out
+		hs := &plainHrefs[0]
+		if n.DataAtom == atom.Area {
+			hs = &plainHrefs[1]
+		}
+		for _, a := range hs {
+			if href, ok := htmlparse.Attr(n, a.attr); ok {
+				return append(vals, process.Str(href)), append(at, a)
 			}
 		}
-		return append(out, process.Str(href))
+		return vals, at
 	}
 	tags := e.Tags
 	if tags == nil {
 		tags = defaultTags
 	}
-	if !slices.Contains(tags, n.Data) {
-		return out
+	t := slices.Index(tags, n.Data)
+	if t < 0 {
+		return vals, at
 	}
 	attrs := e.Attrs
 	if attrs == nil {
 		attrs = defaultAttrs
 	}
-	for _, a := range attrs {
+	for i, a := range attrs {
 		if v, ok := htmlparse.Attr(n, a); ok {
-			out = append(out, process.Str(v))
+			vals = append(vals, process.Str(v))
+			at = append(at, hrefAt{a, sources[t*len(attrs)+i]})
 		}
 	}
-	return out
+	return vals, at
 }
 
 var (
 	defaultTags  = []string{"a", "area"}
 	defaultAttrs = []string{"href"}
+	// plainHrefs are what an extractor without tags and attrs reads, in
+	// order, from a and from area.
+	plainHrefs = [2][2]hrefAt{{{"href", "a@href"}, {"xlink:href", "a@xlink:href"}}, {{"href", "area@href"}, {"xlink:href", "area@xlink:href"}}}
 )
+
+// tagSources are the sources of the values of tags and attrs (nil:
+// defaultTags, defaultAttrs), "TAG@ATTR", the attributes of each tag in a
+// row: those of tags[i] and attrs[j] at i*len(attrs)+j. Nil for an
+// extractor without tags or attrs.
+func tagSources(tags, attrs []string) []string {
+	if tags == nil && attrs == nil {
+		return nil
+	}
+	if tags == nil {
+		tags = defaultTags
+	}
+	if attrs == nil {
+		attrs = defaultAttrs
+	}
+	out := make([]string, 0, len(tags)*len(attrs))
+	for _, t := range tags {
+		for _, a := range attrs {
+			out = append(out, t+"@"+a)
+		}
+	}
+	return out
+}
 
 // hasNofollow reports whether n has rel="nofollow" (among other words).
 func hasNofollow(n *html.Node) bool {

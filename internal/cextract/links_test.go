@@ -160,6 +160,13 @@ func TestLinks(t *testing.T) {
 			want: []string{"https://a.example/old", "https://a.example/new"},
 		},
 		{
+			name: "attrs without tags read a and area",
+			page: `<a href="/h" src="/s">1</a><img src="/img"><area src="/as">`,
+			url:  "https://a.example/",
+			ex:   LinkExtractor{Attrs: []string{"src"}},
+			want: []string{"https://a.example/s", "https://a.example/as"},
+		},
+		{
 			name: "links inside noscript and broken markup",
 			page: `<noscript><a href="/ns">1</a></noscript><div><a href="/x">2<a href="/y">3</div></a>`,
 			url:  "https://a.example/",

@@ -67,21 +67,17 @@ func (a *outlinkArchive) add(c *candidate) {
 // outlinkHop is Heritrix's hop type and link context of c: L (a link) or
 // E (an embedded resource) or X (a URL guessed from a script), and where it
 // was found as Heritrix's element/@attribute ("a/@href"), else the source
-// cextract names ("header:Link"), else Heritrix's =NAVLINK_MISC or
-// =EMBED_MISC.
+// cextract names ("header:Link", "sitemap:url"), else Heritrix's
+// =NAVLINK_MISC or =EMBED_MISC.
 func outlinkHop(c *candidate) (hop, context string) {
-	f := c.found
-	if f == nil {
-		return "L", "=NAVLINK_MISC"
-	}
 	hop = "L"
 	switch {
-	case f.kind&linkfind.Scripts != 0:
+	case c.kind&linkfind.Scripts != 0:
 		hop = "X"
-	case f.kind&linkfind.Resources != 0:
+	case c.kind&linkfind.Resources != 0:
 		hop = "E"
 	}
-	context = f.source
+	context = c.source
 	if el, attr, ok := strings.Cut(context, "@"); ok && !strings.ContainsAny(context, " :") {
 		context = el + "/@" + attr
 	}

@@ -56,8 +56,8 @@ func TestWARCOutlinks(t *testing.T) {
 		lines [][]string // per metadata record
 	}{
 		{[]string{"--links"}, [][]string{
-			{"outlink: https://a.example/p/1 L =NAVLINK_MISC", "outlink: https://a.example/p%202 L =NAVLINK_MISC"},
-			{"outlink: https://a.example/p/4 L =NAVLINK_MISC"},
+			{"outlink: https://a.example/p/1 L a/@href", "outlink: https://a.example/p%202 L a/@href"},
+			{"outlink: https://a.example/p/4 L a/@href"},
 		}},
 		{[]string{"--links", "--kinds", "all"}, [][]string{
 			{"outlink: https://a.example/p/1 L a/@href", "outlink: https://a.example/i.png E img/@src", "outlink: https://a.example/p%202 L a/@href"},

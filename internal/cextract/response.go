@@ -342,7 +342,7 @@ func (e *emitter) emit(c *candidate) {
 		e.start()
 	}
 	h := xxh3.HashString128(c.url)
-	if f := c.found; f != nil && f.method != "" {
+	if f := c.post; f != nil {
 		h = xxh3.HashString128(f.method + " " + c.url + "\n" + f.body)
 	}
 	if _, dup := e.seen[h]; dup {
@@ -353,7 +353,7 @@ func (e *emitter) emit(c *candidate) {
 	prio := e.parent.Priority + c.rule.step
 	if c.rule.priority != nil {
 		prio = *c.rule.priority
-	} else if c.found != nil && c.found.kind&(linkfind.Resources|linkfind.Scripts) != 0 {
+	} else if c.rule.byKind && c.kind&(linkfind.Resources|linkfind.Scripts) != 0 {
 		prio += resourcePriorityStep
 	}
 	// Within the bounds every reader of requests enforces.
@@ -513,8 +513,8 @@ func appendInherited(b []byte, child *record.Request) []byte {
 // encode returns the request record (with its newline) of candidate c;
 // c.ownExt says its extension was judged by a list other than Scrapy's
 // default; reason, when not empty, is added as the "reason" field of a
-// reject. A link found by a rule with kinds carries "link_kind" and
-// "source" (and a POST form its "method", "body" and Content-Type).
+// reject. Every follow-up carries "link_kind" and "source" (and a POST
+// form its "method", "body" and Content-Type).
 func (e *requestEncoder) encode(c *candidate, priority, depth int, reason string) []byte {
 	url := c.url
 	inherited := e.inherited
@@ -527,11 +527,13 @@ func (e *requestEncoder) encode(c *candidate, priority, depth int, reason string
 		}
 		inherited = e.ownExt
 	}
-	b := make([]byte, 0, 64+len(url)+len(e.referer)+len(inherited))
+	// Room for the record but a POST body, a reason or escapes, so that
+	// it is made in one allocation: 116 bytes besides these lengths at
+	// most (the largest priority and depth, link_kind "navigation").
+	b := make([]byte, 0, 128+len(url)+len(e.referer)+len(inherited)+len(c.source))
 	b = append(b, `{"kind":"request","url":`...)
 	b = record.AppendString(b, url)
-	f := c.found
-	if f != nil && f.method != "" {
+	if f := c.post; f != nil {
 		b = append(b, `,"method":`...)
 		b = record.AppendString(b, f.method)
 		b = append(b, `,"headers":{"Content-Type":"application/x-www-form-urlencoded"},"body":`...)
@@ -550,15 +552,28 @@ func (e *requestEncoder) encode(c *candidate, priority, depth int, reason string
 		b = append(b, e.referer...)
 	}
 	b = append(b, inherited...)
-	if f != nil {
-		b = append(b, `,"link_kind":`...)
-		b = record.AppendString(b, f.kind.String())
-		b = append(b, `,"source":`...)
-		b = record.AppendString(b, f.source)
+	if c.source != "" {
+		b = append(b, linkKindField(c.kind)...)
+		b = record.AppendString(b, c.source)
 	}
 	if reason != "" {
 		b = append(b, `,"reason":`...)
 		b = record.AppendString(b, reason)
 	}
 	return append(b, '}', '\n')
+}
+
+// linkKindField is `,"link_kind":"KIND","source":` for a link of kind k
+// (one kind; navigation for none): a constant, so a follow-up's kind costs
+// no encoding.
+func linkKindField(k linkfind.Kind) string {
+	switch k {
+	case linkfind.Resources:
+		return `,"link_kind":"resources","source":`
+	case linkfind.Forms:
+		return `,"link_kind":"forms","source":`
+	case linkfind.Scripts:
+		return `,"link_kind":"scripts","source":`
+	}
+	return `,"link_kind":"navigation","source":`
 }

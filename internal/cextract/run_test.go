@@ -60,6 +60,7 @@ func TestFollowUpRequestsInheritTheCrawl(t *testing.T) {
 		"allow_regex": []string{"/p/"}, "deny_regex": []string{"logout"}, "deny_extensions": []string{"pdf"},
 		"expires": 1900000000, "useragent": "bot/1", "attrs": map[string]any{"k": []int{1, 2}, "big": json.Number("12345678901234567890")},
 		"lease": "L-1", "headers": map[string]string{"Cookie": "secret"}, "method": "POST", "dont_filter": true, "custom": "x",
+		"link_kind": "resources", "source": "img@src", // the parent's own: not inherited
 	}
 	in := response(t, "https://a.example/final", `<a href="/p/1">1</a>`, parent, nil)
 	out, stderr, code := run(t, in, "--links")
@@ -69,7 +70,8 @@ func TestFollowUpRequestsInheritTheCrawl(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	want := `{"kind":"request","url":"https://a.example/p/1","priority":40,"depth":3,"referer":"https://a.example/final",` +
 		`"crawlid":"c1","appid":"app","spiderid":"link","maxdepth":5,"allowed_domains":["a.example"],"allow_regex":["/p/"],` +
-		`"deny_regex":["logout"],"deny_extensions":["pdf"],"expires":1900000000,"useragent":"bot/1","attrs":{"big":12345678901234567890,"k":[1,2]}}`
+		`"deny_regex":["logout"],"deny_extensions":["pdf"],"expires":1900000000,"useragent":"bot/1","attrs":{"big":12345678901234567890,"k":[1,2]},` +
+		`"link_kind":"navigation","source":"a@href"}`
 	if len(lines) != 2 || lines[0] != want {
 		t.Fatalf("got\n%s\nwant\n%s", out, want)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/cextract/sitemap"
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/linkfind"
 )
 
 // sitemapRule reads robots.txt and sitemaps: Scrapy's SitemapSpider.
@@ -73,20 +74,20 @@ type sitemapResult struct {
 func (s *sitemapRule) links(p *page, emit func(candidate), st *LinkStats) sitemapResult {
 	var res sitemapResult
 	base, _ := url.Parse(p.url)
-	add := func(loc string) {
+	add := func(loc, source string) {
 		u, err := ResolveLink(base, loc)
 		if err != nil {
 			st.Invalid++
 			return
 		}
-		emit(candidate{url: u.String(), u: u, rule: s.rule, sitemap: true})
+		emit(candidate{url: u.String(), u: u, rule: s.rule, kind: linkfind.Navigation, source: source})
 	}
 	if u, err := url.Parse(p.url); err == nil && strings.EqualFold(u.Path, "/robots.txt") {
 		res.kind = "robots.txt"
 		locs := sitemap.Robots(p.body.whole())
 		res.entries = len(locs)
 		for _, loc := range locs {
-			add(loc)
+			add(loc, sourceRobotsSitemap)
 		}
 		return res
 	}
@@ -105,7 +106,7 @@ func (s *sitemapRule) links(p *page, emit func(candidate), st *LinkStats) sitema
 				res.filtered++
 				return
 			}
-			add(e.Loc)
+			add(e.Loc, sourceSitemapIndex)
 			return
 		}
 		if !s.lastmodOK(e.Lastmod) {
@@ -113,12 +114,12 @@ func (s *sitemapRule) links(p *page, emit func(candidate), st *LinkStats) sitema
 			return
 		}
 		if s.allowed(e.Loc, &res) {
-			add(e.Loc)
+			add(e.Loc, sourceSitemapURL)
 		}
 		if s.alternate {
 			for _, loc := range e.Alternates {
 				if s.allowed(loc, &res) {
-					add(loc)
+					add(loc, sourceSitemapAlternate)
 				}
 			}
 		}

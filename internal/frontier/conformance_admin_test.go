@@ -216,10 +216,12 @@ func TestDump(t *testing.T) {
 }
 
 // TestRawPassesThrough: unknown fields and exact numbers survive the
-// round trip; a lease in a pushed record is dropped.
+// round trip, and so do the link_kind and source cextract gives every
+// follow-up; a lease in a pushed record is dropped.
 func TestRawPassesThrough(t *testing.T) {
 	each(t, Options{}, func(t *testing.T, f Frontier) {
-		in := `{"kind":"request","url":"http://a.test/","attrs":{"n":12345678901234567890},"lease":"stale","x-custom":[1,"two"]}`
+		in := `{"kind":"request","url":"http://a.test/","attrs":{"n":12345678901234567890},"lease":"stale","x-custom":[1,"two"],` +
+			`"link_kind":"navigation","source":"sitemap:url"}`
 		e, err := ParseEntry([]byte(in), KeyFast)
 		if err != nil {
 			t.Fatal(err)
