@@ -107,8 +107,12 @@ if [ "${JS:-1}" = 0 ]; then
 	echo "demo: skipped the JavaScript shop ($SITE/js/): JS=0"
 	exit 0
 fi
-if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null && ! command -v google-chrome >/dev/null; then
-	echo "demo: skipped the JavaScript shop ($SITE/js/): no Chromium found (apt-get install chromium to crawl it with cfetch --render)"
+browser=
+for b in chromium-headless-shell chrome-headless-shell chromium chromium-browser google-chrome; do
+	command -v "$b" >/dev/null && { browser=$b; break; }
+done
+if [ -z "$browser" ]; then
+	echo "demo: skipped the JavaScript shop ($SITE/js/): no Chromium found (apt-get install chromium-headless-shell, or chromium, to crawl it with cfetch --render)"
 	exit 0
 fi
 echo "demo: crawling the JavaScript shop $SITE/js/ with cfetch --render" >&2

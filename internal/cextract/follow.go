@@ -25,6 +25,7 @@ type linkRule struct {
 	priority *int
 	step     int
 	requests bool // also the response's "requests" (follow_requests.go)
+	render   bool // the follow-ups carry "render": true
 	// byKind: the rule finds its links by kind (kinds:, or the default),
 	// and its resources and scripts links get resourcePriorityStep; a
 	// rule with tags and attrs only names the kinds of its links.
@@ -79,7 +80,7 @@ func compileLinkRule(file string, i int, r *rules.Link) (*linkRule, error) {
 	fail := func(pos rules.Pos, format string, a ...any) {
 		errs = append(errs, rules.Errorf(file, pos, "%s: "+format, append([]any{what}, a...)...))
 	}
-	lr := &linkRule{name: r.Name, file: file, pos: r.Pos, match: newMatcher(r.Match), priority: r.Priority, step: r.PriorityStep, requests: r.Requests}
+	lr := &linkRule{name: r.Name, file: file, pos: r.Pos, match: newMatcher(r.Match), priority: r.Priority, step: r.PriorityStep, requests: r.Requests, render: r.Render}
 	if lr.name == "" {
 		lr.name = fmt.Sprintf("#%d", i+1)
 	}

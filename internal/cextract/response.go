@@ -552,6 +552,9 @@ func (e *requestEncoder) encode(c *candidate, priority, depth int, reason string
 		b = append(b, e.referer...)
 	}
 	b = append(b, inherited...)
+	if c.rule != nil && c.rule.render {
+		b = append(b, `,"render":true`...)
+	}
 	if c.source != "" {
 		b = append(b, linkKindField(c.kind)...)
 		b = record.AppendString(b, c.source)

@@ -79,7 +79,7 @@ func needBrowser(t *testing.T) {
 	t.Helper()
 	integration.Skip(t, "starts Chromium")
 	if _, err := render.FindBrowser(""); err != nil {
-		t.Fatalf("%v\n\tinstall it with: apt-get install -y chromium", err)
+		t.Fatalf("%v\n\tinstall it with: apt-get install -y chromium-headless-shell", err)
 	}
 }
 

@@ -27,7 +27,7 @@ type renderFlags struct {
 func (c *command) defineRender(f *cli.Flags) {
 	r := &c.opts.Render
 	f.BoolVar(&r.All, "render", false, "load every request in headless Chromium and write the DOM after load as the body (\"rendered\":true); a request with \"render\":true is rendered without it")
-	f.StringVar(&r.Browser, "browser", "", "`PATH` of the Chromium (or Chrome) to render with; default: chromium, chromium-browser or google-chrome on PATH")
+	f.StringVar(&r.Browser, "browser", "", "`PATH` of the Chromium (or Chrome) to render with; default: chromium-headless-shell (less than half the CPU a page), chrome-headless-shell, chromium, chromium-browser or google-chrome on PATH")
 	f.StringVar(&c.render.wait, "render-wait", "load", "when the DOM is taken: load (the load event), idle (then no request in flight for 500ms), css:SELECTOR (then an element matches), or a duration after load such as 2s")
 	f.DurationVar(&r.Timeout, "render-timeout", r.Timeout, "longest wait for a rendered page; then the DOM so far is taken and the record says \"render_timeout\":true")
 	f.StringVar(&c.render.script, "render-script", "", "JavaScript `FILE` run in each rendered page once loaded (awaited if it returns a promise), before the DOM is taken: scroll, click \"more\"")

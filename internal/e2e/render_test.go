@@ -18,7 +18,7 @@ import (
 func needChromium(t *testing.T) {
 	t.Helper()
 	if _, err := render.FindBrowser(""); err != nil {
-		t.Fatalf("%v\n\tinstall it with: apt-get install -y chromium", err)
+		t.Fatalf("%v\n\tinstall it with: apt-get install -y chromium-headless-shell", err)
 	}
 }
 

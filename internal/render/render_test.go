@@ -2,10 +2,12 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -22,7 +24,7 @@ func newTestRenderer(t *testing.T, opts Options) *Renderer {
 	integration.Skip(t, "starts Chromium")
 	r, err := New(opts)
 	if err != nil {
-		t.Fatalf("%v\n\tinstall it with: apt-get install -y chromium", err)
+		t.Fatalf("%v\n\tinstall it with: apt-get install -y chromium-headless-shell", err)
 	}
 	t.Cleanup(func() {
 		dir := r.DataDir()
@@ -227,3 +229,40 @@ func TestBrowserCrash(t *testing.T) {
 }
 
 func asLoadError(err error, le **LoadError) bool { return errorsAs(err, le) }
+
+// TestEveryBrowserFound renders the same page with every browser FindBrowser
+// may pick that is installed here (CI installs Debian's headless shell and
+// its full chromium): both take the products a fetch() brought, and leave
+// no process behind.
+func TestEveryBrowserFound(t *testing.T) {
+	s := newSite(t)
+	found := 0
+	for _, name := range browserNames {
+		path, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		found++
+		t.Run(name, func(t *testing.T) {
+			opts := DefaultOptions()
+			opts.Timeout = 60 * time.Second
+			opts.Browser = path
+			opts.Wait = Wait{Kind: WaitSelector, Selector: ".product"}
+			r := newTestRenderer(t, opts)
+			p := render(t, r, s.URL+"/list.html")
+			if got := count(p.HTML, `class="product"`); got != 2 {
+				t.Errorf("products in the DOM: %d, want 2", got)
+			}
+			exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", r.PID()))
+			if err != nil {
+				t.Fatalf("the browser's process: %v", err)
+			}
+			if b := filepath.Base(exe); b == "sh" || b == "dash" || b == "bash" {
+				t.Errorf("%s runs as a shell's child (pid %d is %s): it would not die with cfetch", path, r.PID(), exe)
+			}
+		})
+	}
+	if found == 0 {
+		newTestRenderer(t, DefaultOptions()) // fails with the command that installs one
+	}
+}

@@ -12,8 +12,19 @@
 #   the pages the browser's processes share once per process, and summed
 #   PSS, which splits them. Goal: 20 pages/s or more on 2 cores, under 1 GB.
 #
+#   And a crawl of the whole demo site (the shop and the JavaScript shop,
+#   seeded with / and /js/) by cqueue crawl with
+#   scripts/bench/render-crawl.yml, whose link rule for the JavaScript
+#   shop says render: true: cfetch renders those pages and no other. The
+#   same crawl with render: false (every page fetched, none rendered) is
+#   run next to it: wall and CPU seconds of each, their ratio (goal: the
+#   crawl that renders within 1.5x of the one that does not; the CPU is GNU
+#   time's, which misses the browser's processes), and the
+#   items each exported.
+#
 #   scripts/bench/render.sh
 #   RUNS=5 PAGES=400 CONC=8 scripts/bench/render.sh
+#   BROWSER=/usr/bin/chromium scripts/bench/render.sh   the full browser
 #
 # Needs Chromium (apt-get install chromium): without it the section says so
 # and measures nothing. Not compared with scrapy-playwright: it is not a
@@ -28,12 +39,19 @@ export LC_ALL=C
 
 . scripts/bench/lib.sh
 
-if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null && ! command -v google-chrome >/dev/null; then
-	say "no Chromium found (apt-get install chromium): render benchmark skipped"
+browser=
+for b in chromium-headless-shell chrome-headless-shell chromium chromium-browser google-chrome; do
+	command -v "$b" >/dev/null && { browser=$b; break; }
+done
+if [ -z "$browser" ]; then
+	say "no Chromium found (apt-get install chromium-headless-shell, or chromium): render benchmark skipped"
 	exit 0
 fi
+[ -z "${BROWSER:-}" ] || browser=$BROWSER
+browser=$(command -v "$browser")
+say "browser: $browser"
 mkdir -p "$BIN"
-go build -o "$BIN/" ./cmd/cfetch ./internal/cmd/demosite
+go build -o "$BIN/" ./cmd/cfetch ./cmd/cextract ./cmd/cexport ./cmd/cqueue ./internal/cmd/demosite
 PATH="$BIN:$PATH"
 start_site
 
@@ -52,7 +70,7 @@ demosite -truth -js -base "$SITE" | sed -n 's/.*"url":"\([^"]*\/js\/app\/product
 
 for run in $(seq "$RUNS"); do
 	start=$(date +%s.%N)
-	cfetch -q --render --render-concurrency "$CONC" --concurrency "$CONC" --per-host "$CONC" \
+	cfetch -q --browser "$browser" --render --render-concurrency "$CONC" --concurrency "$CONC" --per-host "$CONC" \
 		--render-wait css:html.ready --render-timeout 1m <"$work/urls.txt" >"$work/out.ndjson" &
 	cpid=$!
 	read -r rss pss < <(/usr/bin/python3 scripts/bench/treepss.py "$cpid")
@@ -65,3 +83,22 @@ for run in $(seq "$RUNS"); do
 	say "run $run: $(cat "$work/res.render.$run") (wall_s pages pages/s peak_rss_mb peak_pss_mb timeouts)"
 done
 echo "render: $PAGES JavaScript pages at --render-concurrency $CONC, load $(cut -d' ' -f1-3 /proc/loadavg): $(medcol render 3) pages/s, peak memory of cfetch + browser $(medcol render 4) MB RSS, $(medcol render 5) MB PSS, $(medcol render 1) s (medians of $RUNS runs)"
+
+# The whole site, rendering only the JavaScript shop's pages, against the
+# same crawl rendering none.
+printf '%s\n' "$SITE/" "$SITE/js/" >"$work/seeds.txt"
+sed 's/^    render: true$/    render: false/' scripts/bench/render-crawl.yml >"$work/plain.yml"
+grep -q '^    render: false$' "$work/plain.yml" || { say "scripts/bench/render-crawl.yml has no render: true line"; exit 1; }
+crawl_site() { # LABEL RULES
+	rm -f "$work/crawl.db" "$work/crawl.jsonl"
+	timed "$work/t.txt" cqueue crawl "$work/seeds.txt" "$2" "$work/crawl.jsonl" --db "$work/crawl.db" --crawlid "render-$1" \
+		--cfetch "--browser $browser --render-wait css:html.ready --render-script $PWD/testdata/rules/demo-js-more.js" 2>>"$work/crawl.log"
+	echo "$(cat "$work/t.txt") $(wc -l <"$work/crawl.jsonl")" >"$work/res.$1.$run"
+}
+for run in $(seq "$RUNS"); do
+	crawl_site plain "$work/plain.yml"
+	crawl_site rendered scripts/bench/render-crawl.yml
+	say "run $run: plain $(cut -d' ' -f1,2,4 "$work/res.plain.$run"), rendered $(cut -d' ' -f1,2,4 "$work/res.rendered.$run") (wall_s cpu_s items)"
+done
+pw=$(medcol plain 1) rw=$(medcol rendered 1)
+echo "render crawl: the demo site, its JavaScript shop rendered (render: true): $rw s wall, $(medcol rendered 2) CPU s, $(medcol rendered 4) items; rendering none: $pw s, $(medcol plain 2) CPU s, $(medcol plain 4) items; ratio $(awk -v a="$rw" -v b="$pw" 'BEGIN { printf "%.2f", a / b }')x (medians of $RUNS runs)"

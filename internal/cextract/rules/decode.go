@@ -16,7 +16,7 @@ var Keys = map[string][]string{
 	"item":    {"name", "match", "each", "namespaces", "csv", "fields", "files"},
 	"csv":     {"delimiter", "quote", "headers"},
 	"field":   {"css", "xpath", "jq", "re", "column", "value", "field", "all", "required", "raw", "process", "each", "fields"},
-	"link":    {"name", "match", "select", "allow", "deny", "allow_domains", "deny_domains", "restrict_css", "restrict_xpath", "tags", "attrs", "kinds", "post_forms", "requests", "deny_extensions", "skip_nofollow", "canonicalize", "unique", "process", "priority", "priority_step"},
+	"link":    {"name", "match", "select", "allow", "deny", "allow_domains", "deny_domains", "restrict_css", "restrict_xpath", "tags", "attrs", "kinds", "post_forms", "requests", "render", "deny_extensions", "skip_nofollow", "canonicalize", "unique", "process", "priority", "priority_step"},
 	"sitemap": {"name", "match", "follow", "allow", "deny", "alternate", "lastmod_after", "lastmod_before"},
 }
 

@@ -65,6 +65,8 @@ func (d *decoder) link(n *node, i int) *Link {
 			r.PostForms = d.boolean(v, "post_forms")
 		case "requests":
 			r.Requests = d.boolean(v, "requests")
+		case "render":
+			r.Render = d.boolean(v, "render")
 		case "deny_extensions":
 			r.DenyExtensions = []string{}
 			for _, s := range d.strings(v, "deny_extensions") {

@@ -127,6 +127,7 @@ type Link struct {
 	Kinds          linkfind.Kind // kinds of links (0: cextract's DefaultKinds, or Tags and Attrs when given)
 	PostForms      bool          // forms: POST forms too
 	Requests       bool          // also the URLs of the response's "requests" (a rendered page's XHR, fetch(), frames)
+	Render         bool          // the requests ask cfetch to render them ("render": true)
 	Priority       *int          // absolute priority of the requests
 	PriorityStep   int           // added to the parent's priority otherwise
 }
