@@ -17,13 +17,14 @@ import (
 // TestMaxMemoryHoldsForGzipBodies runs cfetch (this test binary, as the
 // cfetch command) over 16 gzip-encoded pages of 30 MB, 16 at once, under
 // --max-memory 256M, and bounds its peak RSS (the kernel's ru_maxrss at
-// exit) by --max-memory plus a 64 MiB margin for what is not a body: the
+// exit) by --max-memory plus a 96 MiB margin for what is not a body: the
 // Go runtime and the program, the read-ahead, the collector's lag. A
 // body of unknown length (decoded) filled the budget part-read, every
 // response waited, and one went on past it, again and again; with the
-// soft memory limit above the budget, RSS peaked near 390 MiB; it is
-// about 280 MiB now. Memory, unlike time, does not depend on the
-// machine's load.
+// soft memory limit above the budget, RSS peaked near 390 MiB. It is
+// about 280 MiB now on a quiet machine, and was 327–329 MiB while other
+// work held both cores (the collector, starved like the rest, frees
+// later): the margin is 96 MiB, under the 390 MiB of the bug.
 func TestMaxMemoryHoldsForGzipBodies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("16 pages of 30 MB: skipped with -short")
@@ -32,7 +33,7 @@ func TestMaxMemoryHoldsForGzipBodies(t *testing.T) {
 		t.Skip("the race detector multiplies the memory a process takes")
 	}
 	const n, pages = 30_000_000, 16
-	const maxMemory, margin = 256 << 20, 64 << 20
+	const maxMemory, margin = 256 << 20, 96 << 20
 	page := bytes.Repeat([]byte("<p>\"large\" page\n"), n/16+1)[:n]
 	gz := compress("gzip", page)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
