@@ -119,7 +119,7 @@ func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
 	// navigation: no request, no status. Leave the page first.
 	base, _, _ := strings.Cut(req.URL, "#")
 	if base == tb.last {
-		if _, err := cdp.Call(sctx, t, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
+		if err := leave(sctx, t); err != nil {
 			if sctx.Err() != nil {
 				return nil, b.hung(req.URL)
 			}
@@ -499,4 +499,32 @@ func (pg *pageState) script(ctx context.Context, src string) string {
 		return d.Text
 	}
 	return ""
+}
+
+// leave navigates the tab to about:blank and returns once that page has
+// loaded: Page.navigate answers before, and the blank page's load,
+// reported after the next page's navigation began, was taken for the next
+// page's (whose DOM was then taken empty; seen with the headless shell
+// on a busy machine).
+func leave(ctx context.Context, t *chromedp.Target) error {
+	if _, err := cdp.Call(ctx, t, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
+		return err
+	}
+	byValue := true
+	for {
+		res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: `location.href === "about:blank" && document.readyState === "complete"`, ReturnByValue: &byValue,
+		})
+		if err != nil {
+			return err
+		}
+		if res.Result != nil && string(res.Result.Value) == "true" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
