@@ -23,15 +23,14 @@ func needChromium(t *testing.T) {
 }
 
 // jsCrawl crawls the demo site's JavaScript shop (/js/) to its end with
-// the loop, cfetch run with fetchFlags, and returns the exported items as
-// the demo site's JSProduct (absolute URLs made paths).
-func jsCrawl(t *testing.T, l *loop, fetchFlags string) []demosite.JSProduct {
+// the loop, cfetch run with fetchFlags and cextract with rules (a rules
+// file's path), and returns the exported items as the demo site's
+// JSProduct (absolute URLs made paths).
+func jsCrawl(t *testing.T, l *loop, fetchFlags, rules string) []demosite.JSProduct {
 	t.Helper()
-	wd, _ := os.Getwd()
-	rules := filepath.Join(wd, "../../testdata/rules")
 	l.run(`echo "$SITE/js/" | cqueue push -q $DB --crawlid js`)
 	l.run(`set -o pipefail; cqueue pop -q $DB --follow --window 16 --lease 1m | cfetch -q ` + fetchFlags + ` |
-		cextract -q -r ` + rules + `/demo-js.yml | cexport -q -o "$W/items.jsonl" | cqueue push -q $DB`)
+		cextract -q -r ` + rules + ` | cexport -q -o "$W/items.jsonl" | cqueue push -q $DB`)
 	var got []demosite.JSProduct
 	f, err := os.Open(filepath.Join(l.dir, "items.jsonl"))
 	if os.IsNotExist(err) {
@@ -56,6 +55,12 @@ func jsCrawl(t *testing.T, l *loop, fetchFlags string) []demosite.JSProduct {
 	return got
 }
 
+// jsRules is the JavaScript shop's rules file.
+var jsRules = func() string {
+	wd, _ := os.Getwd()
+	return filepath.Join(wd, "../../testdata/rules/demo-js.yml")
+}()
+
 // sortJS sorts products as demosite.JSTruth does.
 func sortJS(ps []demosite.JSProduct) {
 	slices.SortFunc(ps, func(a, b demosite.JSProduct) int {
@@ -79,7 +84,7 @@ func TestJSShopRendered(t *testing.T) {
 
 	l := newCrawlSite(t, bin, loopSite)
 	l.db = "--db " + filepath.Join(l.dir, "crawl.db")
-	got := jsCrawl(t, l, "--render --render-wait css:html.ready --render-timeout 1m --render-script "+script)
+	got := jsCrawl(t, l, "--render --render-wait css:html.ready --render-timeout 1m --render-script "+script, jsRules)
 	sortJS(got)
 	want := l.site.JSTruth()
 	if !slices.Equal(got, want) {
@@ -98,7 +103,21 @@ func TestJSShopRendered(t *testing.T) {
 
 	plain := newCrawlSite(t, bin, loopSite)
 	plain.db = "--db " + filepath.Join(plain.dir, "crawl.db")
-	if got := jsCrawl(t, plain, ""); len(got) != 0 {
+	// Without the link rule's render: true, which would render the pages
+	// without --render.
+	b, err := os.ReadFile(jsRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unrendered := strings.Replace(string(b), "\n    render: true\n", "\n", 1)
+	if unrendered == string(b) {
+		t.Fatalf("%s: no render: true line to take out", jsRules)
+	}
+	plainRules := filepath.Join(plain.dir, "demo-js-unrendered.yml")
+	if err := os.WriteFile(plainRules, []byte(unrendered), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := jsCrawl(t, plain, "", plainRules); len(got) != 0 {
 		t.Errorf("unrendered crawl: %d items, want none (the products are built by scripts): %+v", len(got), got)
 	}
 	if n := plain.site.Hits()["/js/inline.html"]; n != 1 {
