@@ -107,11 +107,8 @@ if [ "${JS:-1}" = 0 ]; then
 	echo "demo: skipped the JavaScript shop ($SITE/js/): JS=0"
 	exit 0
 fi
-browser=
-for b in chromium-headless-shell chrome-headless-shell chromium chromium-browser google-chrome; do
-	command -v "$b" >/dev/null && { browser=$b; break; }
-done
-if [ -z "$browser" ]; then
+# cfetch --render with nothing to fetch checks that it finds a browser.
+if ! cfetch -q --render </dev/null 2>/dev/null; then
 	echo "demo: skipped the JavaScript shop ($SITE/js/): no Chromium found (apt-get install chromium-headless-shell, or chromium, to crawl it with cfetch --render)"
 	exit 0
 fi

@@ -39,20 +39,17 @@ export LC_ALL=C
 
 . scripts/bench/lib.sh
 
-browser=
-for b in chromium-headless-shell chrome-headless-shell chromium chromium-browser google-chrome; do
-	command -v "$b" >/dev/null && { browser=$b; break; }
-done
-if [ -z "$browser" ]; then
-	say "no Chromium found (apt-get install chromium-headless-shell, or chromium): render benchmark skipped"
-	exit 0
-fi
-[ -z "${BROWSER:-}" ] || browser=$BROWSER
-browser=$(command -v "$browser")
-say "browser: $browser"
 mkdir -p "$BIN"
 go build -o "$BIN/" ./cmd/cfetch ./cmd/cextract ./cmd/cexport ./cmd/cqueue ./internal/cmd/demosite
 PATH="$BIN:$PATH"
+# cfetch --render with nothing to fetch finds the browser it would use
+# (or the one BROWSER names), or says why not.
+browser=()
+[ -z "${BROWSER:-}" ] || browser=(--browser "$BROWSER")
+if ! cfetch -q --render "${browser[@]}" </dev/null 2>"$work/browser.txt"; then
+	say "$(head -n1 "$work/browser.txt"): render benchmark skipped"
+	exit 0
+fi
 start_site
 
 # The router's product pages, from the ground truth.
@@ -70,7 +67,7 @@ demosite -truth -js -base "$SITE" | sed -n 's/.*"url":"\([^"]*\/js\/app\/product
 
 for run in $(seq "$RUNS"); do
 	start=$(date +%s.%N)
-	cfetch -q --browser "$browser" --render --render-concurrency "$CONC" --concurrency "$CONC" --per-host "$CONC" \
+	cfetch -q "${browser[@]}" --render --render-concurrency "$CONC" --concurrency "$CONC" --per-host "$CONC" \
 		--render-wait css:html.ready --render-timeout 1m <"$work/urls.txt" >"$work/out.ndjson" &
 	cpid=$!
 	read -r rss pss < <(/usr/bin/python3 scripts/bench/treepss.py "$cpid")
@@ -92,7 +89,7 @@ grep -q '^    render: false$' "$work/plain.yml" || { say "scripts/bench/render-c
 crawl_site() { # LABEL RULES
 	rm -f "$work/crawl.db" "$work/crawl.jsonl"
 	timed "$work/t.txt" cqueue crawl "$work/seeds.txt" "$2" "$work/crawl.jsonl" --db "$work/crawl.db" --crawlid "render-$1" \
-		--cfetch "--browser $browser --render-wait css:html.ready --render-script $PWD/testdata/rules/demo-js-more.js" 2>>"$work/crawl.log"
+		--cfetch "${browser[*]} --render-wait css:html.ready --render-script $PWD/testdata/rules/demo-js-more.js" 2>>"$work/crawl.log"
 	echo "$(cat "$work/t.txt") $(wc -l <"$work/crawl.jsonl")" >"$work/res.$1.$run"
 }
 for run in $(seq "$RUNS"); do
