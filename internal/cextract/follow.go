@@ -171,11 +171,7 @@ func (r *linkRule) pageLinks(p *page, out []candidate, st *LinkStats) ([]candida
 	}
 	if r.sel == nil {
 		pctx := &process.Context{Base: p.base}
-		var seen map[string]bool
-		if !r.ex.KeepDuplicates {
-			seen = map[string]bool{}
-		}
-		s, err := r.ex.eachHref(p.html(), pctx, seen, add)
+		s, err := r.ex.eachHref(p.html(), pctx, newSeenLinks(r.ex.KeepDuplicates), add)
 		st.add(s)
 		return out, err
 	}
@@ -229,10 +225,7 @@ func (r *linkRule) pageLinks(p *page, out []candidate, st *LinkStats) ([]candida
 // IGNORED_EXTENSIONS (images, stylesheets and scripts are what they are)
 // unless the rule has its own deny_extensions.
 func (r *linkRule) kindLinks(p *page, out []candidate, st *LinkStats) ([]candidate, error) {
-	var seen map[string]bool
-	if !r.ex.KeepDuplicates {
-		seen = map[string]bool{}
-	}
+	seen := newSeenLinks(r.ex.KeepDuplicates)
 	pctx := &process.Context{Base: p.base}
 	add := func(s string, u *url.URL, l *linkfind.Link) {
 		c := candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt, kind: l.Kind, source: l.Source}

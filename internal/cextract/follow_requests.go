@@ -26,10 +26,7 @@ func (r *linkRule) requestLinks(p *page, out []candidate, st *LinkStats) []candi
 		st.Invalid++ // not a list of strings: nothing of it is followed
 		return out
 	}
-	var seen map[string]bool
-	if !r.ex.KeepDuplicates {
-		seen = map[string]bool{}
-	}
+	seen := newSeenLinks(r.ex.KeepDuplicates)
 	base, _ := url.Parse(p.url)
 	add := func(s string, u *url.URL, _ *linkfind.Link) {
 		out = append(out, candidate{url: s, u: u, rule: r, denyExt: r.denyExt, ownExt: r.ownExt, kind: linkfind.Navigation, source: sourceRequests})

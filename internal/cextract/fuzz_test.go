@@ -26,6 +26,7 @@ func FuzzLinks(f *testing.F) {
 		`<a href="https:/t">o</a><a href="https:t?q=a b">s</a><a href="https:">u</a>`,
 		`<a href="http://a.test:99999/x">p</a><a href="http://[::1]:65536/">p6</a><a href="http://[1.2.3.4]/">b4</a><a href="http://[fe80::1%25eth0]/">z</a>`,
 		`<a href="/target?q=a b">s</a><a href="/t?q=ä&amp;r=%zz">n</a><a href="/p ä|[x]{}?q='^">c</a>`,
+		"<a href=\"http://u s:p@a.test:8080/%zz/\x01?\x7f=%00&q=[]#f\">o</a><a href=\"HTTP://A.TEST./..;/x?\">h</a>",
 		strings.Repeat("<div>", 600) + `<a href="/deep">d</a>`,
 		strings.Repeat("<b><i>", 400) + `<a href="/fmt">d</a>`,
 	} {

@@ -111,10 +111,7 @@ func (e *LinkExtractor) Links(d *selector.Doc) ([]string, LinkStats) {
 // response URL (for forms without action; d.URL when nil). An error is a
 // restrict selector that failed on the page.
 func (e *LinkExtractor) each(d *selector.Doc, pageURL *url.URL, pctx *process.Context, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
-	var seen map[string]bool
-	if !e.KeepDuplicates {
-		seen = map[string]bool{}
-	}
+	seen := newSeenLinks(e.KeepDuplicates)
 	if e.Kinds != 0 {
 		return e.eachKind(d, pageURL, pctx, seen, fn)
 	}
@@ -123,7 +120,7 @@ func (e *LinkExtractor) each(d *selector.Doc, pageURL *url.URL, pctx *process.Co
 
 // eachKind is each for an extractor with Kinds, with the set of the URLs
 // seen already (nil: keep duplicates).
-func (e *LinkExtractor) eachKind(d *selector.Doc, pageURL *url.URL, pctx *process.Context, seen map[string]bool, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
+func (e *LinkExtractor) eachKind(d *selector.Doc, pageURL *url.URL, pctx *process.Context, seen *seenLinks, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
 	var st LinkStats
 	var one [1]*html.Node
 	regions, err := e.regions(d, one[:0])
@@ -145,7 +142,7 @@ func (e *LinkExtractor) eachKind(d *selector.Doc, pageURL *url.URL, pctx *proces
 // navigation) and its source "TAG@ATTR". It is apart from eachKind so that
 // fn, which linkfind keeps, does not escape here: the common rule
 // allocates no closure.
-func (e *LinkExtractor) eachHref(d *selector.Doc, pctx *process.Context, seen map[string]bool, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
+func (e *LinkExtractor) eachHref(d *selector.Doc, pctx *process.Context, seen *seenLinks, fn func(string, *url.URL, *linkfind.Link)) (LinkStats, error) {
 	var st LinkStats
 	base := d.Base()
 	var one [1]*html.Node
@@ -200,7 +197,7 @@ type hrefAt struct {
 }
 
 // found filters and passes on one link linkfind found.
-func (e *LinkExtractor) found(l *linkfind.Link, pctx *process.Context, seen map[string]bool, st *LinkStats, fn func(string, *url.URL, *linkfind.Link)) {
+func (e *LinkExtractor) found(l *linkfind.Link, pctx *process.Context, seen *seenLinks, st *LinkStats, fn func(string, *url.URL, *linkfind.Link)) {
 	if e.SkipNofollow && l.Node != nil && hasNofollow(l.Node) {
 		st.Nofollow++
 		return
@@ -215,28 +212,45 @@ func (e *LinkExtractor) found(l *linkfind.Link, pctx *process.Context, seen map[
 }
 
 // keep resolves one value and passes it to fn unless a filter drops it.
-func (e *LinkExtractor) keep(base *url.URL, ref string, l *linkfind.Link, seen map[string]bool, st *LinkStats, fn func(string, *url.URL, *linkfind.Link)) {
+func (e *LinkExtractor) keep(base *url.URL, ref string, l *linkfind.Link, seen *seenLinks, st *LinkStats, fn func(string, *url.URL, *linkfind.Link)) {
+	// A value met before on the page, against the same base, ends as it
+	// did then, and a link it made is a duplicate now: no need to resolve
+	// it again (a page names most of its links twice or more).
+	form := l != nil && l.Method != ""
+	ra := refAt{base, ref}
+	if seen != nil && !form {
+		switch seen.refs[ra] {
+		case refKept, refNotFollowed:
+			return
+		case refInvalid:
+			st.Invalid++
+			return
+		}
+	}
 	u, err := ResolveLink(base, ref)
 	switch {
 	case errors.Is(err, errNotFollowed):
+		seen.ended(ra, refNotFollowed, form)
 		return
 	case err != nil:
+		seen.ended(ra, refInvalid, form)
 		st.Invalid++
 		return
 	}
+	seen.ended(ra, refKept, form)
 	if e.Canonicalize {
 		canonicalizeURL(u)
 	}
 	s := u.String()
 	if seen != nil {
 		key := s
-		if l != nil && l.Method != "" {
+		if form {
 			key = l.Method + " " + s + "\n" + l.Body
 		}
-		if seen[key] {
+		if seen.urls[key] {
 			return
 		}
-		seen[key] = true
+		seen.urls[key] = true
 	}
 	switch {
 	case e.MaxURLLength > 0 && len(s) > e.MaxURLLength:
@@ -433,18 +447,19 @@ func ResolveLink(base *url.URL, href string) (*url.URL, error) {
 	}
 	// A query from base is written as base had it.
 	u.RawQuery = fingerprint.SafeQuery(u.RawQuery)
-	s := u.String()
-	// net/url accepts some hosts it then writes in a form it refuses.
-	if _, err := url.Parse(s); err != nil {
-		return nil, err
-	}
 	// cqueue push (frontier.NewEntry) refuses what Scrapy would refuse to
-	// request (a port out of range, …) and a URL without a host. Most
-	// links have a plain host and port, which it takes: the full check
-	// (a canonicalization, ~1 us) is for the others. FuzzLinks holds the
-	// shortcut to the full check.
+	// request (a port out of range, …) and a URL without a host, and
+	// net/url accepts some hosts it then writes in a form it refuses. Most
+	// links have a plain host and port, which net/url writes back as it
+	// reads them and push takes: the full check (writing the URL, reading
+	// it again, a canonicalization: ~1.5 us) is for the others. FuzzLinks
+	// holds the shortcut to the full check.
 	if plainHostPort(u) {
 		return u, nil
+	}
+	s := u.String()
+	if _, err := url.Parse(s); err != nil {
+		return nil, err
 	}
 	c, err := fingerprint.ScrapyCanonical(s)
 	if err != nil {

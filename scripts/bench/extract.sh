@@ -36,8 +36,8 @@ pages=$(wc -l <"$work/stream.jsonl")
 
 # The same extraction with parsel: the selectors of demo.yml, the same
 # processors in Python, links through response.urljoin (<base href>
-# included) and the same allow patterns, one JSON line out per item and
-# request, as cextract writes them.
+# included) and the same allow patterns for each of its three link rules,
+# one JSON line out per item and request, as cextract writes them.
 cat >"$work/parsel_extract.py" <<'PY'
 import json, re, sys
 from urllib.parse import urljoin
@@ -47,6 +47,7 @@ PRODUCT = re.compile(r'/catalogue/[^/]+_\d+/$')
 HOME = re.compile(r'^https?://[^/]+/$')
 LISTING = re.compile(r'/category/[^/]+/(page-\d+\.html)?$')
 ALLOW_HOME = [re.compile(r'/category/[^/]+/$')]
+ALLOW_RELATED = [re.compile(p) for p in (r'/catalogue/[^/]+_\d+/$', r'/p/\d+$', r'/go/\d+$')]
 ALLOW_LISTING = [re.compile(p) for p in (r'/category/[^/]+/page-\d+\.html$', r'/catalogue/[^/]+_\d+/$', r'/p/\d+$')]
 RATING = {'One': 1, 'Two': 2, 'Three': 3, 'Four': 4, 'Five': 5}
 INT = re.compile(r'\d+')
@@ -103,13 +104,17 @@ for line in open(sys.argv[1], encoding='utf-8'):
     if r.get('kind') != 'response' or r.get('status') != 200 or 'body' not in r:
         continue
     url, req = r['url'], r.get('request') or {}
+    sel = None
     if PRODUCT.search(url):
-        d = product(Selector(text=r['body']), url)
+        sel = Selector(text=r['body'])
+        d = product(sel, url)
         if d:
             w(json.dumps({'kind': 'item', 'type': 'product', 'data': d, 'url': url}, ensure_ascii=False) + '\n')
-    allow = ALLOW_HOME if HOME.search(url) else ALLOW_LISTING if LISTING.search(url) else None
+    # demo.yml's link rules: categories, listing, and related (on every
+    # product page, with the page parsed once for both).
+    allow = ALLOW_HOME if HOME.search(url) else ALLOW_LISTING if LISTING.search(url) else ALLOW_RELATED if PRODUCT.search(url) else None
     if allow:
-        for u in links(Selector(text=r['body']), url, allow):
+        for u in links(sel or Selector(text=r['body']), url, allow):
             w(json.dumps({'kind': 'request', 'url': u, 'priority': req.get('priority', 0) - 10,
                           'depth': req.get('depth', 0) + 1, 'referer': url}) + '\n')
 PY
@@ -129,8 +134,16 @@ time_runs() {
 
 go_s=$(time_runs taskset -c "$CORE" "$work/cextract" -q -r "$RULES" "$work/stream.jsonl")
 py_s=$(time_runs taskset -c "$CORE" "$PY" "$work/parsel_extract.py" "$work/stream.jsonl")
-items_go=$(taskset -c "$CORE" "$work/cextract" -q -r "$RULES" "$work/stream.jsonl" | grep -c '"kind":"item"')
-items_py=$("$PY" "$work/parsel_extract.py" "$work/stream.jsonl" | grep -c '"kind": "item"')
+# Both write the same items and the same requests.
+"$work/cextract" -q -r "$RULES" "$work/stream.jsonl" >"$work/go.out"
+"$PY" "$work/parsel_extract.py" "$work/stream.jsonl" >"$work/py.out"
+items_go=$(grep -c '"kind":"item"' "$work/go.out")
+items_py=$(grep -c '"kind": "item"' "$work/py.out")
+reqs_go=$(jq -r 'select(.kind == "request") | .url' "$work/go.out" | sort | md5sum | cut -c1-12)
+reqs_py=$(jq -r 'select(.kind == "request") | .url' "$work/py.out" | sort | md5sum | cut -c1-12)
+if [ "$items_go" != "$items_py" ] || [ "$reqs_go" != "$reqs_py" ]; then
+	echo "extract: cextract and parsel disagree: $items_go and $items_py items, requests $reqs_go and $reqs_py" >&2
+fi
 
 # Memory is bounded by the largest response, not by the stream: the peak
 # RSS for the stream and for five times as long a stream.
