@@ -122,7 +122,8 @@ func FuzzParseFields(f *testing.F) {
 // accepts only strings encoding/json accepts.
 func FuzzUnquote(f *testing.F) {
 	for _, s := range []string{"", "a", "é", "\xff", "\u2028", "<&>", "\x00\x1f\"\\", "😀",
-		`\ud83d\ude00`, `\ud800`, `\ud800\u0041`, `\udc00\ud800`, `\u00e9\/\b\f\n\r\t`, `\x`, `\u12`, "a\xe2\x82"} {
+		`\ud83d\ude00`, `\ud800`, `\ud800\u0041`, `\udc00\ud800`, `\u00e9\/\b\f\n\r\t`, `\x`, `\u12`, "a\xe2\x82",
+		"<p class=\\\"x\\\">\\u00e9\\ud83d\\ude00\\ud800x</p>\xff\xfe", "12345678\\", "1234567\"89", "東京\\u6771\x01"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
