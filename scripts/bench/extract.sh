@@ -119,21 +119,28 @@ for line in open(sys.argv[1], encoding='utf-8'):
                           'depth': req.get('depth', 0) + 1, 'referer': url}) + '\n')
 PY
 
-# median of the runs' wall times, in seconds
-time_runs() {
-	local times=()
-	for _ in $(seq "$RUNS"); do
-		local s e
-		s=$(date +%s.%N)
-		"$@" >/dev/null
-		e=$(date +%s.%N)
-		times+=("$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.4f", b - a }')")
-	done
-	printf '%s\n' "${times[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+# One run's wall time, in seconds.
+wall() {
+	local s e
+	s=$(date +%s.%N)
+	"$@" >/dev/null
+	e=$(date +%s.%N)
+	awk -v a="$s" -v b="$e" 'BEGIN { printf "%.4f", b - a }'
 }
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-go_s=$(time_runs taskset -c "$CORE" "$work/cextract" -q -r "$RULES" "$work/stream.jsonl")
-py_s=$(time_runs taskset -c "$CORE" "$PY" "$work/parsel_extract.py" "$work/stream.jsonl")
+# The two run in turns, so that a slow spell of a shared machine falls on
+# both: the medians of each, and the median of the ratios of the pairs.
+go_t=() py_t=() ratios=()
+for _ in $(seq "$RUNS"); do
+	g=$(wall taskset -c "$CORE" "$work/cextract" -q -r "$RULES" "$work/stream.jsonl")
+	p=$(wall taskset -c "$CORE" "$PY" "$work/parsel_extract.py" "$work/stream.jsonl")
+	go_t+=("$g") py_t+=("$p") ratios+=("$(awk -v g="$g" -v p="$p" 'BEGIN { printf "%.3f", p / g }')")
+done
+go_s=$(printf '%s\n' "${go_t[@]}" | median)
+py_s=$(printf '%s\n' "${py_t[@]}" | median)
+ratio=$(printf '%s\n' "${ratios[@]}" | median)
+ratio_range="$(printf '%s\n' "${ratios[@]}" | sort -g | head -n 1)-$(printf '%s\n' "${ratios[@]}" | sort -g | tail -n 1)"
 # Both write the same items and the same requests.
 "$work/cextract" -q -r "$RULES" "$work/stream.jsonl" >"$work/go.out"
 "$PY" "$work/parsel_extract.py" "$work/stream.jsonl" >"$work/py.out"
@@ -155,10 +162,10 @@ if [ -x /usr/bin/time ]; then
 	rss="peak RSS $((r1 / 1024)) MiB for the stream ($(($(wc -c <"$work/stream.jsonl") >> 20)) MiB), $((r5 / 1024)) MiB for 5 times as much"
 fi
 
-awk -v n="$pages" -v g="$go_s" -v p="$py_s" -v ig="$items_go" -v ip="$items_py" -v runs="$RUNS" -v pv="$("$PY" -c 'import parsel; print(parsel.__version__)')" 'BEGIN {
+awk -v n="$pages" -v g="$go_s" -v p="$py_s" -v r="$ratio" -v rr="$ratio_range" -v ig="$items_go" -v ip="$items_py" -v runs="$RUNS" -v pv="$("$PY" -c 'import parsel; print(parsel.__version__)')" 'BEGIN {
 	printf "extract: %d responses (%d items), one core, median of %d runs\n", n, ig, runs
 	printf "  cextract -r demo.yml   %8.0f pages/s  (%.3f s)\n", n / g, g
 	printf "  parsel %-15s %8.0f pages/s  (%.3f s, %d items)\n", pv, n / p, p, ip
-	printf "  ratio                  %8.1fx\n", p / g
+	printf "  ratio                  %8.1fx  (median of the %d pairs, %s)\n", r, runs, rr
 }'
 [ -z "$rss" ] || echo "  cextract: $rss"
