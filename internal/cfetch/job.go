@@ -57,6 +57,12 @@ type job struct {
 	// of the answer, not from the sending (a Crawl-delay; robots.txt
 	// fetches), set when the exchange starts.
 	atArrival bool
+	// documentDone, set by the pipeline for a page to render, tells the
+	// scheduler that the page's document has been read: the page goes on
+	// in the browser, its exchange with the host is over. freed: it has,
+	// for the exchange running (scheduler.documentDone).
+	documentDone func()
+	freed        bool
 }
 
 // priority orders a host's queue: robots.txt first, then the request's

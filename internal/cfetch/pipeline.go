@@ -300,12 +300,32 @@ func (p *pipeline) report(f *finish, keepFirst bool) *job {
 	return j
 }
 
+// documentDone hands the scheduler the end of the exchange of j's
+// rendered page (started at start), whose document has been read while
+// the page goes on in the browser, and starts what its slot allows.
+func (p *pipeline) documentDone(j *job, start time.Time) {
+	p.mu.Lock()
+	now := time.Now()
+	p.sched.documentDone(j, start, now)
+	p.startLocked(now, false)
+	p.mu.Unlock()
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
 // work makes exchanges, j's and then whatever the scheduler gives it next;
 // a finished job's record goes to the writer before the report.
 func (p *pipeline) work(j *job) {
 	for j != nil {
 		p.inFlight.Add(1)
-		f := p.fetch.step(p.wire(j), j)
+		ctx := p.wire(j)
+		if p.fetch.wantsRender(j) {
+			start := j.thisStart
+			j.documentDone = func() { p.documentDone(j, start) }
+		}
+		f := p.fetch.step(ctx, j)
 		p.inFlight.Add(-1)
 		switch f.kind {
 		case finDone:

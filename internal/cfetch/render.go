@@ -161,7 +161,7 @@ func (fin *finish) withResp(r *response) *finish {
 // renderRequest is what the browser needs to load j: its headers, the
 // checks of each request the page makes, and the crawl's cookie jar.
 func (f *Fetcher) renderRequest(j *job) *render.Request {
-	req := &render.Request{URL: j.url.String(), Header: j.header, Check: f.renderCheck(j), Hold: f.holdSubrequest}
+	req := &render.Request{URL: j.url.String(), Header: j.header, Check: f.renderCheck(j), Hold: f.holdSubrequest, DocumentDone: j.documentDone}
 	if f.jars != nil {
 		crawl := j.req.CrawlID
 		req.Cookies = func(u *url.URL) string { return f.jars.header(crawl, u) }

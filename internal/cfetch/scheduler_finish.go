@@ -48,8 +48,12 @@ func (s *scheduler) finish(f *finish, now time.Time) {
 		s.ended(j, now)
 	}
 	h := s.hosts[f.key]
-	h.active--
-	s.active--
+	if j.freed {
+		j.freed = false // documentDone counted the exchange's end
+	} else {
+		h.active--
+		s.active--
+	}
 	h.idleSince = now
 	h.touch()
 	if f.cached {
@@ -77,6 +81,27 @@ func (s *scheduler) finish(f *finish, now time.Time) {
 		j.notBefore = now.Add(s.retryWait(j, f))
 		s.add(j, now)
 	}
+}
+
+// documentDone is the end of the exchange of j, a page being rendered,
+// started at start: its document has been read (or its load failed) and
+// the page goes on in the browser. Its requests from there on are held
+// to --per-host apart (render_hold.go), so the page no longer takes one
+// of its host's --per-host slots, nor one of --concurrency: on a site
+// whose pages wait seconds for their scripts, the host's other requests
+// go on meanwhile. A host with a delay counts it from now, if it has not
+// from the send. A report for another exchange of j changes nothing;
+// finish does the rest.
+func (s *scheduler) documentDone(j *job, start, now time.Time) {
+	h := s.hosts[j.key]
+	if j.freed || !j.thisStart.Equal(start) || h == nil {
+		return
+	}
+	s.ended(j, now)
+	h.active--
+	s.active--
+	j.freed = true
+	h.touch()
 }
 
 // feedback updates h from one exchange: the failure streak, a rest when

@@ -82,6 +82,7 @@ func (h *host) readyAt(t time.Time) time.Time {
 func (s *scheduler) start(h *host, j *job, now time.Time) {
 	h.active++
 	s.active++
+	j.freed = false
 	j.prevStart, j.thisStart = h.lastStart, now
 	h.lastStart = now
 	if j.started.IsZero() {

@@ -103,6 +103,7 @@ func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
 		seen: map[string]bool{}, changed: make(chan struct{}, 1), loaded: make(chan struct{}),
 		crashed: make(chan struct{}), holds: map[network.RequestID]func(){}}
 	pg.pageCtx, pg.pageCancel = context.WithCancel(tctx)
+	defer pg.endDocument()
 	defer pg.endHolds()
 	// The tab is prepared within captureBound: a browser that does not
 	// answer by then hangs (hang.go).
@@ -279,6 +280,11 @@ type pageState struct {
 	crashOnce  sync.Once
 	crashed    chan struct{}
 
+	// Request.DocumentDone: called, or no longer to be (docMu held while
+	// it runs, so that endDocument waits for it).
+	docMu   sync.Mutex
+	docOver bool
+
 	// Request.Hold (hold.go): the holds of the requests in flight, by
 	// network request; ended once the page is.
 	holds      map[network.RequestID]func()
@@ -362,9 +368,35 @@ func (pg *pageState) event(ev any) {
 func (pg *pageState) done(id network.RequestID) {
 	pg.mu.Lock()
 	delete(pg.inflight, id)
+	main := id == pg.mainReq
 	pg.mu.Unlock()
 	pg.unhold(id)
+	if main {
+		pg.documentDone()
+	}
 	pg.notify()
+}
+
+// documentDone calls Request.DocumentDone, once, unless the page has
+// ended (endDocument).
+func (pg *pageState) documentDone() {
+	if pg.req.DocumentDone == nil {
+		return
+	}
+	pg.docMu.Lock()
+	defer pg.docMu.Unlock()
+	if !pg.docOver {
+		pg.docOver = true
+		pg.req.DocumentDone()
+	}
+}
+
+// endDocument: the page has ended, and Request.DocumentDone is not to be
+// called any more (the caller counts the page's end instead).
+func (pg *pageState) endDocument() {
+	pg.docMu.Lock()
+	pg.docOver = true
+	pg.docMu.Unlock()
 }
 
 func (pg *pageState) notify() {

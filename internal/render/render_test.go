@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -264,5 +265,39 @@ func TestEveryBrowserFound(t *testing.T) {
 	}
 	if found == 0 {
 		newTestRenderer(t, DefaultOptions()) // fails with the command that installs one
+	}
+}
+
+// TestDocumentDone: Request.DocumentDone is called once a page, when its
+// document has been read, before Render returns: also for a page whose
+// scripts keep it from ever finishing (the load event never comes).
+func TestDocumentDone(t *testing.T) {
+	s := newSite(t)
+	opts := DefaultOptions()
+	opts.Wait = Wait{Kind: WaitSelector, Selector: ".late"}
+	opts.Timeout = 3 * time.Second
+	r := newTestRenderer(t, opts)
+	for _, tc := range []struct {
+		path    string
+		timeout bool
+	}{{"/late.html", false}, {"/hang.html", true}} {
+		var calls atomic.Int64
+		var returned atomic.Bool
+		var late atomic.Bool
+		req := &Request{URL: s.URL + tc.path, Check: noRobots, DocumentDone: func() {
+			calls.Add(1)
+			late.Store(returned.Load())
+		}}
+		p, err := r.Render(context.Background(), req)
+		returned.Store(true)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		if p.TimedOut != tc.timeout {
+			t.Errorf("%s: timed out %v, want %v", tc.path, p.TimedOut, tc.timeout)
+		}
+		if n := calls.Load(); n != 1 || late.Load() {
+			t.Errorf("%s: DocumentDone called %d times (after Render returned: %v), want once before", tc.path, n, late.Load())
+		}
 	}
 }

@@ -161,6 +161,12 @@ type Request struct {
 	// SetCookies receives the headers of each response with Set-Cookie.
 	Cookies    func(u *url.URL) string
 	SetCookies func(u *url.URL, h http.Header)
+	// DocumentDone, when set, is called once the main document's response
+	// has been read (or its load failed), while the page goes on in the
+	// browser (its scripts, its own requests): the page's exchange with
+	// the site is over. Called at most once a page (once more if the page
+	// is loaded again in a new browser), never after Render has returned.
+	DocumentDone func()
 }
 
 // Refusal is why a request of a page was not sent.

@@ -20,7 +20,8 @@
 #   run next to it: wall and CPU seconds of each, their ratio (goal: the
 #   crawl that renders within 1.5x of the one that does not; the CPU is GNU
 #   time's, which misses the browser's processes), and the
-#   items each exported.
+#   items each exported; on the site as it is, then with every response
+#   LATENCY (default 20ms) late, as on the web.
 #
 #   scripts/bench/render.sh
 #   RUNS=5 PAGES=400 CONC=8 scripts/bench/render.sh
@@ -82,8 +83,9 @@ done
 echo "render: $PAGES JavaScript pages at --render-concurrency $CONC, load $(cut -d' ' -f1-3 /proc/loadavg): $(medcol render 3) pages/s, peak memory of cfetch + browser $(medcol render 4) MB RSS, $(medcol render 5) MB PSS, $(medcol render 1) s (medians of $RUNS runs)"
 
 # The whole site, rendering only the JavaScript shop's pages, against the
-# same crawl rendering none.
-printf '%s\n' "$SITE/" "$SITE/js/" >"$work/seeds.txt"
+# same crawl rendering none: on the site as it is (loopback, no latency:
+# the loop itself keeps both cores busy, and the browser's CPU adds to
+# it), and with every response 20 ms late (LATENCY), as on the web.
 sed 's/^    render: true$/    render: false/' scripts/bench/render-crawl.yml >"$work/plain.yml"
 grep -q '^    render: false$' "$work/plain.yml" || { say "scripts/bench/render-crawl.yml has no render: true line"; exit 1; }
 crawl_site() { # LABEL RULES
@@ -92,10 +94,18 @@ crawl_site() { # LABEL RULES
 		--cfetch "${browser[*]} --render-wait css:html.ready --render-script $PWD/testdata/rules/demo-js-more.js" 2>>"$work/crawl.log"
 	echo "$(cat "$work/t.txt") $(wc -l <"$work/crawl.jsonl")" >"$work/res.$1.$run"
 }
-for run in $(seq "$RUNS"); do
-	crawl_site plain "$work/plain.yml"
-	crawl_site rendered scripts/bench/render-crawl.yml
-	say "run $run: plain $(cut -d' ' -f1,2,4 "$work/res.plain.$run"), rendered $(cut -d' ' -f1,2,4 "$work/res.rendered.$run") (wall_s cpu_s items)"
+for latency in 0 "${LATENCY:-20ms}"; do
+	if [ "$latency" != 0 ]; then
+		stop_site
+		start_site -latency "$latency"
+	fi
+	printf '%s\n' "$SITE/" "$SITE/js/" >"$work/seeds.txt"
+	rm -f "$work"/res.plain.* "$work"/res.rendered.*
+	for run in $(seq "$RUNS"); do
+		crawl_site plain "$work/plain.yml"
+		crawl_site rendered scripts/bench/render-crawl.yml
+		say "latency $latency, run $run: plain $(cut -d' ' -f1,2,4 "$work/res.plain.$run"), rendered $(cut -d' ' -f1,2,4 "$work/res.rendered.$run") (wall_s cpu_s items)"
+	done
+	pw=$(medcol plain 1) rw=$(medcol rendered 1)
+	echo "render crawl, responses $latency late: the demo site, its JavaScript shop rendered (render: true): $rw s wall, $(medcol rendered 2) CPU s, $(medcol rendered 4) items; rendering none: $pw s, $(medcol plain 2) CPU s, $(medcol plain 4) items; ratio $(awk -v a="$rw" -v b="$pw" 'BEGIN { printf "%.2f", a / b }')x (medians of $RUNS runs)"
 done
-pw=$(medcol plain 1) rw=$(medcol rendered 1)
-echo "render crawl: the demo site, its JavaScript shop rendered (render: true): $rw s wall, $(medcol rendered 2) CPU s, $(medcol rendered 4) items; rendering none: $pw s, $(medcol plain 2) CPU s, $(medcol plain 4) items; ratio $(awk -v a="$rw" -v b="$pw" 'BEGIN { printf "%.2f", a / b }')x (medians of $RUNS runs)"
