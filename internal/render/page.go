@@ -171,7 +171,8 @@ func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
 	}
 	cctx, cancelCapture := context.WithTimeout(tctx, captureBound)
 	defer cancelCapture()
-	html, err := chromedp.Run(cctx, chromedp.Evaluate[string](domJS))
+	var html string
+	err = evaluate(cctx, t, domJS, &html)
 	if err != nil {
 		if pg.isCrashed() {
 			return nil, errTabCrashed
@@ -470,9 +471,8 @@ func (pg *pageState) wait(ctx context.Context, w Wait) bool {
 		return pg.waitIdle(ctx)
 	case WaitSelector:
 		sel, _ := json.Marshal(w.Selector)
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector(`+string(sel)+`) !== null`,
-			chromedp.WithPollingTimeout(0), chromedp.WithPollingMutation()))
-		return err == nil
+		var found bool
+		return evaluate(ctx, pg.t, fmt.Sprintf(waitSelectorJS, sel), &found) == nil && found
 	case WaitTime:
 		t := time.NewTimer(w.Duration)
 		defer t.Stop()
@@ -515,6 +515,32 @@ func (pg *pageState) waitIdle(ctx context.Context) bool {
 	}
 }
 
+// waitSelectorJS is a promise resolved (true) once the document has an
+// element matching the selector (%s, a JSON string): at once, or at the
+// first change of the DOM that brings one.
+const waitSelectorJS = `new Promise(resolve => {
+  const sel = %s, found = () => document.querySelector(sel) !== null;
+  if (found()) { resolve(true); return; }
+  const o = new MutationObserver(() => { if (found()) { o.disconnect(); resolve(true); } });
+  o.observe(document, {childList: true, subtree: true, attributes: true, characterData: true});
+})`
+
+// evaluate runs expr in t's page, awaiting the promise it returns, and
+// decodes its value (JSON) into v: a script error is an error.
+func evaluate(ctx context.Context, t *chromedp.Target, expr string, v any) error {
+	await, byValue := true, true
+	res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, AwaitPromise: &await, ReturnByValue: &byValue})
+	switch {
+	case err != nil:
+		return err
+	case res.ExceptionDetails != nil:
+		return fmt.Errorf("script error: %s", exceptionText(res.ExceptionDetails))
+	case res.Result == nil:
+		return errors.New("no value")
+	}
+	return json.Unmarshal([]byte(res.Result.Value), v)
+}
+
 // script runs src in the page, awaiting the promise it returns, and
 // returns what it threw.
 func (pg *pageState) script(ctx context.Context, src string) string {
@@ -524,13 +550,18 @@ func (pg *pageState) script(ctx context.Context, src string) string {
 	case err != nil:
 		return err.Error()
 	case res.ExceptionDetails != nil:
-		d := res.ExceptionDetails
-		if d.Exception != nil && d.Exception.Description != "" {
-			return d.Exception.Description
-		}
-		return d.Text
+		return exceptionText(res.ExceptionDetails)
 	}
 	return ""
+}
+
+// exceptionText is what a script threw: the exception's description, or
+// the details' text.
+func exceptionText(d *runtime.ExceptionDetails) string {
+	if d.Exception != nil && d.Exception.Description != "" {
+		return d.Exception.Description
+	}
+	return d.Text
 }
 
 // leave navigates the tab to about:blank and returns once that page has

@@ -2,6 +2,9 @@ package render
 
 import (
 	"context"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/log"
 	"sync/atomic"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -53,6 +56,9 @@ func newTab(b *browser) (*tab, error) {
 			_, err := cdp.Call(ctx, tb.t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}})
 			return err
 		},
+		func() error { _, err := cdp.Call(ctx, tb.t, dom.Disable, cdp.Empty{}); return err },
+		func() error { _, err := cdp.Call(ctx, tb.t, css.Disable, cdp.Empty{}); return err },
+		func() error { _, err := cdp.Call(ctx, tb.t, log.Disable, cdp.Empty{}); return err },
 	} {
 		if err := call(); err != nil {
 			cancel()
