@@ -24,10 +24,7 @@ import (
 // unusual comments and doctypes, and entities an attribute would read
 // differently from text.
 func Fast(s string) *html.Node {
-	// One array for every element's attributes, sized at first by the
-	// '=' in the page (most attributes have a value): growing it from
-	// nothing, element by element, copies it a dozen times.
-	p := fastParser{s: s, attrs: make([]html.Attribute, 0, strings.Count(s, "=")+8)}
+	p := fastParser{s: s}
 	if !p.run() {
 		return nil
 	}
@@ -108,6 +105,10 @@ func (p *fastParser) run() bool {
 	if strings.ContainsAny(p.s, "\r\x00") || strings.HasPrefix(p.s, "\ufeff") {
 		return false
 	}
+	// One array for every element's attributes, sized at first by the
+	// '=' in the page (most attributes have a value): growing it from
+	// nothing, element by element, copies it a dozen times.
+	p.attrs = make([]html.Attribute, 0, strings.Count(p.s, "=")+8)
 	p.doc = p.node()
 	p.doc.Type = html.DocumentNode
 	for p.i < len(p.s) {

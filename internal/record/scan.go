@@ -314,10 +314,8 @@ func scanString(b []byte, i int) int {
 			default:
 				return -1
 			}
-		case c < 0x20:
+		default: // a control character (strStop holds no other byte)
 			return -1
-		default:
-			i++
 		}
 	}
 	return -1

@@ -573,15 +573,12 @@ func leave(ctx context.Context, t *chromedp.Target) error {
 	if _, err := cdp.Call(ctx, t, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
 		return err
 	}
-	byValue := true
 	for {
-		res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: `location.href === "about:blank" && document.readyState === "complete"`, ReturnByValue: &byValue,
-		})
-		if err != nil {
+		var blank bool
+		if err := evaluate(ctx, t, `location.href === "about:blank" && document.readyState === "complete"`, &blank); err != nil {
 			return err
 		}
-		if res.Result != nil && string(res.Result.Value) == "true" {
+		if blank {
 			return nil
 		}
 		select {
