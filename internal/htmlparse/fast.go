@@ -20,11 +20,12 @@ import (
 // the implied <tbody> of a table are understood), </body>, </html>.
 // It gives up on misnested or implicitly closed elements, foreign content
 // (svg, math), forms inside forms, nested links, <pre> starting with a
-// newline, select, textarea, template, frames, carriage returns, NULs,
-// unusual comments and doctypes, and entities an attribute would read
-// differently from text.
+// newline, select, textarea, template, frames, NULs, unusual comments and
+// doctypes, and entities an attribute would read differently from text.
+// Carriage returns are in the subset: as the HTML spec (and x/net/html's
+// tokenizer) asks, CR LF and a lone CR are read as LF first.
 func Fast(s string) *html.Node {
-	p := fastParser{s: s}
+	p := fastParser{s: normalizeNewlines(s)}
 	if !p.run() {
 		return nil
 	}
@@ -102,7 +103,7 @@ func allSpace(s string) bool {
 
 // run parses the whole input; false means "not in the subset".
 func (p *fastParser) run() bool {
-	if strings.ContainsAny(p.s, "\r\x00") || strings.HasPrefix(p.s, "\ufeff") {
+	if strings.IndexByte(p.s, 0) >= 0 || strings.HasPrefix(p.s, "\ufeff") {
 		return false
 	}
 	// One array for every element's attributes, sized at first by the

@@ -1,6 +1,9 @@
 package htmlparse
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // checkFastParse fails t when Fast gives a tree x/net/html would not, and
 // reports whether Fast took body.
@@ -44,6 +47,7 @@ var fastParseSeeds = []string{
 	`<!DOCTYPE html SYSTEM "about:legacy-compat"><html><head></head><body></body></html>`,
 	`<html><head></head><body><!--->x<!-- a --->y<!-- --!> --></body></html>`,
 	"<html><head></head><body>\r\n</body></html>",
+	"<!DOCTYPE html>\r\n<html>\r\n<head>\r<title>a\r\nb</title>\r\n<script>x\r\ny</script></head>\r\n<body\r\nclass=\"a\r\nb\"\rid=c\r><a\rhref=x\r\n>l\r\r\n</a><!-- c\r\n --></body></html>\r\n",
 	`<html><body></body></html>`, `<p>fragment</p>`, ``,
 }
 
@@ -67,4 +71,36 @@ func FuzzFastParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) {
 		checkFastParse(t, body)
 	})
+}
+
+func TestNormalizeNewlines(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"a\nb", "a\nb"},
+		{"a\r\nb", "a\nb"},
+		{"a\rb", "a\nb"},
+		{"\r\r\n\n\r", "\n\n\n\n"},
+		{"x\r", "x\n"},
+		{"\r\n", "\n"},
+	} {
+		if got := normalizeNewlines(c.in); got != c.want {
+			t.Errorf("normalizeNewlines(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestFastParseTakesCRLFPages: a page served with CRLF line endings (IIS,
+// many PHP templates) takes the fast path and builds x/net/html's tree.
+func TestFastParseTakesCRLFPages(t *testing.T) {
+	for _, s := range fastParseSeeds {
+		if !checkFastParse(t, s) {
+			continue
+		}
+		for _, nl := range []string{"\r\n", "\r"} {
+			crlf := strings.ReplaceAll(s, "\n", nl)
+			if !checkFastParse(t, crlf) {
+				t.Errorf("Fast gave up on %q", crlf)
+			}
+		}
+	}
 }

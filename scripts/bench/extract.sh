@@ -6,6 +6,8 @@
 #
 #   scripts/bench/extract.sh              5 runs each, stream of 20 copies
 #   RUNS=9 COPIES=50 scripts/bench/extract.sh
+#   CRLF=1 scripts/bench/extract.sh       the same pages with CRLF line endings
+#                                         (as IIS and many PHP templates serve)
 #
 # Prints the median pages/s of each and the ratio. Installs python3-parsel
 # with apt-get when it is missing (never in CI: there it only says so).
@@ -32,6 +34,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/cextract" ./cmd/cextract
 for _ in $(seq "$COPIES"); do cat "$RESPONSES"; done >"$work/stream.jsonl"
+if [ -n "${CRLF:-}" ]; then
+	# Every "\n" escape in the records (in the bodies) becomes "\r\n".
+	sed -i 's/\\n/\\r\\n/g' "$work/stream.jsonl"
+fi
 pages=$(wc -l <"$work/stream.jsonl")
 
 # The same extraction with parsel: the selectors of demo.yml, the same
@@ -162,8 +168,8 @@ if [ -x /usr/bin/time ]; then
 	rss="peak RSS $((r1 / 1024)) MiB for the stream ($(($(wc -c <"$work/stream.jsonl") >> 20)) MiB), $((r5 / 1024)) MiB for 5 times as much"
 fi
 
-awk -v n="$pages" -v g="$go_s" -v p="$py_s" -v r="$ratio" -v rr="$ratio_range" -v ig="$items_go" -v ip="$items_py" -v runs="$RUNS" -v pv="$("$PY" -c 'import parsel; print(parsel.__version__)')" 'BEGIN {
-	printf "extract: %d responses (%d items), one core, median of %d runs\n", n, ig, runs
+awk -v n="$pages" -v g="$go_s" -v p="$py_s" -v r="$ratio" -v rr="$ratio_range" -v ig="$items_go" -v ip="$items_py" -v runs="$RUNS" -v crlf="${CRLF:+ with CRLF line endings}" -v pv="$("$PY" -c 'import parsel; print(parsel.__version__)')" 'BEGIN {
+	printf "extract: %d responses%s (%d items), one core, median of %d runs\n", n, crlf, ig, runs
 	printf "  cextract -r demo.yml   %8.0f pages/s  (%.3f s)\n", n / g, g
 	printf "  parsel %-15s %8.0f pages/s  (%.3f s, %d items)\n", pv, n / p, p, ip
 	printf "  ratio                  %8.1fx  (median of the %d pairs, %s)\n", r, runs, rr
