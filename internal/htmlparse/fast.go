@@ -14,14 +14,16 @@ import (
 // x/net/html: the result is the same tree either way. FuzzFastParse checks
 // that on any input where Fast returns a tree, it is x/net/html's.
 //
-// The subset: an optional <!DOCTYPE html>, then <html>, <head> with
-// meta/link/base/title/style/script, </head>, <body>, properly nested
-// elements (every end tag closes the current element; void elements and
-// the implied <tbody> of a table are understood), </body>, </html>.
-// It gives up on misnested or implicitly closed elements, foreign content
-// (svg, math), forms inside forms, nested links, <pre> starting with a
-// newline, select, textarea, template, frames, NULs, unusual comments and
-// doctypes, and entities an attribute would read differently from text.
+// The subset: an optional XML declaration and doctype (<!DOCTYPE html>,
+// or an HTML 4 or XHTML one), then <html>, <head> with
+// meta/link/base/title/style/script and <noscript> holding link/meta/style,
+// </head>, <body>, properly nested elements (every end tag closes the
+// current element; void elements, the implied <tbody> and <colgroup> of a
+// table, the newline that starts a <pre>, iframes, and inline SVG are
+// understood), </body>, </html>. It gives up on misnested or implicitly
+// closed elements, MathML, HTML inside SVG, forms inside forms, nested
+// links, select, textarea, template, frames, table captions, NULs, unusual
+// comments, and a named character reference it does not know.
 // Carriage returns are in the subset: as the HTML spec (and x/net/html's
 // tokenizer) asks, CR LF and a lone CR are read as LF first.
 func Fast(s string) *html.Node {
@@ -51,9 +53,12 @@ type fastParser struct {
 	mode fastMode
 
 	doc, htmlEl, head, body *html.Node
-	stack                   []*html.Node
-	openP, openA, openForm  int
-	openButton              int
+	// headNoscript is a <noscript> open in <head>: with scripting off,
+	// its content is markup, and only what may be in <head> is taken.
+	headNoscript           *html.Node
+	stack                  []*html.Node
+	openP, openA, openForm int
+	openButton             int
 
 	slab  []html.Node
 	attrs []html.Attribute
@@ -69,6 +74,15 @@ func (p *fastParser) node() *html.Node {
 }
 
 func (p *fastParser) cur() *html.Node { return p.stack[len(p.stack)-1] }
+
+// inHead is where the head's content goes: the head, or a <noscript> open
+// in it.
+func (p *fastParser) inHead() *html.Node {
+	if p.headNoscript != nil {
+		return p.headNoscript
+	}
+	return p.head
+}
 
 // appendText adds text to n, merged with a text node that ends n.
 func (p *fastParser) appendText(n *html.Node, text string) {
@@ -165,7 +179,7 @@ func (p *fastParser) markup() bool {
 		}
 		return p.doctype()
 	case c == '?':
-		return false
+		return p.bogusComment()
 	case c == '/':
 		return p.endTag()
 	}

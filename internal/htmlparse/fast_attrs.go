@@ -83,11 +83,9 @@ func (p *fastParser) attributes(i int) (attrs []html.Attribute, selfClosing bool
 				}
 			default:
 				k := i
+				// An unquoted value runs to white space or '>': quotes,
+				// '<', '=' and '`' in it are errors HTML reads as text.
 				for k < len(s) && !isSpaceByte(s[k]) && s[k] != '>' {
-					switch s[k] {
-					case '"', '\'', '<', '=', '`':
-						return nil, false, 0, false
-					}
 					k++
 				}
 				if k == i {
@@ -97,10 +95,10 @@ func (p *fastParser) attributes(i int) (attrs []html.Attribute, selfClosing bool
 				i = k
 			}
 			if strings.IndexByte(val, '&') >= 0 {
-				if !attrEntitiesSafe(val) {
+				var ok bool
+				if val, ok = unescapeAttr(val); !ok {
 					return nil, false, 0, false
 				}
-				val = html.UnescapeString(val)
 			}
 		}
 		for _, a := range p.attrs[start:] {
@@ -112,11 +110,16 @@ func (p *fastParser) attributes(i int) (attrs []html.Attribute, selfClosing bool
 	}
 }
 
-// attrEntitiesSafe reports whether the character references of an
-// attribute value decode the same in an attribute as in text (where
-// html.UnescapeString decodes them): every named reference is complete,
-// with its semicolon, and known.
-func attrEntitiesSafe(v string) bool {
+// unescapeAttr decodes the character references of an attribute value as
+// x/net/html does in an attribute, which differs from text (where
+// html.UnescapeString decodes them) for a named reference without its
+// semicolon: in an attribute it is decoded only when the whole name is one
+// of the legacy references that may go without (amp, lt, copy, …) and no
+// '=' follows, so "?a=1&copy=2" and "&ampx" stay as written. ok is false
+// for what it leaves to x/net/html: an unknown name with a semicolon.
+func unescapeAttr(v string) (string, bool) {
+	var b strings.Builder
+	last := 0 // v[last:] is not written yet; its references decode as in text
 	for i := 0; i < len(v); i++ {
 		if v[i] != '&' {
 			continue
@@ -131,14 +134,44 @@ func attrEntitiesSafe(v string) bool {
 		if j == i+1 {
 			continue // a lone '&'
 		}
-		if j >= len(v) || v[j] != ';' {
+		if j < len(v) && v[j] == ';' {
+			ref := v[i : j+1]
+			if dec := html.UnescapeString(ref); dec == ref || strings.Contains(dec, ";") {
+				return "", false // unknown, or a prefix match
+			}
+			i = j
+			continue
+		}
+		if (j < len(v) && v[j] == '=') || !legacyEntity(v[i:j]) {
+			// Kept as written: decode what is before it.
+			b.Grow(len(v))
+			b.WriteString(html.UnescapeString(v[last:i]))
+			b.WriteString(v[i:j])
+			last = j
+		}
+		i = j - 1
+	}
+	if last == 0 {
+		return html.UnescapeString(v), true
+	}
+	b.WriteString(html.UnescapeString(v[last:]))
+	return b.String(), true
+}
+
+// legacyEntity reports whether ref ("&name", no semicolon) is, whole, a
+// character reference that may go without its semicolon: then
+// html.UnescapeString decodes it to a character that is no letter or
+// digit, where for any other name it leaves it, or decodes a prefix and
+// leaves the letters after it.
+func legacyEntity(ref string) bool {
+	dec := html.UnescapeString(ref)
+	if dec == ref {
+		return false
+	}
+	for k := 0; k < len(dec); k++ {
+		if isAlnumByte(dec[k]) {
 			return false
 		}
-		ref := v[i : j+1]
-		if dec := html.UnescapeString(ref); dec == ref || strings.Contains(dec, ";") {
-			return false // unknown, or a prefix match
-		}
-		i = j
 	}
 	return true
 }

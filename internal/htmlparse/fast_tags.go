@@ -9,7 +9,7 @@ import (
 
 func inTableContext(n *html.Node) bool {
 	switch n.DataAtom {
-	case atom.Table, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr:
+	case atom.Table, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr, atom.Colgroup:
 		return true
 	}
 	return false
@@ -63,6 +63,13 @@ func (p *fastParser) endTag() bool {
 	a := atom.Lookup([]byte(name))
 	switch p.mode {
 	case modeInHead:
+		if p.headNoscript != nil {
+			if a != atom.Noscript {
+				return false
+			}
+			p.headNoscript = nil
+			return true
+		}
 		if a != atom.Head {
 			return false
 		}
@@ -79,6 +86,9 @@ func (p *fastParser) endTag() bool {
 		return false
 	}
 	c := p.cur()
+	if c.Namespace == "svg" {
+		return p.svgEnd(c, name)
+	}
 	switch a {
 	case atom.Body:
 		if c != p.body {
@@ -93,8 +103,9 @@ func (p *fastParser) endTag() bool {
 		p.mode = modeAfterAfterBody
 		return true
 	case atom.Table:
-		// </table> closes an open tbody (or the implied one) first.
-		for c.DataAtom == atom.Tbody || c.DataAtom == atom.Thead || c.DataAtom == atom.Tfoot || c.DataAtom == atom.Tr {
+		// </table> closes an open tbody (or the implied one), and an open
+		// colgroup, first.
+		for c.DataAtom == atom.Tbody || c.DataAtom == atom.Thead || c.DataAtom == atom.Tfoot || c.DataAtom == atom.Tr || c.DataAtom == atom.Colgroup {
 			p.pop()
 			c = p.cur()
 		}
@@ -109,6 +120,9 @@ func (p *fastParser) endTag() bool {
 func (p *fastParser) pop() {
 	n := p.stack[len(p.stack)-1]
 	p.stack = p.stack[:len(p.stack)-1]
+	if n.Namespace != "" {
+		return
+	}
 	switch n.DataAtom {
 	case atom.P:
 		p.openP--
@@ -135,8 +149,8 @@ var closesP = map[atom.Atom]bool{
 // bailTags are start tags whose handling Fast leaves to x/net/html.
 var bailTags = map[atom.Atom]bool{
 	atom.Html: true, atom.Head: true, atom.Body: true, atom.Frameset: true, atom.Frame: true, atom.Template: true,
-	atom.Svg: true, atom.Math: true, atom.Image: true, atom.Isindex: true, atom.Textarea: true, atom.Select: true,
-	atom.Plaintext: true, atom.Xmp: true, atom.Iframe: true, atom.Noembed: true, atom.Noframes: true, atom.Nobr: true,
+	atom.Math: true, atom.Image: true, atom.Isindex: true, atom.Textarea: true, atom.Select: true,
+	atom.Plaintext: true, atom.Xmp: true, atom.Noembed: true, atom.Noframes: true, atom.Nobr: true,
 	atom.Applet: true, atom.Marquee: true, atom.Object: true, atom.Rb: true, atom.Rp: true, atom.Rt: true, atom.Rtc: true,
 	atom.Caption: true, atom.Col: true, atom.Colgroup: true, atom.Tbody: true, atom.Td: true, atom.Tfoot: true,
 	atom.Th: true, atom.Thead: true, atom.Tr: true, atom.Keygen: true, atom.Menuitem: true, atom.Optgroup: true,
@@ -194,6 +208,17 @@ func (p *fastParser) startTag() bool {
 		p.mode = modeInHead
 		return true
 	case modeInHead:
+		if p.headNoscript != nil {
+			switch a {
+			case atom.Meta, atom.Link, atom.Basefont, atom.Bgsound:
+				p.headNoscript.AppendChild(n)
+				return true
+			case atom.Style:
+				p.headNoscript.AppendChild(n)
+				return p.rawText(n)
+			}
+			return false // ends the <noscript> and is read again
+		}
 		switch a {
 		case atom.Meta, atom.Link, atom.Base, atom.Basefont, atom.Bgsound:
 			p.head.AppendChild(n)
@@ -201,6 +226,10 @@ func (p *fastParser) startTag() bool {
 		case atom.Title, atom.Style, atom.Script:
 			p.head.AppendChild(n)
 			return p.rawText(n)
+		case atom.Noscript:
+			p.head.AppendChild(n)
+			p.headNoscript = n
+			return true
 		}
 		return false
 	case modeAfterHead:
@@ -217,8 +246,38 @@ func (p *fastParser) startTag() bool {
 		return false
 	}
 	c := p.cur()
+	if c.Namespace == "svg" {
+		return p.svgChild(c, n, name, selfClosing)
+	}
 	if inTableContext(c) {
+		if c.DataAtom == atom.Colgroup {
+			if a == atom.Col {
+				c.AppendChild(n)
+				return true
+			}
+			// Anything else ends the column group and is read in the
+			// table; Fast takes only what starts the table's rows.
+			switch a {
+			case atom.Colgroup, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr:
+			default:
+				return false
+			}
+			p.pop()
+			c = p.cur()
+		}
 		switch {
+		case a == atom.Col && c.DataAtom == atom.Table:
+			// The implied <colgroup>.
+			cg := p.node()
+			cg.Type, cg.DataAtom, cg.Data = html.ElementNode, atom.Colgroup, "colgroup"
+			c.AppendChild(cg)
+			p.stack = append(p.stack, cg)
+			cg.AppendChild(n)
+			return true
+		case a == atom.Colgroup && c.DataAtom == atom.Table:
+			c.AppendChild(n)
+			p.stack = append(p.stack, n)
+			return true
 		case a == atom.Style || a == atom.Script:
 			c.AppendChild(n)
 			return p.rawText(n)
@@ -240,7 +299,10 @@ func (p *fastParser) startTag() bool {
 		}
 		return false
 	}
-	if bailTags[a] || n.Namespace != "" {
+	if a == atom.Svg {
+		return p.svgStart(n, selfClosing)
+	}
+	if bailTags[a] {
 		return false
 	}
 	if closesP[a] && p.openP > 0 {
@@ -251,16 +313,12 @@ func (p *fastParser) startTag() bool {
 		atom.Hr, atom.Meta, atom.Link, atom.Base, atom.Basefont, atom.Bgsound:
 		c.AppendChild(n)
 		return true
-	case atom.Title, atom.Style, atom.Script:
+	case atom.Title, atom.Style, atom.Script, atom.Iframe:
 		c.AppendChild(n)
 		return p.rawText(n)
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		switch c.DataAtom {
 		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-			return false
-		}
-	case atom.Pre, atom.Listing:
-		if p.i < len(p.s) && p.s[p.i] == '\n' {
 			return false
 		}
 	case atom.Form:

@@ -46,8 +46,30 @@ var fastParseSeeds = []string{
 	`<html><head></head><body><div data-x=&amp;>x</div><div data-y=a=b>y</div></body></html>`,
 	`<!DOCTYPE html SYSTEM "about:legacy-compat"><html><head></head><body></body></html>`,
 	`<html><head></head><body><!--->x<!-- a --->y<!-- --!> --></body></html>`,
+	`<html><head></head><body><!-- &amp; &copy &#65; --><?&not></body></html>`,
 	"<html><head></head><body>\r\n</body></html>",
 	"<!DOCTYPE html>\r\n<html>\r\n<head>\r<title>a\r\nb</title>\r\n<script>x\r\ny</script></head>\r\n<body\r\nclass=\"a\r\nb\"\rid=c\r><a\rhref=x\r\n>l\r\r\n</a><!-- c\r\n --></body></html>\r\n",
+	`<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>x</title></head><body><p>y</p></body></html>`,
+	`<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN"><html><head></head><body><p>a</p><table><tr><td>b</td></tr></table></body></html>`,
+	`<!DOCTYPE html SYSTEM 'about:legacy-compat' ><html><head></head><body><?php echo 1 ?></body></html>`,
+	`<html><head><noscript><link rel=stylesheet href=a.css><style>p{}</style> <!-- c --></noscript></head><body></body></html>`,
+	`<html><head><noscript><img src=x></noscript></head><body></body></html>`,
+	`<html><head><noscript><meta http-equiv=refresh content=0></noscript><title>t</title></head><body><noscript><iframe src="https://www.googletagmanager.com/ns.html?id=GTM-X" height="0"></iframe></noscript></body></html>`,
+	`<html><head></head><body><iframe src=a><p>not markup</p></iframe><iframe/>x</iframe ></body></html>`,
+	`<html><head><script><!-- if (a < b) {} --></script></head><body></body></html>`,
+	`<html><head><script><!-- document.write("<script>x</script>") --></script></head><body></body></html>`,
+	`<html><head><link href="https://fonts.googleapis.com/css?family=Roboto&display=swap" rel=stylesheet></head><body><a href="/p?a=1&copy=2&amp;b=3&utm_source=x&lt&ampx&notin &AMP">x</a><img alt="&copy 2026 &amp &reg;" src=x&y=1&copy=2></body></html>`,
+	`<html><head></head><body><a href="/cart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" class="icon" aria-hidden="true"><title>Cart &amp; more</title><defs><linearGradient id="g"><stop offset="0"/></linearGradient><clipPath id=c><rect width=1 height=1 /></clipPath></defs><path d="M0 0h24v24H0z" fill="none"/><use xlink:href="#i" xmlns:xlink="http://www.w3.org/1999/xlink"></use><!-- c --><g><circle cx=1 cy=1 r=1></circle></g></svg> Cart</a><svg/><p><svg><text>x</text></svg></p></body></html>`,
+	`<html><head></head><body><svg><title><b>x</b></title><p>y</p><foreignObject><div></div></foreignObject><font color=red></font><script>1</script><style>a{}</style><![CDATA[x]]></svg></body></html>`,
+	`<html><head></head><body><pre>
+code
+</pre><pre>&#10;x</pre><listing>
+
+y</listing><pre><!-- c -->
+z</pre><table><col><col span=2> <colgroup><col></colgroup><colgroup> <!-- c --></colgroup><colgroup><tr><td>1</td></tr></table><table><colgroup></table></body></html>`,
+	`<html><head></head><body><table><col><caption>c</caption><col>x</table></body></html>`,
 	`<html><body></body></html>`, `<p>fragment</p>`, ``,
 }
 
@@ -100,6 +122,21 @@ func TestFastParseTakesCRLFPages(t *testing.T) {
 			crlf := strings.ReplaceAll(s, "\n", nl)
 			if !checkFastParse(t, crlf) {
 				t.Errorf("Fast gave up on %q", crlf)
+			}
+		}
+	}
+}
+
+// TestFastParseTakesCommonPages: what many real pages hold (an XML
+// declaration, an XHTML or HTML 4 doctype, a <noscript> in <head>, an
+// iframe, a commented-out script, query strings with raw '&' in
+// attributes) takes the fast path.
+func TestFastParseTakesCommonPages(t *testing.T) {
+	for _, s := range fastParseSeeds {
+		if strings.Contains(s, "<?xml") || strings.Contains(s, "PUBLIC") || strings.Contains(s, "<noscript><link") ||
+			strings.Contains(s, "<iframe src=a>") || strings.Contains(s, "<script><!-- if") || strings.Contains(s, "&display=swap") || strings.Contains(s, "<svg xmlns") || strings.Contains(s, "<pre>\ncode") {
+			if !checkFastParse(t, s) {
+				t.Errorf("Fast gave up on %q", s)
 			}
 		}
 	}

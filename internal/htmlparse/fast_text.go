@@ -15,7 +15,7 @@ func (p *fastParser) text(t string) bool {
 		if !allSpace(t) {
 			return false
 		}
-		p.appendText(p.head, t)
+		p.appendText(p.inHead(), t)
 		return true
 	case modeAfterHead:
 		if !allSpace(t) {
@@ -36,6 +36,11 @@ func (p *fastParser) text(t string) bool {
 	}
 	if strings.IndexByte(t, '&') >= 0 {
 		t = html.UnescapeString(t)
+	}
+	if (c.DataAtom == atom.Pre || c.DataAtom == atom.Listing) && c.FirstChild == nil && c.Namespace == "" {
+		// A newline that starts a <pre> is not its text (even one
+		// written as &#10;).
+		t = strings.TrimPrefix(t, "\n")
 	}
 	p.appendText(c, t)
 	return true
@@ -63,17 +68,38 @@ func (p *fastParser) comment() bool {
 		return false
 	}
 	p.i = start + end + 3
+	p.placeComment(data)
+	return true
+}
+
+// bogusComment reads "<?...>" (an XML declaration, a processing
+// instruction), which HTML reads as a comment holding all from the '?' to
+// the first '>'.
+func (p *fastParser) bogusComment() bool {
+	end := strings.IndexByte(p.s[p.i:], '>')
+	if end < 0 {
+		return false
+	}
+	p.placeComment(p.s[p.i+1 : p.i+end])
+	p.i += end + 1
+	return true
+}
+
+// placeComment adds a comment where the insertion mode puts it, its
+// character references decoded as x/net/html decodes them (in text's way,
+// though HTML itself leaves a comment as written).
+func (p *fastParser) placeComment(data string) {
+	data = decodeText(data)
 	switch p.mode {
 	case modeInitial, modeBeforeHTML, modeAfterAfterBody:
 		p.appendComment(p.doc, data)
 	case modeBeforeHead, modeAfterHead, modeAfterBody:
 		p.appendComment(p.htmlEl, data)
 	case modeInHead:
-		p.appendComment(p.head, data)
+		p.appendComment(p.inHead(), data)
 	default:
 		p.appendComment(p.cur(), data)
 	}
-	return true
 }
 
 func (p *fastParser) doctype() bool {
@@ -89,19 +115,39 @@ func (p *fastParser) doctype() bool {
 		return false
 	}
 	body := rest[7:end]
-	if len(body) == 0 || !isSpaceByte(body[0]) || !strings.EqualFold(strings.TrimRight(strings.TrimLeft(body, " \t\n\f"), " \t\n\f"), "html") {
+	if len(body) == 0 || !isSpaceByte(body[0]) {
 		return false
 	}
-	d := p.node()
-	d.Type, d.Data = html.DoctypeNode, "html"
+	var d *html.Node
+	if strings.EqualFold(strings.TrimRight(strings.TrimLeft(body, " \t\n\f"), " \t\n\f"), "html") {
+		d = p.node()
+		d.Type, d.Data = html.DoctypeNode, "html"
+	} else if d = legacyDoctype(p.s[p.i : p.i+2+end+1]); d == nil {
+		return false
+	}
 	p.doc.AppendChild(d)
 	p.i += 2 + end + 1
 	p.mode = modeBeforeHTML
 	return true
 }
 
-// rawText reads the content of a title, style or script element up to its
-// end tag; the element is not left open.
+// legacyDoctype is the doctype node x/net/html makes of decl, a doctype
+// with a public or system identifier ("<!DOCTYPE html PUBLIC
+// "-//W3C//DTD XHTML 1.0 Strict//EN" …>"), or nil. Such a doctype may put
+// the parser in quirks mode, which changes one thing only: whether a
+// <table> closes an open <p>, where Fast gives up anyway.
+func legacyDoctype(decl string) *html.Node {
+	doc, err := html.Parse(strings.NewReader(decl))
+	if err != nil || doc.FirstChild == nil || doc.FirstChild.Type != html.DoctypeNode {
+		return nil
+	}
+	d := doc.FirstChild
+	doc.RemoveChild(d)
+	return d
+}
+
+// rawText reads the content of a title, style, script or iframe element up
+// to its end tag; the element is not left open.
 func (p *fastParser) rawText(n *html.Node) bool {
 	end := "</" + n.Data
 	s := p.s
@@ -119,8 +165,13 @@ func (p *fastParser) rawText(n *html.Node) bool {
 		k = after
 	}
 	content := s[p.i:k]
-	if n.DataAtom == atom.Script && strings.Contains(content, "<!--") {
-		return false // script data escape states
+	if n.DataAtom == atom.Script {
+		// In a script, "<!--" enters the escaped state, where the end tag
+		// still ends the script; a "<script" after it would enter the
+		// double-escaped one, where it does not.
+		if k := strings.Index(content, "<!--"); k >= 0 && indexFold(content[k:], "<script") >= 0 {
+			return false
+		}
 	}
 	// The end tag: </script> (white space allowed before '>').
 	j := k + len(end)
