@@ -153,6 +153,12 @@ func (w *walker) element(n *html.Node, base *url.URL) {
 		} else {
 			w.attr(kind, n, "xlink:href", base)
 		}
+	case svg && n.Data == "style":
+		// An SVG style sheet, as an HTML one (its text is parsed as
+		// markup, so an entity in it is decoded).
+		if k&Resources != 0 {
+			w.css("style", htmlparse.TextContent(n), base, n)
+		}
 	case n.Namespace != "":
 	default:
 		switch n.DataAtom {

@@ -300,3 +300,17 @@ func TestJavascriptHrefs(t *testing.T) {
 		}
 	}
 }
+
+// TestSVG: inline SVG's links: href, or xlink:href where there is no
+// href, and its style sheets, as HTML's.
+func TestSVG(t *testing.T) {
+	doc, _ := htmlparse.Parse(`<svg><a xlink:href="/a">a</a><image xlink:href="/x.png" href="/i.png"/><use xlink:href="/u.svg#i"/>` +
+		`<style>@import url(/s.css); g { fill: url(/f.svg#p) }</style><rect style="fill:url(/r.svg#g)"/></svg>`)
+	var got []string
+	HTML(doc, Options{Kinds: All}, func(l Link) { got = append(got, l.Kind.String()+" "+l.Source+" "+l.Ref) })
+	want := []string{"navigation a@xlink:href /a", "resources image@href /i.png", "resources use@xlink:href /u.svg#i",
+		"resources style css:@import /s.css", "resources style css:url /f.svg#p", "resources rect@style css:url /r.svg#g"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
