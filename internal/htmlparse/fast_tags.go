@@ -117,6 +117,16 @@ func (p *fastParser) endTag() bool {
 	return true
 }
 
+// implied opens, in the table c, the element a table implies (a <tbody>
+// before a <tr>, a <colgroup> before a <col>) and returns it.
+func (p *fastParser) implied(c *html.Node, a atom.Atom) *html.Node {
+	n := p.node()
+	n.Type, n.DataAtom, n.Data = html.ElementNode, a, a.String()
+	c.AppendChild(n)
+	p.stack = append(p.stack, n)
+	return n
+}
+
 func (p *fastParser) pop() {
 	n := p.stack[len(p.stack)-1]
 	p.stack = p.stack[:len(p.stack)-1]
@@ -267,12 +277,7 @@ func (p *fastParser) startTag() bool {
 		}
 		switch {
 		case a == atom.Col && c.DataAtom == atom.Table:
-			// The implied <colgroup>.
-			cg := p.node()
-			cg.Type, cg.DataAtom, cg.Data = html.ElementNode, atom.Colgroup, "colgroup"
-			c.AppendChild(cg)
-			p.stack = append(p.stack, cg)
-			cg.AppendChild(n)
+			p.implied(c, atom.Colgroup).AppendChild(n)
 			return true
 		case a == atom.Colgroup && c.DataAtom == atom.Table:
 			c.AppendChild(n)
@@ -282,12 +287,7 @@ func (p *fastParser) startTag() bool {
 			c.AppendChild(n)
 			return p.rawText(n)
 		case a == atom.Tr && c.DataAtom == atom.Table:
-			// The implied <tbody>.
-			tb := p.node()
-			tb.Type, tb.DataAtom, tb.Data = html.ElementNode, atom.Tbody, "tbody"
-			c.AppendChild(tb)
-			p.stack = append(p.stack, tb)
-			tb.AppendChild(n)
+			p.implied(c, atom.Tbody).AppendChild(n)
 			p.stack = append(p.stack, n)
 			return true
 		case a == atom.Tr && (c.DataAtom == atom.Tbody || c.DataAtom == atom.Thead || c.DataAtom == atom.Tfoot),
