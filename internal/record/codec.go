@@ -77,9 +77,18 @@ var encoderPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // with invalid UTF-8 is written with each bad byte replaced by U+FFFD, as
 // a string is, so the line is always JSON.
 func Encode(v any) ([]byte, error) {
-	if r, ok := v.(*Request); ok && r != nil {
-		if line, ok := encodeRequest(r); ok {
-			return line, nil
+	switch r := v.(type) {
+	case *Request:
+		if r != nil {
+			if line, ok := encodeRequest(r); ok {
+				return line, nil
+			}
+		}
+	case *Response:
+		if r != nil {
+			if line, ok := encodeResponse(r); ok {
+				return line, nil
+			}
 		}
 	}
 	return encodeSlow(v)

@@ -49,16 +49,7 @@ func encodeRequest(r *Request) (line []byte, ok bool) {
 		}
 	}
 	if len(r.Redirects) > 0 {
-		b = append(b, `,"redirects":[`...)
-		for i, h := range r.Redirects {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendString(append(b, `{"url":`...), h.URL)
-			b = strconv.AppendInt(append(b, `,"status":`...), int64(h.Status), 10)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
+		b = appendRedirects(append(b, `,"redirects":`...), r.Redirects)
 	}
 	b = appendStringField(b, `,"lease":`, r.Lease)
 	if len(r.Extra) > 0 {
