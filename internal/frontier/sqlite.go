@@ -22,7 +22,7 @@ import (
 // (top DESC, turn), so the next queue to serve is its first row.
 // frontier_entries holds every request; frontier_entries_pop orders a
 // queue's queued requests by (prio DESC, ord), frontier_entries_lease
-// the in-flight ones by lease deadline and frontier_entries_consumer by
+// the in-flight ones by lease deadline and frontier_entries_held by
 // the consumer holding them, all partial, so each holds only the rows it
 // serves and pop, ack and reclaim are O(log n) at any size.
 // frontier_consumers holds the registered consumers and their heartbeats.
@@ -92,9 +92,13 @@ CREATE INDEX IF NOT EXISTS frontier_entries_lease ON frontier_entries (deadline)
 ` + sqliteDeadReasonsTable + ";\n"
 
 // sqliteIndexesV2 are the indexes on columns schema version 2 added (run
-// after the migration).
+// after the migration). frontier_entries_held covers what pop reads of the
+// requests a consumer holds (their queue, for the per-host window, and
+// lease, for the horizon), so that count, run at every pop, reads no row
+// of the table; it replaces frontier_entries_consumer, on consumer alone.
 const sqliteIndexesV2 = `
-CREATE INDEX IF NOT EXISTS frontier_entries_consumer ON frontier_entries (consumer) WHERE state = 1 AND consumer != '';
+CREATE INDEX IF NOT EXISTS frontier_entries_held ON frontier_entries (consumer, queue, lease) WHERE state = 1 AND consumer != '';
+DROP INDEX IF EXISTS frontier_entries_consumer;
 `
 
 // sqliteMigrateV1 brings a version 1 file to version 2 (consumers).
@@ -157,7 +161,7 @@ func OpenSQLite(ctx context.Context, path string, o Options) (*SQLite, error) {
 
 func (f *SQLite) init(ctx context.Context) error {
 	var v int64
-	if err := f.db.QueryRowContext(ctx, `SELECT n FROM frontier_meta WHERE name = ?`, metaSchemaName).Scan(&v); err == nil && v == schemaVersion {
+	if err := f.db.QueryRowContext(ctx, `SELECT n FROM frontier_meta WHERE name = ?`, metaSchemaName).Scan(&v); err == nil && v == schemaVersion && f.hasIndex(ctx, heldIndex) {
 		// In place: no write lock taken, so readers (info, dump) open
 		// the file while a writer holds it.
 		return f.initStores(ctx)
@@ -166,6 +170,16 @@ func (f *SQLite) init(ctx context.Context) error {
 		return err
 	}
 	return f.initStores(ctx)
+}
+
+// heldIndex is the newest index: a file without it (made before it)
+// gets it, in place of frontier_entries_consumer, from initSchema.
+const heldIndex = "frontier_entries_held"
+
+// hasIndex reports whether the file has the index name.
+func (f *SQLite) hasIndex(ctx context.Context, name string) bool {
+	var one int
+	return f.db.QueryRowContext(ctx, `SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`, name).Scan(&one) == nil
 }
 
 func (f *SQLite) initSchema(ctx context.Context) error {

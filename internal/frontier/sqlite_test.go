@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -313,6 +314,9 @@ func TestSQLiteQueryPlans(t *testing.T) {
 		`SELECT n FROM frontier_meta WHERE name = 'seq'`:                                                                                                   "PRIMARY KEY",
 		`SELECT crawl FROM frontier_queues WHERE id = 3`:                                                                                                   "INTEGER PRIMARY KEY",
 		`UPDATE frontier_entries SET state = 1 WHERE id = (SELECT id FROM frontier_entries WHERE queue = 1 AND state = 0 ORDER BY prio DESC, ord LIMIT 1)`: "frontier_entries_pop",
+		`SELECT id, lease, queue FROM frontier_entries WHERE state = 1 AND consumer = 'c' AND consumer != ''`:                                              "COVERING INDEX frontier_entries_held",
+		`SELECT queue, count(*) FROM frontier_entries WHERE state = 1 AND consumer = 'c' AND consumer != '' GROUP BY queue`:                                "COVERING INDEX frontier_entries_held",
+		`SELECT count(*) FROM frontier_entries WHERE state = 1 AND consumer = 'c' AND consumer != ''`:                                                      "COVERING INDEX frontier_entries_held",
 	} {
 		rows, err := f.db.Query("EXPLAIN QUERY PLAN " + q)
 		if err != nil {
@@ -344,7 +348,7 @@ func TestMigrateV1(t *testing.T) {
 	push(t, f, t0, req(t, "http://a.test/1"), req(t, "http://a.test/2"))
 	ls := pop(t, f, 1, t0)
 	for _, q := range []string{
-		`DROP INDEX frontier_entries_consumer`,
+		`DROP INDEX frontier_entries_held`,
 		`ALTER TABLE frontier_entries DROP COLUMN consumer`,
 		`ALTER TABLE frontier_entries DROP COLUMN abandons`,
 		`DROP TABLE frontier_consumers`,
@@ -364,6 +368,20 @@ func TestMigrateV1(t *testing.T) {
 	f.db.QueryRow(`SELECT n FROM frontier_meta WHERE name = 'schema'`).Scan(&v)
 	if v != schemaVersion {
 		t.Errorf("schema version %d after the migration", v)
+	}
+	var indexes []string
+	rows, err := f.db.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'frontier_entries_%' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		rows.Scan(&name)
+		indexes = append(indexes, name)
+	}
+	rows.Close()
+	if want := []string{"frontier_entries_held", "frontier_entries_lease", "frontier_entries_pop"}; !slices.Equal(indexes, want) {
+		t.Errorf("indexes %q after the migration, want %q", indexes, want)
 	}
 	wantCounts(t, f, 1, 1, 0)
 	if a, err := f.Ack(ctx, leases(ls), t0); err != nil || a.Acked != 1 {
@@ -439,5 +457,37 @@ func TestSQLiteFailOldFile(t *testing.T) {
 	var n int
 	if err := f.db.QueryRow(`SELECT count(*) FROM frontier_dead_reasons`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d reasons left after the ack (%v)", n, err)
+	}
+}
+
+// TestHeldIndexReplacesConsumerIndex: a file made when pop counted a
+// consumer's requests through frontier_entries_consumer opens with
+// frontier_entries_held in its place.
+func TestHeldIndexReplacesConsumerIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.db")
+	f := openSQLite(t, path, Options{})
+	for _, q := range []string{
+		`DROP INDEX frontier_entries_held`,
+		`CREATE INDEX frontier_entries_consumer ON frontier_entries (consumer) WHERE state = 1 AND consumer != ''`,
+	} {
+		if _, err := f.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	f.Close()
+	f = openSQLite(t, path, Options{})
+	var names []string
+	rows, err := f.db.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('frontier_entries_held', 'frontier_entries_consumer')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		rows.Scan(&name)
+		names = append(names, name)
+	}
+	rows.Close()
+	if !slices.Equal(names, []string{"frontier_entries_held"}) {
+		t.Errorf("indexes %q, want frontier_entries_held alone", names)
 	}
 }
