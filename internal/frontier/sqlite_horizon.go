@@ -23,7 +23,18 @@ func (f *SQLite) heldRecentTx(ctx context.Context, tx *ptx, consumer string, per
 	if perQueue {
 		byQueue = map[int64]int{}
 	}
-	holding := make(map[string]bool, len(mine))
+	// The leases handed out within the horizon, by id and nonce: each
+	// held row is looked up without formatting its lease.
+	type key struct {
+		id    int64
+		nonce uint64
+	}
+	recentSet := make(map[key]bool, len(mine))
+	for _, l := range mine {
+		if id, nonce, ok := parseLease(l); ok {
+			recentSet[key{id, nonce}] = false
+		}
+	}
 	for rows.Next() {
 		var id, nonce, q int64
 		if err := rows.Scan(&id, &nonce, &q); err != nil {
@@ -33,8 +44,11 @@ func (f *SQLite) heldRecentTx(ctx context.Context, tx *ptx, consumer string, per
 		if perQueue {
 			byQueue[q]++
 		}
-		if len(mine) > 0 {
-			holding[formatLease(id, uint64(nonce))] = true
+		if len(recentSet) > 0 {
+			k := key{id, uint64(nonce)}
+			if _, ok := recentSet[k]; ok {
+				recentSet[k] = true
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -42,7 +56,8 @@ func (f *SQLite) heldRecentTx(ctx context.Context, tx *ptx, consumer string, per
 	}
 	var gone []string
 	for _, l := range mine {
-		if holding[l] {
+		id, nonce, _ := parseLease(l)
+		if recentSet[key{id, nonce}] {
 			recent++
 		} else {
 			gone = append(gone, l)
