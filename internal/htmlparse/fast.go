@@ -19,11 +19,12 @@ import (
 // meta/link/base/title/style/script and <noscript> holding link/meta/style,
 // </head>, <body>, properly nested elements (every end tag closes the
 // current element; void elements, the implied <tbody> and <colgroup> of a
-// table, the newline that starts a <pre>, iframes, and inline SVG are
-// understood), </body>, </html>. It gives up on misnested or implicitly
-// closed elements, MathML, HTML inside SVG, forms inside forms, nested
-// links, select, textarea, template, frames, table captions, NULs, unusual
-// comments, and a named character reference it does not know.
+// table, the newline that starts a <pre> or <textarea>, a <select> of
+// options (closed or not), iframes, and inline SVG are understood),
+// </body>, </html>. It gives up on misnested or implicitly closed elements,
+// MathML, HTML inside SVG, forms inside forms, nested links, template,
+// frames, table captions, NULs, unusual comments, and a named character
+// reference it does not know.
 // Carriage returns are in the subset: as the HTML spec (and x/net/html's
 // tokenizer) asks, CR LF and a lone CR are read as LF first.
 func Fast(s string) *html.Node {
@@ -59,6 +60,7 @@ type fastParser struct {
 	stack                  []*html.Node
 	openP, openA, openForm int
 	openButton             int
+	openSelect             int // a <select> is open: only options in it
 
 	slab  []html.Node
 	attrs []html.Attribute

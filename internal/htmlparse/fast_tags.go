@@ -89,6 +89,15 @@ func (p *fastParser) endTag() bool {
 	if c.Namespace == "svg" {
 		return p.svgEnd(c, name)
 	}
+	if p.openSelect > 0 {
+		// </select> closes an open option and optgroup first, and
+		// </optgroup> an open option.
+		for c.DataAtom == atom.Option && (a == atom.Select || a == atom.Optgroup) ||
+			c.DataAtom == atom.Optgroup && a == atom.Select {
+			p.pop()
+			c = p.cur()
+		}
+	}
 	switch a {
 	case atom.Body:
 		if c != p.body {
@@ -142,6 +151,8 @@ func (p *fastParser) pop() {
 		p.openForm--
 	case atom.Button:
 		p.openButton--
+	case atom.Select:
+		p.openSelect--
 	}
 }
 
@@ -159,7 +170,7 @@ var closesP = map[atom.Atom]bool{
 // bailTags are start tags whose handling Fast leaves to x/net/html.
 var bailTags = map[atom.Atom]bool{
 	atom.Html: true, atom.Head: true, atom.Body: true, atom.Frameset: true, atom.Frame: true, atom.Template: true,
-	atom.Math: true, atom.Image: true, atom.Isindex: true, atom.Textarea: true, atom.Select: true,
+	atom.Math: true, atom.Image: true, atom.Isindex: true,
 	atom.Plaintext: true, atom.Xmp: true, atom.Noembed: true, atom.Noframes: true, atom.Nobr: true,
 	atom.Applet: true, atom.Marquee: true, atom.Object: true, atom.Rb: true, atom.Rp: true, atom.Rt: true, atom.Rtc: true,
 	atom.Caption: true, atom.Col: true, atom.Colgroup: true, atom.Tbody: true, atom.Td: true, atom.Tfoot: true,
@@ -302,6 +313,9 @@ func (p *fastParser) startTag() bool {
 	if a == atom.Svg {
 		return p.svgStart(n, selfClosing)
 	}
+	if p.openSelect > 0 || a == atom.Select {
+		return p.selectStart(c, n, a)
+	}
 	if bailTags[a] {
 		return false
 	}
@@ -313,7 +327,7 @@ func (p *fastParser) startTag() bool {
 		atom.Hr, atom.Meta, atom.Link, atom.Base, atom.Basefont, atom.Bgsound:
 		c.AppendChild(n)
 		return true
-	case atom.Title, atom.Style, atom.Script, atom.Iframe:
+	case atom.Title, atom.Style, atom.Script, atom.Iframe, atom.Textarea:
 		c.AppendChild(n)
 		return p.rawText(n)
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
@@ -363,6 +377,35 @@ func (p *fastParser) startTag() bool {
 		return true
 	}
 	_ = selfClosing // ignored on HTML elements, as the parser does
+	c.AppendChild(n)
+	p.stack = append(p.stack, n)
+	return true
+}
+
+// selectStart opens <select>, or, in an open one, an <option> or
+// <optgroup>, the only elements Fast takes in a select: an open option
+// (and, before an optgroup, an open optgroup) is closed first, as the
+// end tags they imply.
+func (p *fastParser) selectStart(c, n *html.Node, a atom.Atom) bool {
+	switch a {
+	case atom.Select:
+		if p.openSelect > 0 {
+			return false // a select in a select closes it
+		}
+		p.openSelect++
+	case atom.Option:
+		if c.DataAtom == atom.Option {
+			p.pop()
+			c = p.cur()
+		}
+	case atom.Optgroup:
+		for c.DataAtom == atom.Option || c.DataAtom == atom.Optgroup {
+			p.pop()
+			c = p.cur()
+		}
+	default:
+		return false
+	}
 	c.AppendChild(n)
 	p.stack = append(p.stack, n)
 	return true

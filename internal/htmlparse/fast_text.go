@@ -40,10 +40,18 @@ func (p *fastParser) text(t string) bool {
 	if (c.DataAtom == atom.Pre || c.DataAtom == atom.Listing) && c.FirstChild == nil && c.Namespace == "" {
 		// A newline that starts a <pre> is not its text (even one
 		// written as &#10;).
-		t = strings.TrimPrefix(t, "\n")
+		t = trimStartNewline(t)
 	}
 	p.appendText(c, t)
 	return true
+}
+
+// trimStartNewline drops the newline that starts a <pre>, <listing> or
+// <textarea>, as x/net/html does: a CR, then an LF (a CR can only come
+// from a character reference: the input's are LFs by then).
+func trimStartNewline(t string) string {
+	t = strings.TrimPrefix(t, "\r")
+	return strings.TrimPrefix(t, "\n")
 }
 
 func decodeText(t string) string {
@@ -181,8 +189,12 @@ func (p *fastParser) rawText(n *html.Node) bool {
 	if j >= len(s) || s[j] != '>' {
 		return false
 	}
-	if n.DataAtom == atom.Title {
+	switch n.DataAtom {
+	case atom.Title:
 		content = decodeText(content)
+	case atom.Textarea:
+		// A newline that starts a <textarea> is not its text.
+		content = trimStartNewline(decodeText(content))
 	}
 	p.appendText(n, content)
 	p.i = j + 1
