@@ -369,17 +369,7 @@ func TestMigrateV1(t *testing.T) {
 	if v != schemaVersion {
 		t.Errorf("schema version %d after the migration", v)
 	}
-	var indexes []string
-	rows, err := f.db.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'frontier_entries_%' ORDER BY name`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var name string
-		rows.Scan(&name)
-		indexes = append(indexes, name)
-	}
-	rows.Close()
+	indexes := indexNames(t, f, `name LIKE 'frontier_entries_%'`)
 	if want := []string{"frontier_entries_held", "frontier_entries_lease", "frontier_entries_pop"}; !slices.Equal(indexes, want) {
 		t.Errorf("indexes %q after the migration, want %q", indexes, want)
 	}
@@ -476,18 +466,26 @@ func TestHeldIndexReplacesConsumerIndex(t *testing.T) {
 	}
 	f.Close()
 	f = openSQLite(t, path, Options{})
-	var names []string
-	rows, err := f.db.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('frontier_entries_held', 'frontier_entries_consumer')`)
+	if names := indexNames(t, f, `name IN ('frontier_entries_held', 'frontier_entries_consumer')`); !slices.Equal(names, []string{"frontier_entries_held"}) {
+		t.Errorf("indexes %q, want frontier_entries_held alone", names)
+	}
+}
+
+// indexNames lists, in order, the names of f's indexes that match where.
+func indexNames(t *testing.T, f *SQLite, where string) []string {
+	t.Helper()
+	rows, err := f.db.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND ` + where + ` ORDER BY name`)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rows.Close()
+	var names []string
 	for rows.Next() {
 		var name string
-		rows.Scan(&name)
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
 		names = append(names, name)
 	}
-	rows.Close()
-	if !slices.Equal(names, []string{"frontier_entries_held"}) {
-		t.Errorf("indexes %q, want frontier_entries_held alone", names)
-	}
+	return names
 }

@@ -14,11 +14,7 @@ import (
 // ok is false when r's attrs are not valid JSON; encoding/json then says
 // why.
 func encodeRequest(r *Request) (line []byte, ok bool) {
-	b := make([]byte, 0, requestSize(r))
-	b = append(b, `{"kind":`...)
-	b = AppendString(b, r.Kind)
-	b = append(b, `,"url":`...)
-	b = AppendString(b, r.URL)
+	b := openRecord(make([]byte, 0, requestSize(r)), r.Kind, r.URL)
 	b = appendStringField(b, `,"method":`, r.Method)
 	if len(r.Headers) > 0 {
 		b = appendHeaders(append(b, `,"headers":`...), r.Headers)
@@ -43,23 +39,44 @@ func encodeRequest(r *Request) (line []byte, ok bool) {
 	}
 	b = appendIntField(b, `,"expires":`, r.Expires)
 	b = appendStringField(b, `,"useragent":`, r.UserAgent)
-	if len(r.Attrs) > 0 {
-		if b, ok = appendCompact(append(b, `,"attrs":`...), r.Attrs); !ok {
-			return nil, false
-		}
+	if b, ok = appendRawField(b, `,"attrs":`, r.Attrs); !ok {
+		return nil, false
 	}
 	if len(r.Redirects) > 0 {
 		b = appendRedirects(append(b, `,"redirects":`...), r.Redirects)
 	}
 	b = appendStringField(b, `,"lease":`, r.Lease)
-	if len(r.Extra) > 0 {
-		b = appendExtra(b, r.Extra)
+	return closeRecord(b, r.Extra, rawUTF8(r)), true
+}
+
+// openRecord starts a record's line: its kind and URL, which every
+// record has, first.
+func openRecord(b []byte, kind, url string) []byte {
+	b = AppendString(append(b, `{"kind":`...), kind)
+	return AppendString(append(b, `,"url":`...), url)
+}
+
+// closeRecord ends a record's line: its unknown members (extra), the
+// closing brace and newline; where a raw member was not valid UTF-8
+// (rawValid false), each bad byte is then replaced, as Encode does.
+func closeRecord(b []byte, extra map[string]json.RawMessage, rawValid bool) []byte {
+	if len(extra) > 0 {
+		b = appendExtra(b, extra)
 	}
 	b = append(b, '}', '\n')
-	if !rawUTF8(r) {
+	if !rawValid {
 		b = ValidUTF8(b)
 	}
-	return b, true
+	return b
+}
+
+// appendRawField appends name and the JSON value raw, compacted, unless raw
+// is empty (omitempty); ok is false when raw is not one valid JSON value.
+func appendRawField(b []byte, name string, raw []byte) ([]byte, bool) {
+	if len(raw) == 0 {
+		return b, true
+	}
+	return appendCompact(append(b, name...), raw)
 }
 
 // requestSize estimates the length of r encoded, to allocate once: each

@@ -314,31 +314,46 @@ func FuzzEncodeRequest(f *testing.F) {
 		if len(attrs) > 0 {
 			r.Attrs = attrs
 		}
-		if extraKey != "" || len(extraValue) > 0 {
-			if r.Extra == nil {
-				r.Extra = map[string]json.RawMessage{}
-			}
-			r.Extra[extraKey] = extraValue
-		}
-		want, werr := encodeSlow(&r)
-		got, err := Encode(&r)
-		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
-			t.Fatalf("Encode(%#v) error %v, encoding/json %v", r, err, werr)
-		}
-		if string(got) != string(want) {
-			t.Fatalf("Encode(%#v)\n got %q\nwant %q", r, got, want)
-		}
-		direct, ok := encodeRequest(&r)
-		if ok && string(direct) != string(want) {
-			t.Fatalf("encodeRequest(%#v)\n got %q\nwant %q", r, direct, want)
-		}
-		if !ok && werr == nil {
-			t.Fatalf("encodeRequest(%#v) left to encoding/json, which took it: %q", r, want)
-		}
-		if err == nil && !utf8.Valid(got) {
-			t.Fatalf("Encode(%#v) = %q, not UTF-8", r, got)
-		}
+		r.Extra = withExtra(r.Extra, extraKey, extraValue)
+		checkFastEncode(t, &r, func() ([]byte, bool) { return encodeRequest(&r) })
 	})
+}
+
+// withExtra sets extra[key] = value, unless both are empty.
+func withExtra(extra map[string]json.RawMessage, key string, value []byte) map[string]json.RawMessage {
+	if key == "" && len(value) == 0 {
+		return extra
+	}
+	if extra == nil {
+		extra = map[string]json.RawMessage{}
+	}
+	extra[key] = value
+	return extra
+}
+
+// checkFastEncode fails t unless Encode(v) and direct, the fast path, write
+// what encoding/json writes, byte for byte (or fail as it does), and the
+// line is UTF-8.
+func checkFastEncode(t *testing.T, v any, direct func() ([]byte, bool)) {
+	t.Helper()
+	want, werr := encodeSlow(v)
+	got, err := Encode(v)
+	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+		t.Fatalf("Encode(%#v) error %v, encoding/json %v", v, err, werr)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("Encode(%#v)\n got %q\nwant %q", v, got, want)
+	}
+	line, ok := direct()
+	if ok && string(line) != string(want) {
+		t.Fatalf("fast path (%#v)\n got %q\nwant %q", v, line, want)
+	}
+	if !ok && werr == nil {
+		t.Fatalf("fast path (%#v) left to encoding/json, which took it: %q", v, want)
+	}
+	if err == nil && !utf8.Valid(got) {
+		t.Fatalf("Encode(%#v) = %q, not UTF-8", v, got)
+	}
 }
 
 // An empty deny_extensions is kept as [] (it means "deny none"), unlike

@@ -10,15 +10,9 @@ import (
 // is false where encoding/json fails (a raw member that is not valid JSON,
 // a duration that is not a number); it then says why.
 func encodeResponse(r *Response) (line []byte, ok bool) {
-	b := make([]byte, 0, responseSize(r))
-	b = append(b, `{"kind":`...)
-	b = AppendString(b, r.Kind)
-	b = append(b, `,"url":`...)
-	b = AppendString(b, r.URL)
-	if len(r.Request) > 0 {
-		if b, ok = appendCompact(append(b, `,"request":`...), r.Request); !ok {
-			return nil, false
-		}
+	b := openRecord(make([]byte, 0, responseSize(r)), r.Kind, r.URL)
+	if b, ok = appendRawField(b, `,"request":`, r.Request); !ok {
+		return nil, false
 	}
 	b = appendIntField(b, `,"status":`, int64(r.Status))
 	if len(r.Headers) > 0 {
@@ -51,19 +45,10 @@ func encodeResponse(r *Response) (line []byte, ok bool) {
 	b = appendStringField(b, `,"error":`, r.Error)
 	b = appendStringField(b, `,"error_detail":`, r.ErrorDetail)
 	b = appendStringsField(b, `,"warnings":`, r.Warnings)
-	if len(r.RedirectRequest) > 0 {
-		if b, ok = appendCompact(append(b, `,"redirect_request":`...), r.RedirectRequest); !ok {
-			return nil, false
-		}
+	if b, ok = appendRawField(b, `,"redirect_request":`, r.RedirectRequest); !ok {
+		return nil, false
 	}
-	if len(r.Extra) > 0 {
-		b = appendExtra(b, r.Extra)
-	}
-	b = append(b, '}', '\n')
-	if !rawUTF8(r) {
-		b = ValidUTF8(b)
-	}
-	return b, true
+	return closeRecord(b, r.Extra, rawUTF8(r)), true
 }
 
 // responseSize estimates the length of r encoded, to allocate once.

@@ -1,10 +1,8 @@
 package record
 
 import (
-	"encoding/json"
 	"math"
 	"testing"
-	"unicode/utf8"
 )
 
 var responseEncodeCases = []string{
@@ -39,30 +37,8 @@ func FuzzEncodeResponse(f *testing.F) {
 		if len(req) > 0 {
 			r.Request = req
 		}
-		if extraKey != "" || len(extraValue) > 0 {
-			if r.Extra == nil {
-				r.Extra = map[string]json.RawMessage{}
-			}
-			r.Extra[extraKey] = extraValue
-		}
-		want, werr := encodeSlow(&r)
-		got, err := Encode(&r)
-		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
-			t.Fatalf("Encode(%#v) error %v, encoding/json %v", r, err, werr)
-		}
-		if string(got) != string(want) {
-			t.Fatalf("Encode(%#v)\n got %q\nwant %q", r, got, want)
-		}
-		direct, ok := encodeResponse(&r)
-		if ok && string(direct) != string(want) {
-			t.Fatalf("encodeResponse(%#v)\n got %q\nwant %q", r, direct, want)
-		}
-		if !ok && werr == nil {
-			t.Fatalf("encodeResponse(%#v) left to encoding/json, which took it: %q", r, want)
-		}
-		if err == nil && !utf8.Valid(got) {
-			t.Fatalf("Encode(%#v) = %q, not UTF-8", r, got)
-		}
+		r.Extra = withExtra(r.Extra, extraKey, extraValue)
+		checkFastEncode(t, &r, func() ([]byte, bool) { return encodeResponse(&r) })
 	})
 }
 
