@@ -29,11 +29,12 @@ func (f *SQLite) heldRecentTx(ctx context.Context, tx *ptx, consumer string, per
 		id    int64
 		nonce uint64
 	}
+	keys := make([]key, len(mine)) // mine's, in order (a lease that does not parse matches no row)
 	recentSet := make(map[key]bool, len(mine))
-	for _, l := range mine {
-		if id, nonce, ok := parseLease(l); ok {
-			recentSet[key{id, nonce}] = false
-		}
+	for i, l := range mine {
+		id, nonce, _ := parseLease(l)
+		keys[i] = key{id, nonce}
+		recentSet[keys[i]] = false
 	}
 	for rows.Next() {
 		var id, nonce, q int64
@@ -55,9 +56,8 @@ func (f *SQLite) heldRecentTx(ctx context.Context, tx *ptx, consumer string, per
 		return 0, 0, nil, err
 	}
 	var gone []string
-	for _, l := range mine {
-		id, nonce, _ := parseLease(l)
-		if recentSet[key{id, nonce}] {
+	for i, l := range mine {
+		if recentSet[keys[i]] {
 			recent++
 		} else {
 			gone = append(gone, l)
