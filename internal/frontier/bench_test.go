@@ -394,3 +394,23 @@ func BenchmarkSQLiteLoopTurn(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pops/s")
 }
+
+// BenchmarkSQLitePopVarying pops batches of changing size, as the crawl
+// loop does (what its window leaves, what is ready): a statement that
+// depended on the batch's size would be prepared again at each pop.
+func BenchmarkSQLitePopVarying(b *testing.B) {
+	f := openBenchSQLite(b)
+	n, popped := 0, 0
+	for b.Loop() {
+		n = n%16 + 1
+		res, err := f.Pop(ctx, PopOptions{Max: n, Lease: time.Hour}, t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Leased) != n {
+			b.Fatalf("popped %d", len(res.Leased))
+		}
+		popped += n
+	}
+	b.ReportMetric(float64(popped)/b.Elapsed().Seconds(), "pops/s")
+}

@@ -135,13 +135,17 @@ func (f *SQLite) popTx(ctx context.Context, tx *ptx, max int, deadline time.Time
 			}
 		}
 	}
+	// No LIMIT ?: SQLite's planner reads a bound LIMIT's value, so the
+	// statement would be prepared again whenever max changes, which is at
+	// nearly every pop. The index (frontier_queues_ready) yields the rows
+	// in order, one step at a time: reading no further is the limit.
 	rows, err := tx.QueryContext(ctx, `SELECT id, crawl, host, queued, in_flight, dead, top, turn
-		FROM frontier_queues WHERE queued > 0 ORDER BY top DESC, turn, id LIMIT ?`, max+full)
+		FROM frontier_queues WHERE queued > 0 ORDER BY top DESC, turn, id`)
 	if err != nil {
 		return nil, err
 	}
 	ready := make(readyHeap, 0, max)
-	for rows.Next() {
+	for read := 0; read < max+full && rows.Next(); read++ {
 		q := &queueRow{}
 		if err := rows.Scan(&q.id, &q.crawl, &q.host, &q.queued, &q.inFlight, &q.dead, &q.top, &q.turn); err != nil {
 			rows.Close()

@@ -305,6 +305,7 @@ func TestSQLiteQueryPlans(t *testing.T) {
 	f := openSQLite(t, filepath.Join(t.TempDir(), "f.db"), Options{})
 	for q, want := range map[string]string{
 		`SELECT id FROM frontier_queues WHERE queued > 0 ORDER BY top DESC, turn, id LIMIT 5`:                                                              "frontier_queues_ready",
+		`SELECT id, crawl, host, queued, in_flight, dead, top, turn FROM frontier_queues WHERE queued > 0 ORDER BY top DESC, turn, id`:                     "frontier_queues_ready",
 		`SELECT id FROM frontier_entries WHERE queue = 1 AND state = 0 ORDER BY prio DESC, ord LIMIT 1`:                                                    "frontier_entries_pop",
 		`SELECT prio FROM frontier_entries WHERE queue = 1 AND state = 0 ORDER BY prio ASC, ord DESC LIMIT 1`:                                              "frontier_entries_pop",
 		`SELECT id FROM frontier_entries WHERE state = 1 AND deadline <= 5`:                                                                                "frontier_entries_lease",
