@@ -40,13 +40,15 @@ type DB struct {
 //     read-only transaction (sql.TxOptions ReadOnly) is a plain deferred BEGIN;
 //   - a 64 MiB page cache per connection;
 //   - checkpoints in the background: a goroutine copies the WAL back into
-//     the database ten times a second (a PASSIVE checkpoint, on its own
-//     connection), so commits seldom wait for the copying and its fsyncs
-//     (measured: a random-row update or delete at 1 million rows costs half
-//     as much as with SQLite's default checkpoint every 1000 pages); a
-//     writer checkpoints itself only once the WAL reaches restartPages, to
-//     bound it. When the last connection to the file closes, SQLite
-//     checkpoints and removes the WAL.
+//     the database (a PASSIVE checkpoint, on its own connection), so
+//     commits seldom wait for the copying and its fsyncs (measured: a
+//     random-row update or delete at 1 million rows costs half as much as
+//     with SQLite's default checkpoint every 1000 pages). It runs from ten
+//     times a second, while writers fill the WAL quickly, to once a second,
+//     while they write little (checkpointEvery); a writer checkpoints
+//     itself only once the WAL reaches restartPages, to bound it. When the
+//     last connection to the file closes, SQLite checkpoints and removes
+//     the WAL.
 //
 // OpenDB checks the file at once: a file that is not SQLite, a directory,
 // or one that cannot be created gives a clear error here, not at first use.
@@ -115,24 +117,69 @@ func (db *DB) Close() error {
 // the WAL from ever being fully copied, and it would grow without bound.
 var restartPages = 8192
 
-// checkpointer runs a PASSIVE checkpoint ten times a second, on its own
-// connection. A PASSIVE checkpoint never waits for readers or writers and
-// copies what it can; when the WAL has nothing new it does nothing (no
-// fsync). Errors (another process checkpointing, say) are simply retried
-// at the next tick.
+// checkpointer runs a PASSIVE checkpoint on its own connection, at the
+// pace checkpointEvery sets. A PASSIVE checkpoint never waits for readers
+// or writers and copies what it can; when the WAL has nothing new it does
+// nothing (no fsync). Errors (another process checkpointing, say) are
+// simply retried at the next one.
 func (db *DB) checkpointer(ctx context.Context) {
 	defer close(db.done)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
+	every, last := checkpointMin, 0
+	t := time.NewTimer(every)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-t.C:
 		}
-		var busy, logPages, copied int
-		db.ckpt.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logPages, &copied)
+		start := time.Now()
+		busy, frames, copied := 0, -1, 0
+		db.ckpt.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+		// The frames written since the last checkpoint: the WAL's growth,
+		// or its whole length when it started over meanwhile.
+		written := frames
+		if frames >= last {
+			written = frames - last
+		}
+		if frames >= 0 {
+			last = frames
+		}
+		every = checkpointEvery(every, written)
+		// Counted from this checkpoint's start, as a ticker would.
+		t.Reset(max(every-time.Since(start), 0))
 	}
+}
+
+// The checkpointer's pace: from checkpointMin to checkpointMax apart,
+// aiming at about checkpointFrames frames written between two checkpoints.
+const (
+	checkpointMin    = 100 * time.Millisecond
+	checkpointMax    = time.Second
+	checkpointFrames = 2048
+)
+
+// checkpointEvery returns the wait before the next checkpoint, after one
+// that found written frames written to the WAL (-1: it failed) in the
+// every since the one before: the shortest at once when much was
+// written, twice as long when little was (so a burst of writes after a
+// quiet spell waits at most one checkpointMax for its first). Each
+// checkpoint that copies anything costs two fsyncs (the WAL's, then the
+// database's) whatever it copies: where writers commit little at a time,
+// as the processes of a crawl loop do, ten a second in each of them cost
+// more than the copying. Where writers fill the WAL quickly, checkpoints
+// ten times a second keep it short, and a short WAL keeps each page's
+// lookup in it quick and the writers from checkpointing themselves.
+func checkpointEvery(every time.Duration, written int) time.Duration {
+	switch {
+	case written < 0:
+		return every
+	case written >= checkpointFrames:
+		return checkpointMin
+	case written < checkpointFrames/4:
+		every *= 2
+	}
+	return min(max(every, checkpointMin), checkpointMax)
 }
 
 // SQLite result codes DescribeSQLiteError knows (primary codes).

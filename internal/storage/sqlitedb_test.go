@@ -91,3 +91,25 @@ func insertKeys(ctx context.Context, db *DB, keys []int64) error {
 	}
 	return tx.Commit()
 }
+
+func TestCheckpointEvery(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		every   time.Duration
+		written int
+		want    time.Duration
+	}{
+		{100 * ms, 10, 200 * ms},    // little written: checkpoint less often
+		{800 * ms, 10, time.Second}, // never more than a second apart
+		{time.Second, 0, time.Second},
+		{time.Second, 5000, 100 * ms}, // much written: at once as often as can be
+		{200 * ms, 2048, 100 * ms},
+		{100 * ms, 5000, 100 * ms}, // never more than ten a second
+		{400 * ms, 1000, 400 * ms}, // about right: kept
+		{400 * ms, -1, 400 * ms},   // the checkpoint failed: kept
+	} {
+		if got := checkpointEvery(c.every, c.written); got != c.want {
+			t.Errorf("checkpointEvery(%v, %d) = %v, want %v", c.every, c.written, got, c.want)
+		}
+	}
+}
