@@ -38,7 +38,7 @@ type DB struct {
 //   - transactions begun with BeginTx are BEGIN IMMEDIATE, so a writer takes
 //     the write lock up front and never fails halfway on a lock upgrade; a
 //     read-only transaction (sql.TxOptions ReadOnly) is a plain deferred BEGIN;
-//   - a 64 MiB page cache per connection;
+//   - a 16 MiB page cache per connection;
 //   - checkpoints in the background: a goroutine copies the WAL back into
 //     the database (a PASSIVE checkpoint, on its own connection), so
 //     commits seldom wait for the copying and its fsyncs (measured: a
@@ -136,8 +136,9 @@ func (db *DB) checkpointer(ctx context.Context) {
 		start := time.Now()
 		busy, frames, copied := 0, -1, 0
 		db.ckpt.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
-		// The frames written since the last checkpoint: the WAL's growth,
-		// or its whole length when it started over meanwhile.
+		// About the frames written since the last checkpoint: the WAL's
+		// growth, or its whole length when it started over meanwhile
+		// (and grew less than its old length).
 		written := frames
 		if frames >= last {
 			written = frames - last
@@ -159,9 +160,9 @@ const (
 	checkpointFrames = 2048
 )
 
-// checkpointEvery returns the wait before the next checkpoint, after one
-// that found written frames written to the WAL (-1: it failed) in the
-// every since the one before: the shortest at once when much was
+// checkpointEvery returns the wait before the next checkpoint, given the
+// last wait, every, and the frames added to the WAL during it, written
+// (-1: the checkpoint failed): the shortest at once when much was
 // written, twice as long when little was (so a burst of writes after a
 // quiet spell waits at most one checkpointMax for its first). Each
 // checkpoint that copies anything costs two fsyncs (the WAL's, then the
