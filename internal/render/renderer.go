@@ -119,7 +119,7 @@ func (r *Renderer) browser() (*browser, error) {
 		r.restart++
 	}
 	r.gen++
-	b, err := startBrowser(r.path, r.opts.HostRules, r.opts.Stderr, r.gen)
+	b, err := startBrowser(r.path, r.opts.HostRules, r.opts.ScreenshotDir != "", r.opts.Stderr, r.gen)
 	if err != nil {
 		return nil, err
 	}
