@@ -101,6 +101,9 @@ func runCommand(ctx context.Context, cmd *Command, tool *Tool, args []string, en
 	if err != nil {
 		return err
 	}
+	if env.process {
+		quietStop.Store(f.quiet)
+	}
 	e := *env
 	e.Args, e.Tool, e.Flags, e.out = rest, tool, f, nil
 	if e.Now == nil {

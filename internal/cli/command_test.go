@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -256,5 +257,33 @@ func TestSubcommandSummary(t *testing.T) {
 	code := Execute(context.Background(), c, []string{"push"}, NewEnv(strings.NewReader(""), new(bytes.Buffer), &stderr))
 	if code != ExitOK || !strings.HasPrefix(stderr.String(), "ctest push: 0 in, 0 out") {
 		t.Fatalf("exit %d, stderr %q; want the summary as ctest push: …", code, stderr.String())
+	}
+}
+
+// TestQuietStopIsTheProcessOwn: only the process's own command (Main) sets,
+// by its -q, how the process ends when its stdout's reader has gone; a
+// command run inside another (cqueue crawl's push, with -q) and the check
+// of a command's arguments (Check) leave it as it was. Not parallel: it
+// reads and sets the process-wide setting.
+func TestQuietStopIsTheProcessOwn(t *testing.T) {
+	defer quietStop.Store(quietStop.Load())
+	quietStop.Store(false)
+	args := []string{"push", "-q"}
+	if code := Execute(context.Background(), testCommand(), args, NewEnv(strings.NewReader(""), io.Discard, io.Discard)); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if err := Check(testCommand(), args, NewEnv(nil, io.Discard, io.Discard)); err != nil {
+		t.Fatal(err)
+	}
+	if quietStop.Load() {
+		t.Fatal("a command run inside another, or checked, set the process's quiet stop")
+	}
+	env := NewEnv(strings.NewReader(""), io.Discard, io.Discard)
+	env.process = true
+	if code := Execute(context.Background(), testCommand(), args, env); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if !quietStop.Load() {
+		t.Fatal("the process's own command's -q did not set its quiet stop")
 	}
 }

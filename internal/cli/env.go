@@ -35,6 +35,10 @@ type Env struct {
 	Flags *Flags
 
 	out *output
+	// process: the command is the process's own (Main), not one run
+	// inside another command (cqueue crawl's push): its -q then decides
+	// how the process ends when its stdout's reader has gone (outputGone).
+	process bool
 }
 
 // NewEnv returns an Env over the given stdio that reads no environment

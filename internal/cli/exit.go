@@ -49,7 +49,9 @@ var ErrInterrupted = errors.New("interrupted")
 // set, the run's CPU profile is written to FILE.
 func Main(cmd *Command) int {
 	return withProcess(func(ctx context.Context) int {
-		return Execute(ctx, cmd, os.Args[1:], OSEnv())
+		env := OSEnv()
+		env.process = true
+		return Execute(ctx, cmd, os.Args[1:], env)
 	})
 }
 
@@ -107,9 +109,10 @@ func outputGone() {
 	os.Exit(ExitFailure)
 }
 
-// quietStop is set by -q: a stdout whose reader has gone (| head) then
-// ends the process without a word, as SIGPIPE would, unless the command
-// called SayWhenOutputGone.
+// quietStop is set by the -q of the process's own command (Main; not by a
+// command run inside it, nor by Check): a stdout whose reader has gone
+// (| head) then ends the process without a word, as SIGPIPE would, unless
+// the command called SayWhenOutputGone.
 var quietStop, sayOutputGone atomic.Bool
 
 // SayWhenOutputGone makes the end for a stdout whose reader has gone print

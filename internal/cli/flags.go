@@ -124,7 +124,6 @@ func (f *Flags) parse(args []string, stdout io.Writer) (rest []string, err error
 		return nil, Usagef("--stats-every %s: must not be negative", f.statsEvery)
 	}
 	f.tool.Quiet = f.quiet
-	quietStop.Store(f.quiet)
 	f.tool.StatsFile = f.statsFile
 	f.tool.StatsEvery = f.statsEvery
 	f.tool.StatsTo, f.tool.StatsCrawlID = f.statsTo, f.statsCrawl

@@ -19,6 +19,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/childproc"
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
@@ -111,17 +112,103 @@ func (c *crawl) env(oneThread bool) []string {
 	return env
 }
 
-// stage is one process of the loop.
+// stage is one process of the loop, or a command run in this process
+// (inProc: cqueue push).
 type stage struct {
-	name  string // in messages: "cqueue pop", "cfetch", …
-	key   string // its --TOOL flag, and its stats file
-	cmd   *exec.Cmd
+	name  string   // in messages: "cqueue pop", "cfetch", …
+	key   string   // its --TOOL flag, and its stats file
+	args  []string // after the program's name
+	env   []string
+	cmd   *exec.Cmd // a process's
+	in    *inProc   // a command's in this process
 	stats string
 	err   error // from Wait
 }
 
+// setStdin, setStdout and setStderr connect the stage to the pipe ends
+// (or this command's stdout) it will read and write.
+func (s *stage) setStdin(r *os.File) {
+	if s.in != nil {
+		s.in.stdin = r
+	} else {
+		s.cmd.Stdin = r
+	}
+}
+
+func (s *stage) setStdout(w io.Writer) {
+	if s.in != nil {
+		s.in.stdout = w
+	} else {
+		s.cmd.Stdout = w
+	}
+}
+
+func (s *stage) setStderr(w *os.File) {
+	if s.in != nil {
+		s.in.stderr = w
+	} else {
+		s.cmd.Stderr = w
+	}
+}
+
+// start starts the stage.
+func (s *stage) start() error {
+	if s.in != nil {
+		s.in.start()
+		return nil
+	}
+	return s.cmd.Start()
+}
+
+// started reports whether the stage has been started.
+func (s *stage) started() bool {
+	if s.in != nil {
+		return s.in.started
+	}
+	return s.cmd.Process != nil
+}
+
+// wait waits for the stage's end.
+func (s *stage) wait() {
+	if s.in != nil {
+		s.in.wait()
+		return
+	}
+	s.err = s.cmd.Wait()
+}
+
+// kill ends the stage at once.
+func (s *stage) kill() {
+	if s.in != nil {
+		s.in.kill()
+	} else if s.cmd.Process != nil {
+		s.cmd.Process.Kill()
+	}
+}
+
+// drain stops it as a first interrupt would (cli.DrainSignal).
+func (s *stage) drain() {
+	if s.in != nil {
+		s.in.drain()
+	} else if s.cmd.Process != nil {
+		s.cmd.Process.Signal(cli.DrainSignal) // an error: it has exited
+	}
+}
+
+// pid is the stage's process id (this process's, for a command run in it).
+func (s *stage) pid() int {
+	if s.in != nil {
+		return os.Getpid()
+	}
+	return s.cmd.Process.Pid
+}
+
 // status describes how the stage ended, and its exit code (-1: killed).
 func (s *stage) status() (code int, desc string) {
+	if s.in != nil {
+		code := s.in.wait()
+		return code, fmt.Sprintf("%s exit %d", s.name, code)
+	}
 	st := s.cmd.ProcessState
 	if st == nil {
 		return cli.ExitFailure, fmt.Sprintf("%s: %v", s.name, s.err)
@@ -150,8 +237,13 @@ func (c *crawl) stages(every time.Duration) []*stage {
 		} else {
 			args = append(common, args...)
 		}
-		s.cmd = command(prog, path, append(args, o.pass[key]...)...)
-		s.cmd.Env = c.env(oneThread)
+		s.args, s.env = append(args, o.pass[key]...), c.env(oneThread)
+		if key == "push" {
+			s.in = &inProc{cmd: cqueue.Command(), args: s.args, env: lookupIn(s.env)}
+		} else {
+			s.cmd = command(prog, path, s.args...)
+			s.cmd.Env = s.env
+		}
 		out = append(out, s)
 	}
 	add("pop", "cqueue pop", "cqueue", c.tools.cqueue, true, append(append([]string{"pop"}, o.childFlags...), "--follow")...)
@@ -225,13 +317,22 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 		c.tool.Printf("%v", err)
 		closeAll()
 		for _, s := range stages {
-			if s.cmd.Process != nil {
-				s.cmd.Process.Kill()
-				s.cmd.Wait()
+			started := s.started()
+			s.kill()
+			if started {
+				s.wait()
 			}
 		}
 		relays.Wait()
 		return res
+	}
+	// The ends a process was given are its copies: this process closes
+	// its own once the processes have started. A command run in this
+	// process closes the ends it was given itself, when it ends.
+	own := func(s *stage, f *os.File) {
+		if s.in == nil {
+			parentEnds = append(parentEnds, f)
+		}
 	}
 	for i, s := range stages {
 		if i > 0 {
@@ -239,15 +340,17 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 			if err != nil {
 				return fail(err)
 			}
-			stages[i-1].cmd.Stdout, s.cmd.Stdin = w, r
-			parentEnds = append(parentEnds, r, w)
+			stages[i-1].setStdout(w)
+			s.setStdin(r)
+			own(stages[i-1], w)
+			own(s, r)
 		}
 		r, w, err := os.Pipe()
 		if err != nil {
 			return fail(err)
 		}
-		s.cmd.Stderr = w
-		parentEnds = append(parentEnds, w)
+		s.setStderr(w)
+		own(s, w)
 		relays.Add(1)
 		go func() {
 			defer relays.Done()
@@ -255,21 +358,21 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 			c.relay(s, r)
 		}()
 	}
-	stages[len(stages)-1].cmd.Stdout = c.stdout
+	stages[len(stages)-1].setStdout(c.stdout)
 	var startMu sync.Mutex // the abort hook runs on the signal's goroutine
 	removeAbort := cli.OnAbort(func() {
 		startMu.Lock()
 		defer startMu.Unlock()
 		for _, s := range stages {
-			if s.cmd.Process != nil {
-				s.cmd.Process.Kill()
+			if s.in == nil {
+				s.kill()
 			}
 		}
 	})
 	defer removeAbort()
 	startMu.Lock()
 	for _, s := range stages {
-		if err := s.cmd.Start(); err != nil {
+		if err := s.start(); err != nil {
 			startMu.Unlock()
 			return fail(fmt.Errorf("start %s: %v", s.name, err))
 		}
@@ -287,7 +390,7 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 	stopPublish := c.publishEvery(stages)
 	var wg sync.WaitGroup
 	for _, s := range stages {
-		wg.Go(func() { s.err = s.cmd.Wait() })
+		wg.Go(s.wait)
 	}
 	wg.Wait()
 	close(done)
@@ -330,7 +433,7 @@ func (c *crawl) passInterrupt(ctx context.Context, stages []*stage, started time
 	defer tick.Stop()
 	for {
 		for _, s := range stages {
-			s.cmd.Process.Signal(cli.DrainSignal) // an error: it has exited
+			s.drain()
 		}
 		select {
 		case <-done:

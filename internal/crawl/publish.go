@@ -49,7 +49,7 @@ func (c *crawl) snapshots(stages []*stage, host string, now time.Time, final boo
 	for _, s := range stages {
 		b, err := os.ReadFile(s.stats)
 		st, serr := os.Stat(s.stats)
-		if err != nil || serr != nil || !json.Valid(b) || s.cmd.Process == nil {
+		if err != nil || serr != nil || !json.Valid(b) || !s.started() {
 			continue
 		}
 		// At is when the tool wrote the stats, so that rates between two
@@ -58,7 +58,7 @@ func (c *crawl) snapshots(stages []*stage, host string, now time.Time, final boo
 		if at.After(now) {
 			at = now
 		}
-		snap := statspub.Snapshot{CrawlID: c.o.crawlID, Tool: s.name, Host: host, PID: s.cmd.Process.Pid,
+		snap := statspub.Snapshot{CrawlID: c.o.crawlID, Tool: s.name, Host: host, PID: s.pid(),
 			At: at.UTC(), EveryMS: c.o.publishEvery.Milliseconds(), Stats: json.RawMessage(compact(b))}
 		if final {
 			code, _ := s.status()

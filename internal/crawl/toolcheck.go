@@ -1,13 +1,13 @@
 package crawl
 
 import (
-	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cexport"
 	"github.com/crawlutils/crawlutils/internal/cextract"
 	"github.com/crawlutils/crawlutils/internal/cfetch"
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"github.com/crawlutils/crawlutils/internal/cthrottle"
 )
 
@@ -36,8 +36,8 @@ func stageCommand(key string) *cli.Command {
 // a loop whose every stage dies of a broken pipe, with a seed queued).
 func (c *crawl) checkTools() error {
 	for _, s := range c.stages(0) {
-		env := &cli.Env{Getenv: lookupIn(s.cmd.Env), Now: c.now}
-		err := cli.Check(stageCommand(s.key), s.cmd.Args[1:], env)
+		env := &cli.Env{Getenv: lookupIn(s.env), Now: c.now}
+		err := cli.Check(stageCommand(s.key), s.args, env)
 		if err == nil {
 			continue
 		}
