@@ -41,6 +41,12 @@ type Env struct {
 	process bool
 }
 
+// OwnProcess reports whether the command is the process's own (Main),
+// rather than one run inside another command's process (cqueue crawl's
+// pop and push) or by a test: only the process's own command decides
+// what is the process's (its signals, how it ends).
+func (e *Env) OwnProcess() bool { return e.process }
+
 // NewEnv returns an Env over the given stdio that reads no environment
 // variable (so no C<TOOL>_* variable and no user config file reach the
 // command) and the real clock: what an in-process test wants.

@@ -34,6 +34,13 @@ const ExitCodesHelp = `Exit status:
 // ErrInterrupted is the cause of a context cancelled by a signal.
 var ErrInterrupted = errors.New("interrupted")
 
+// ErrKilled is the cause of the context of a command run inside another
+// one's process (cqueue crawl's pop and push) that the other ends at once,
+// as a kill -9 would end the command's own process: it stops without
+// finishing what it holds, but gives back at once what a process's death
+// would leave for others to reclaim.
+var ErrKilled = errors.New("killed")
+
 // Main runs cmd with the process's arguments, stdio and environment
 // (Execute) and returns its exit
 // status. The first SIGINT or SIGTERM cancels the context with ErrInterrupted

@@ -116,7 +116,9 @@ func (c *popCmd) run(ctx context.Context, env *cli.Env) error {
 	}
 	// A pop whose reader has gone leaves its leases behind: it says so
 	// even with -q, so that a loop whose later stage died says why.
-	cli.SayWhenOutputGone()
+	if env.OwnProcess() {
+		cli.SayWhenOutputGone()
+	}
 	// pop watches its output itself (a reader that hung up) and closes it
 	// on an interrupt: it needs the file itself (Output returns it).
 	stdout, err := env.Output()
@@ -131,7 +133,7 @@ func (c *popCmd) run(ctx context.Context, env *cli.Env) error {
 		return err
 	}
 	defer fr.Close()
-	p := &popper{fr: fr, o: o, out: stdout, w: ndjson.NewWriter(stdout), tool: tool, now: env.Now}
+	p := &popper{fr: fr, o: o, out: stdout, w: ndjson.NewWriter(stdout), tool: tool, now: env.Now, inside: !env.OwnProcess()}
 	tool.RateOut = true // pop reads nothing: its pace is what it hands out
 	tool.Gauges = p.levels
 	tool.StartProgress(time.Second, nil)

@@ -3,6 +3,7 @@ package cqueue
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -28,6 +29,10 @@ type popper struct {
 	w    *ndjson.Writer
 	tool *cli.Tool
 	now  func() time.Time
+	// inside: run inside another command's process (cqueue crawl's pop),
+	// which outlives it: what it holds when it stops on an error goes
+	// back to the queue at once, as no one sees a process gone.
+	inside bool
 
 	consumer   frontier.Consumer
 	handed     int
@@ -87,16 +92,26 @@ func (p *popper) run(ctx context.Context) error {
 		return err
 	}
 	p.consumer = c
-	// A reader that exits makes writes fail with EPIPE instead of killing
-	// pop, so an interrupted pop still leaves cleanly.
-	ignoreSIGPIPE()
+	if !p.inside {
+		// A reader that exits makes writes to stdout fail with EPIPE
+		// instead of killing pop, so an interrupted pop still leaves
+		// cleanly. (Inside cqueue crawl, stdout is a pipe of its own:
+		// only the process's stdout can kill it so.)
+		ignoreSIGPIPE()
+	}
 	stopBeats := p.beat(bg)
 	done, err := p.loop(ctx, bg)
 	stopBeats()
 	switch {
+	case errors.Is(context.Cause(ctx), cli.ErrKilled):
+		// Ended at once by the command it runs in: what it holds goes
+		// back now, as a dead process's would.
+		return errors.Join(cli.ErrKilled, p.fr.Leave(bg, c, p.now()))
 	case err != nil && ctx.Err() != nil:
 		// Interrupted while writing to a pipeline that stopped reading.
 		return p.drain(bg)
+	case err != nil && p.inside:
+		return errors.Join(err, p.fr.Leave(bg, c, p.now()))
 	case err != nil:
 		// Leases stay with this consumer: once this process is gone the
 		// next pop gives them back (at once on this machine).

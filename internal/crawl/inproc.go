@@ -2,32 +2,35 @@ package crawl
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
 
 // inProc is a stage of the loop run in this process, through cli.Execute,
-// as its own process would run it: cqueue push, the loop's last stage. A
-// process of its own would cost the crawl one more Go runtime, and the
-// pages of the cqueue binary once more (docs/performance.md).
+// as its own process would run it: cqueue pop and cqueue push, the loop's
+// first and last stages. A process of their own would cost the crawl a Go
+// runtime each, and the pages of the cqueue binary twice more
+// (docs/performance.md).
 //
-// It reads and writes through the pipe ends given to it, which it closes
-// when it ends, as an exiting process would. Its drain is its context
-// cancelled with cli.ErrInterrupted, what its own process does on a first
-// interrupt; it is killed by closing its stdin (it stops at the read
-// error) after its context is cancelled.
+// It reads and writes through the pipe ends given to it (own), which it
+// closes when it ends, as an exiting process would. Its drain is its
+// context cancelled with cli.ErrInterrupted, what its own process does on
+// a first interrupt; it is killed by its context cancelled with
+// cli.ErrKilled and its pipe ends closed under it (a command reading its
+// stdin stops at the read error).
 type inProc struct {
 	cmd  *cli.Command
 	args []string // after the program's name
 	env  func(string) string
 
-	stdin  *os.File  // the read end of its input pipe
-	stdout io.Writer // not closed: this command's own stdout
-	stderr *os.File  // the write end of its stderr pipe
+	stdin  io.Reader // nil: an empty input (pop reads nothing)
+	stdout io.Writer
+	stderr io.Writer
+	owned  []*os.File // the pipe ends given to it, closed when it ends
 
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
@@ -37,17 +40,20 @@ type inProc struct {
 	once    sync.Once
 }
 
-// errKilled is the cause of an in-process stage's context when it is
-// killed.
-var errKilled = errors.New("killed")
+// own gives the stage a pipe end to close when it ends.
+func (p *inProc) own(f *os.File) { p.owned = append(p.owned, f) }
 
 func (p *inProc) start() {
 	p.ctx, p.cancel = context.WithCancelCause(context.Background())
 	p.done = make(chan struct{})
 	p.started = true
+	stdin := p.stdin
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
 	go func() {
 		defer close(p.done)
-		env := &cli.Env{Stdin: p.stdin, Stdout: p.stdout, Stderr: p.stderr, Getenv: p.env}
+		env := &cli.Env{Stdin: stdin, Stdout: p.stdout, Stderr: p.stderr, Getenv: p.env}
 		p.code = cli.Execute(p.ctx, p.cmd, p.args, env)
 		p.closeFiles()
 	}()
@@ -55,11 +61,8 @@ func (p *inProc) start() {
 
 func (p *inProc) closeFiles() {
 	p.once.Do(func() {
-		if p.stdin != nil {
-			p.stdin.Close()
-		}
-		if p.stderr != nil {
-			p.stderr.Close()
+		for _, f := range p.owned {
+			f.Close()
 		}
 	})
 }
@@ -80,12 +83,10 @@ func (p *inProc) drain() {
 	}
 }
 
-// kill ends it: its context cancelled and its input closed under it.
+// kill ends it: its context cancelled and its pipe ends closed under it.
 func (p *inProc) kill() {
-	if !p.started {
-		p.closeFiles()
-		return
+	if p.started {
+		p.cancel(cli.ErrKilled)
 	}
-	p.cancel(errKilled)
 	p.closeFiles()
 }

@@ -46,6 +46,8 @@ func TestInProc(t *testing.T) {
 		var out strings.Builder
 		p := &inProc{cmd: echoCommand(), args: []string{"-q"}, env: func(string) string { return "" },
 			stdin: r, stdout: &out, stderr: ew}
+		p.own(r)
+		p.own(ew)
 		p.start()
 		then(p, w)
 		code := p.wait()

@@ -113,7 +113,7 @@ func (c *crawl) env(oneThread bool) []string {
 }
 
 // stage is one process of the loop, or a command run in this process
-// (inProc: cqueue push).
+// (inProc: cqueue pop and cqueue push).
 type stage struct {
 	name  string   // in messages: "cqueue pop", "cfetch", …
 	key   string   // its --TOOL flag, and its stats file
@@ -143,7 +143,7 @@ func (s *stage) setStdout(w io.Writer) {
 	}
 }
 
-func (s *stage) setStderr(w *os.File) {
+func (s *stage) setStderr(w io.Writer) {
 	if s.in != nil {
 		s.in.stderr = w
 	} else {
@@ -238,7 +238,7 @@ func (c *crawl) stages(every time.Duration) []*stage {
 			args = append(common, args...)
 		}
 		s.args, s.env = append(args, o.pass[key]...), c.env(oneThread)
-		if key == "push" {
+		if key == "pop" || key == "push" {
 			s.in = &inProc{cmd: cqueue.Command(), args: s.args, env: lookupIn(s.env)}
 		} else {
 			s.cmd = command(prog, path, s.args...)
@@ -332,6 +332,8 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 	own := func(s *stage, f *os.File) {
 		if s.in == nil {
 			parentEnds = append(parentEnds, f)
+		} else {
+			s.in.own(f)
 		}
 	}
 	for i, s := range stages {
