@@ -1,6 +1,6 @@
 """treerss.py PID: samples, every 50 ms until PID is gone, the resident
 memory of PID and all its descendants, summed, and prints the peak in KB
-(the "tree peak RSS" of scripts/bench/broad.sh: the loop's six processes
+(the "tree peak RSS" of scripts/bench/broad.sh: the loop's four processes
 together, against one colly or Scrapy process). treepss.py uses its
 descendants()."""
 
