@@ -24,8 +24,8 @@ import (
 // headroom is capped by a ceiling: up to gcHeadroom of garbage, GOGC=400
 // while the live heap is small, falling to 100 as it grows past
 // gcHeadroom, so that a tool holding much (a 50 MB sitemap, a large page)
-// does not grow to five times its live heap. The percent is set again after every collection;
-// before the first, it is Go's default.
+// does not grow to five times its live heap. The percent is set again
+// after every collection; before the first, it is Go's default.
 //
 // While one large input is processed (TightGC), the headroom is
 // gcTightHeadroom instead, the percent between gcTightMinPercent and 100.
