@@ -114,8 +114,9 @@ func (c *popCmd) run(ctx context.Context, env *cli.Env) error {
 	if err := noArgs(env); err != nil {
 		return err
 	}
-	// A pop whose reader has gone leaves its leases behind: it says so
-	// even with -q, so that a loop whose later stage died says why.
+	// A pop whose reader has gone leaves its leases behind (but one run
+	// inside cqueue crawl, which gives them back: popper.run): it says
+	// so even with -q, so that a loop whose later stage died says why.
 	if env.OwnProcess() {
 		cli.SayWhenOutputGone()
 	}
