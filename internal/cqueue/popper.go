@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -46,6 +47,16 @@ type popper struct {
 
 // errReaderGone is pop's error when its output's reader has gone.
 var errReaderGone = fmt.Errorf("write stdout: the reader is gone (the pipeline's next command exited)")
+
+// writeError is pop's error for a failed write to its output: a pipe
+// whose reader has gone (EPIPE) is said as errReaderGone, whatever the
+// pipe's name (inside cqueue crawl it is not the process's stdout).
+func writeError(err error) error {
+	if errors.Is(err, syscall.EPIPE) {
+		return errReaderGone
+	}
+	return fmt.Errorf("write stdout: %w", err)
+}
 
 // stallAfter is how long pop --follow waits, holding requests in flight
 // and seeing none of them acked, before it says so on stderr (and again
@@ -186,11 +197,11 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 		}
 		for _, l := range res.Leased {
 			if err := p.w.WriteLine(l.Raw); err != nil {
-				return false, fmt.Errorf("write stdout: %w", err)
+				return false, writeError(err)
 			}
 		}
 		if err := p.w.Flush(); err != nil {
-			return false, fmt.Errorf("write stdout: %w", err)
+			return false, writeError(err)
 		}
 		p.handed += len(res.Leased)
 		p.tool.Stats.Out.Add(int64(len(res.Leased)))
