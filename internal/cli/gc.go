@@ -138,8 +138,7 @@ func gcPercentFor(live, rate uint64) int64 {
 	// The goal is the larger of live*(1+p/100) and Go's minimum heap at
 	// p: the percent whose goal is live+headroom is the smaller of the
 	// two that give it.
-	byHeap := int64((live + headroom) * 100 / goHeapMinimum)
-	p := byHeap
+	p := int64((live + headroom) * 100 / goHeapMinimum)
 	if live > 0 {
 		p = min(p, int64(headroom*100/live))
 	}
