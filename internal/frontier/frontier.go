@@ -295,8 +295,10 @@ type PopOptions struct {
 	Lease time.Duration
 	// Consumer (from Join) holds the leases: Beat renews them, and they
 	// are abandoned when it dies. Pop counts as a beat (and registers it
-	// again if it was declared dead). The zero Consumer (no ID) is for a
-	// one-off pop (a cron batch), whose leases simply expire.
+	// again if it was declared dead); SQLite writes that beat at most once
+	// a second per consumer, so that pops finding nothing write nothing.
+	// The zero Consumer (no ID) is for a one-off pop (a cron batch),
+	// whose leases simply expire.
 	Consumer Consumer
 	// Window, with Consumer, caps how many requests the consumer holds in
 	// flight: Pop hands out at most Window minus those. 0: no cap.

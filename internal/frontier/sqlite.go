@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/dedupe"
@@ -118,17 +117,17 @@ const (
 
 // SQLite is a Frontier in an SQLite file: see OpenSQLite.
 type SQLite struct {
-	db      *sql.DB
-	dbh     *storage.DB
-	seen    *dedupe.SQLite
-	opts    Options
-	busy    time.Duration
-	path    string
-	writeMu sync.Mutex   // this process's writers take turns here, not in SQLite's busy loop
-	procs   processCheck // the looks for consumers' gone processes
-	st      sqliteStmts
-	stmts   stmtCache // the other statements, prepared on first use
-	handed  handouts  // when this process handed out its consumers' leases (PopOptions.Horizon)
+	db     *sql.DB
+	dbh    *storage.DB
+	seen   *dedupe.SQLite
+	opts   Options
+	busy   time.Duration
+	path   string
+	procs  processCheck // the looks for consumers' gone processes
+	st     sqliteStmts
+	stmts  stmtCache // the other statements, prepared on first use
+	handed handouts  // when this process handed out its consumers' leases (PopOptions.Horizon)
+	beats  beatLog   // when Pop last wrote each consumer's heartbeat
 }
 
 // OpenSQLite opens (creating if needed) the frontier in the SQLite file at
@@ -183,8 +182,8 @@ func (f *SQLite) hasIndex(ctx context.Context, name string) bool {
 }
 
 func (f *SQLite) initSchema(ctx context.Context) error {
-	f.writeMu.Lock()
-	defer f.writeMu.Unlock()
+	f.dbh.LockWrites()
+	defer f.dbh.UnlockWrites()
 	tx, err := f.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -258,8 +257,8 @@ func (f *SQLite) fail(op string, err error) error {
 // write runs fn in one BEGIN IMMEDIATE transaction, with the stats it
 // counts added in the same transaction.
 func (f *SQLite) write(ctx context.Context, op string, fn func(tx *ptx, stats map[string]int64) error) error {
-	f.writeMu.Lock()
-	defer f.writeMu.Unlock()
+	f.dbh.LockWrites()
+	defer f.dbh.UnlockWrites()
 	defer f.stmts.preparePending(ctx)
 	sqlTx, err := f.db.BeginTx(ctx, nil)
 	if err != nil {

@@ -3,6 +3,7 @@ package frontier
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -51,6 +52,7 @@ func (f *SQLite) beatTx(ctx context.Context, tx *ptx, c Consumer, now time.Time)
 // Leave implements Frontier.
 func (f *SQLite) Leave(ctx context.Context, c Consumer, now time.Time) error {
 	f.handed.forget(c.ID)
+	f.beats.forget(c.ID)
 	return f.write(ctx, "leave", func(tx *ptx, stats map[string]int64) error {
 		qs := queues{}
 		if _, err := f.abandonTx(ctx, tx, c.ID, qs, stats); err != nil {
@@ -119,4 +121,44 @@ func (f *SQLite) abandonTx(ctx context.Context, tx *ptx, id string, qs queues, s
 	stats[StatDeadLettered] += int64(dead)
 	stats[StatDropped] += int64(dropped)
 	return ReclaimResult{Abandoned: abandoned, DeadLettered: dead, Dropped: dropped}, err
+}
+
+// popBeatSpacing is how far apart Pop writes one consumer's heartbeat at
+// most. A pop that finds nothing to hand out then writes nothing at all:
+// pop --follow looks every few milliseconds while the frontier is empty
+// for it, and each heartbeat is a page in the WAL and, later, in the
+// checkpoint. Liveness is judged over Options.ConsumerTimeout (30s), and
+// pop --follow beats every few seconds besides (Beat).
+const popBeatSpacing = time.Second
+
+// beatLog remembers when this process last wrote each consumer's
+// heartbeat in Pop. Safe for concurrent use; the zero value is ready.
+type beatLog struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+// due reports whether consumer id's heartbeat should be written at now.
+func (b *beatLog) due(id string, now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	last, ok := b.at[id]
+	return !ok || now.Before(last) || now.Sub(last) >= popBeatSpacing
+}
+
+// wrote records that id's heartbeat at now was committed.
+func (b *beatLog) wrote(id string, now time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.at == nil {
+		b.at = map[string]time.Time{}
+	}
+	b.at[id] = now
+}
+
+// forget drops id (it left: its next pop registers it again).
+func (b *beatLog) forget(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.at, id)
 }

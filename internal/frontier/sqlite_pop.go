@@ -26,6 +26,7 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 		return PopResult{}, fmt.Errorf("frontier: pop: lease duration must be positive, got %v", o.Lease)
 	}
 	var res PopResult
+	beat := o.Consumer.ID != "" && f.beats.due(o.Consumer.ID, now)
 	err := f.write(ctx, "pop", func(tx *ptx, stats map[string]int64) error {
 		res = PopResult{}
 		qs := queues{}
@@ -46,8 +47,10 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 		c := o.Consumer
 		var byQueue map[int64]int // with o.HostWindow: what the consumer holds of each queue
 		if c.ID != "" {
-			if err := f.beatTx(ctx, tx, c, now); err != nil {
-				return err
+			if beat {
+				if err := f.beatTx(ctx, tx, c, now); err != nil {
+					return err
+				}
 			}
 			var err error
 			counted := 0 // what counts against the window
@@ -86,6 +89,9 @@ func (f *SQLite) Pop(ctx context.Context, o PopOptions, now time.Time) (PopResul
 	})
 	if err != nil {
 		return PopResult{}, err
+	}
+	if beat {
+		f.beats.wrote(o.Consumer.ID, now)
 	}
 	if o.horizonOn() {
 		f.handed.add(o.Consumer.ID, res.Leased, now)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -17,14 +19,41 @@ import (
 // write transaction before giving up (SQLite's busy_timeout).
 const DefaultBusyTimeout = 5 * time.Second
 
-// DB is an SQLite database opened by OpenDB: a *sql.DB plus the goroutine
-// that checkpoints its WAL. Close stops both.
+// DB is an SQLite database opened by OpenDB: a *sql.DB shared by every
+// OpenDB of the same file in this process, plus the goroutine that
+// checkpoints its WAL. Close lets go of it; the last Close stops both.
 type DB struct {
 	*sql.DB
+	file   *openFile
+	closed sync.Once
+}
+
+// openFile is one SQLite file open in this process: its pool, the
+// checkpointer's own connection, and the mutex its writers take turns on.
+type openFile struct {
+	key    fileKey
+	db     *sql.DB
 	ckpt   *sql.DB // the checkpointer's own connection
+	writes sync.Mutex
+	refs   int // the DBs open on it (under openFiles.mu)
 	cancel context.CancelFunc
 	done   chan struct{}
 }
+
+// fileKey names an open file: its absolute path (symbolic links
+// resolved when it exists) and the busy timeout its connections wait.
+type fileKey struct {
+	path string
+	busy time.Duration
+}
+
+// openFiles are the SQLite files open in this process, so that the
+// commands running in one process (cqueue crawl runs pop and push inside
+// its own) share one pool, one checkpointer and one write turn per file.
+var openFiles = struct {
+	sync.Mutex
+	m map[fileKey]*openFile
+}{m: map[fileKey]*openFile{}}
 
 // OpenDB opens (creating it if needed) the SQLite file at path the way every
 // crawlutils store shares it:
@@ -39,6 +68,11 @@ type DB struct {
 //     the write lock up front and never fails halfway on a lock upgrade; a
 //     read-only transaction (sql.TxOptions ReadOnly) is a plain deferred BEGIN;
 //   - a 16 MiB page cache per connection;
+//   - one pool per file and process: every OpenDB of the same file (and
+//     busy timeout) in this process shares one *sql.DB, so writers that
+//     take turns on LockWrites run on one connection whose page cache
+//     stays warm (a commit on another connection empties it), and wait for
+//     each other in Go rather than in SQLite's busy loop;
 //   - checkpoints in the background: a goroutine copies the WAL back into
 //     the database (a PASSIVE checkpoint, on its own connection), so
 //     commits seldom wait for the copying and its fsyncs (measured: a
@@ -63,6 +97,36 @@ func OpenDB(ctx context.Context, path string, busyTimeout time.Duration) (*DB, e
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s is a directory, not a database file", path)
 	}
+	key := fileKey{path: canonicalPath(path), busy: busyTimeout}
+	openFiles.Lock()
+	defer openFiles.Unlock()
+	if f := openFiles.m[key]; f != nil {
+		f.refs++
+		return &DB{DB: f.db, file: f}, nil
+	}
+	f, err := openNew(ctx, path, busyTimeout)
+	if err != nil {
+		return nil, err
+	}
+	f.key, f.refs = key, 1
+	openFiles.m[key] = f
+	return &DB{DB: f.db, file: f}, nil
+}
+
+// canonicalPath is path made absolute, its symbolic links resolved when
+// it exists: the key two opens of one file agree on.
+func canonicalPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return path
+}
+
+// openNew opens the file's pool and starts its checkpointer.
+func openNew(ctx context.Context, path string, busyTimeout time.Duration) (*openFile, error) {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -97,17 +161,48 @@ func OpenDB(ctx context.Context, path string, busyTimeout time.Duration) (*DB, e
 	}
 	ckpt.SetMaxOpenConns(1)
 	cctx, cancel := context.WithCancel(context.Background())
-	db := &DB{DB: sdb, ckpt: ckpt, cancel: cancel, done: make(chan struct{})}
-	go db.checkpointer(cctx)
-	return db, nil
+	f := &openFile{db: sdb, ckpt: ckpt, cancel: cancel, done: make(chan struct{})}
+	go f.checkpointer(cctx)
+	return f, nil
 }
 
-// Close stops the checkpointer and closes the database.
+// LockWrites waits for this process's turn to write to the file and
+// takes it; UnlockWrites gives it back. Every write transaction of a
+// store that can share a process with another store on the same file
+// (the frontier's) runs between the two: the writers then take turns here,
+// on one warm connection, not in SQLite's busy loop. A transaction between
+// the two must not begin another on the same file.
+func (db *DB) LockWrites() { db.file.writes.Lock() }
+
+// UnlockWrites gives back the turn LockWrites took.
+func (db *DB) UnlockWrites() { db.file.writes.Unlock() }
+
+// Close lets go of the file; the last DB of a file to close stops its
+// checkpointer and closes its pool. A second Close does nothing.
 func (db *DB) Close() error {
-	db.cancel()
-	<-db.done
-	db.ckpt.Close()
-	return db.DB.Close()
+	var err error
+	db.closed.Do(func() {
+		openFiles.Lock()
+		f := db.file
+		f.refs--
+		last := f.refs == 0
+		if last {
+			delete(openFiles.m, f.key)
+		}
+		openFiles.Unlock()
+		if last {
+			err = f.close()
+		}
+	})
+	return err
+}
+
+// close stops the checkpointer and closes the pools.
+func (f *openFile) close() error {
+	f.cancel()
+	<-f.done
+	f.ckpt.Close()
+	return f.db.Close()
 }
 
 // restartPages is the WAL size (pages) at which a writer checkpoints
@@ -122,8 +217,8 @@ var restartPages = 8192
 // or writers and copies what it can; when the WAL has nothing new it does
 // nothing (no fsync). Errors (another process checkpointing, say) are
 // simply retried at the next one.
-func (db *DB) checkpointer(ctx context.Context) {
-	defer close(db.done)
+func (f *openFile) checkpointer(ctx context.Context) {
+	defer close(f.done)
 	every, last := checkpointMin, 0
 	t := time.NewTimer(every)
 	defer t.Stop()
@@ -135,7 +230,7 @@ func (db *DB) checkpointer(ctx context.Context) {
 		}
 		start := time.Now()
 		busy, frames, copied := 0, -1, 0
-		db.ckpt.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+		f.ckpt.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
 		// About the frames written since the last checkpoint: the WAL's
 		// growth, or its whole length when it started over meanwhile
 		// (and grew less than its old length).

@@ -61,7 +61,7 @@ func TestCheckpointerBoundsWAL(t *testing.T) {
 	// The WAL's length in frames (its file keeps its largest size).
 	var busy, frames, copied int
 	for try := 0; try < 50; try++ {
-		if err := db.ckpt.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
+		if err := db.file.ckpt.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
 			t.Fatal(err)
 		}
 		if busy == 0 {
