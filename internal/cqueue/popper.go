@@ -42,6 +42,7 @@ type popper struct {
 	stall      stallWatch
 	pause      pauseWatch
 	budget     budgetWatch // pop_budget.go
+	idle       idleWatch   // pop_idle.go
 	isPaused   atomic.Bool // for the gauges
 }
 
@@ -174,10 +175,25 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 				continue
 			}
 		}
+		var ver int64
+		versioned := false
+		if p.o.follow {
+			ver, versioned = p.version(bg)
+		}
+		if versioned && p.idle.unchanged(ver, versioned, p.now()) {
+			// Nothing written since a pop that found nothing.
+			if cli.ReaderGone(p.out) {
+				return false, errReaderGone
+			}
+			sleep(ctx, wait)
+			wait = min(wait*2, p.o.poll)
+			continue
+		}
 		res, err := p.fr.Pop(bg, frontier.PopOptions{Max: n, Lease: p.o.lease, Consumer: p.consumer, Window: p.o.window, HostWindow: p.o.hostCap(), Horizon: p.o.horizon}, p.now())
 		if err != nil {
 			return false, err
 		}
+		p.idle.popped(len(res.Leased), ver, versioned, p.now())
 		if res.GaveBack > 0 {
 			p.tool.Printf("warning: the frontier lost its last writes (Redis restarted without the end of its append-only file?): the %d requests this pop held are queued again, and the pages done since are fetched again",
 				res.GaveBack)

@@ -144,6 +144,17 @@ type Frontier interface {
 	Close() error
 }
 
+// Versioned is a Frontier that can say cheaply whether anything has been
+// written to it: Version returns a number that changes whenever a write
+// commits, by this process or another. A consumer whose Pop found nothing
+// may skip its next Pop while the number stays the same, as long as
+// nothing it waits for comes with time alone (a lease's expiry, a
+// consumer's death, the window's horizon). SQLite implements it; Redis
+// does not.
+type Versioned interface {
+	Version(ctx context.Context) (int64, error)
+}
+
 // Options configure a frontier. The zero value is ready to use: FIFO, no
 // depth adjustment, three lease expiries before the dead letter, the
 // default busy timeout and key prefix, no dedupe expiry. Order,

@@ -162,3 +162,8 @@ func (b *beatLog) forget(id string) {
 	defer b.mu.Unlock()
 	delete(b.at, id)
 }
+
+// Version implements Versioned: SQLite's data_version of the file.
+func (f *SQLite) Version(ctx context.Context) (int64, error) {
+	return f.dbh.DataVersion(ctx)
+}

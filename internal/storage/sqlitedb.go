@@ -34,6 +34,7 @@ type openFile struct {
 	key    fileKey
 	db     *sql.DB
 	ckpt   *sql.DB // the checkpointer's own connection
+	watch  *sql.DB // DataVersion's own connection, opened at its first use
 	writes sync.Mutex
 	refs   int // the DBs open on it (under openFiles.mu)
 	cancel context.CancelFunc
@@ -160,8 +161,17 @@ func openNew(ctx context.Context, path string, busyTimeout time.Duration) (*open
 		return nil, DescribeSQLiteError(err, busyTimeout)
 	}
 	ckpt.SetMaxOpenConns(1)
+	// DataVersion's connection never writes, so every commit (of this
+	// process's pool or of another process) changes what it reads.
+	watch, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		sdb.Close()
+		ckpt.Close()
+		return nil, DescribeSQLiteError(err, busyTimeout)
+	}
+	watch.SetMaxOpenConns(1)
 	cctx, cancel := context.WithCancel(context.Background())
-	f := &openFile{db: sdb, ckpt: ckpt, cancel: cancel, done: make(chan struct{})}
+	f := &openFile{db: sdb, ckpt: ckpt, watch: watch, cancel: cancel, done: make(chan struct{})}
 	go f.checkpointer(cctx)
 	return f, nil
 }
@@ -176,6 +186,17 @@ func (db *DB) LockWrites() { db.file.writes.Lock() }
 
 // UnlockWrites gives back the turn LockWrites took.
 func (db *DB) UnlockWrites() { db.file.writes.Unlock() }
+
+// DataVersion returns a number that changes whenever a transaction that
+// wrote to the file commits, in this process or in another one (SQLite's
+// PRAGMA data_version, read on a connection of its own that never
+// writes). It costs a fraction of a transaction: a reader that polls can
+// look at it first and skip its transaction while nothing has changed.
+func (db *DB) DataVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := db.file.watch.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
+	return v, err
+}
 
 // Close lets go of the file; the last DB of a file to close stops its
 // checkpointer and closes its pool. A second Close does nothing.
@@ -202,6 +223,7 @@ func (f *openFile) close() error {
 	f.cancel()
 	<-f.done
 	f.ckpt.Close()
+	f.watch.Close()
 	return f.db.Close()
 }
 

@@ -129,3 +129,49 @@ func TestLockWritesTakesTurns(t *testing.T) {
 		t.Errorf("%d rows, want 40", n)
 	}
 }
+
+// TestDataVersion: DataVersion changes with every commit that wrote,
+// whether on this process's pool or on another's, and not with a read.
+func TestDataVersion(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "x.db")
+	db, err := OpenDB(ctx, path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	other, err := OpenDB(ctx, path, time.Second) // a pool of its own, as another process's
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	version := func() int64 {
+		t.Helper()
+		v, err := db.DataVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	v0 := version()
+	if _, err := db.Exec(`CREATE TABLE t (k INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	v1 := version()
+	if v1 == v0 {
+		t.Error("unchanged by a commit on the pool")
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM t`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if version() != v1 {
+		t.Error("changed by a read")
+	}
+	if _, err := other.Exec(`INSERT INTO t (k) VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	if version() == v1 {
+		t.Error("unchanged by another pool's commit")
+	}
+}
