@@ -36,7 +36,8 @@ type openFile struct {
 	ckpt   *sql.DB // the checkpointer's own connection
 	watch  *sql.DB // DataVersion's own connection, opened at its first use
 	writes sync.Mutex
-	refs   int // the DBs open on it (under openFiles.mu)
+	refs   int         // the DBs open on it (under openFiles' lock)
+	fi     os.FileInfo // the file as opened (nil: could not stat it)
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -101,17 +102,26 @@ func OpenDB(ctx context.Context, path string, busyTimeout time.Duration) (*DB, e
 	key := fileKey{path: canonicalPath(path), busy: busyTimeout}
 	openFiles.Lock()
 	defer openFiles.Unlock()
-	if f := openFiles.m[key]; f != nil {
+	if f := openFiles.m[key]; f != nil && f.same(path) {
 		f.refs++
 		return &DB{DB: f.db, file: f}, nil
 	}
+	// Not open, or open but since removed or replaced: a pool of its own
+	// (the old one stays with those who hold it).
 	f, err := openNew(ctx, path, busyTimeout)
 	if err != nil {
 		return nil, err
 	}
 	f.key, f.refs = key, 1
+	f.fi, _ = os.Stat(path)
 	openFiles.m[key] = f
 	return &DB{DB: f.db, file: f}, nil
+}
+
+// same reports whether path is still the file f opened.
+func (f *openFile) same(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && f.fi != nil && os.SameFile(fi, f.fi)
 }
 
 // canonicalPath is path made absolute, its symbolic links resolved when
@@ -207,7 +217,7 @@ func (db *DB) Close() error {
 		f := db.file
 		f.refs--
 		last := f.refs == 0
-		if last {
+		if last && openFiles.m[f.key] == f {
 			delete(openFiles.m, f.key)
 		}
 		openFiles.Unlock()

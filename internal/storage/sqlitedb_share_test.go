@@ -175,3 +175,44 @@ func TestDataVersion(t *testing.T) {
 		t.Error("unchanged by another pool's commit")
 	}
 }
+
+// TestOpenDBFileReplaced: a file removed (or replaced) while a DB holds it
+// open is a new file to the next OpenDB, which gets a pool of its own; the
+// old DB keeps its own until it closes.
+func TestOpenDBFileReplaced(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "x.db")
+	old, err := OpenDB(ctx, path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Exec(`CREATE TABLE t (k INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	fresh, err := OpenDB(ctx, path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if fresh.DB == old.DB {
+		t.Fatal("the new file got the removed file's pool")
+	}
+	var n int
+	if err := fresh.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 't'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("the new file has the removed file's table: %d, %v", n, err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := OpenDB(ctx, path, 0) // shares the new file's pool still
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if again.DB != fresh.DB {
+		t.Error("the old DB's Close dropped the new file's pool")
+	}
+}
