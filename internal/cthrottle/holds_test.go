@@ -18,7 +18,9 @@ import (
 // their order and the rate after it, and another host is not delayed.
 func TestRecordsGivenSlotsWaitOutALaterHold(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "state.db")
-	r := start(t, "--db", db, "--rate", "10/s", "--max-wait", "30s")
+	// --debug: each slot given is said on stderr, which tells the test
+	// when every record has one.
+	r := start(t, "--db", db, "--rate", "10/s", "--max-wait", "30s", "--debug")
 	var in []string
 	for i := range 20 {
 		in = append(in, fmt.Sprintf("http://a.test/%d", i))
@@ -29,6 +31,16 @@ func TestRecordsGivenSlotsWaitOutALaterHold(t *testing.T) {
 	r.write(t, in...)
 	if u := urlOf(r.next(t)); u != "http://a.test/0" {
 		t.Fatalf("first out: %s", u)
+	}
+	// The hold comes after a.test's records were given their slots (on a
+	// busy machine cthrottle may still be reading them): those slots are
+	// what it must take back.
+	for strings.Count(r.stderr.String(), ": a.test: slot ") < 20 {
+		select {
+		case code := <-r.code:
+			t.Fatalf("cthrottle exited (%d) before giving every record a slot:\n%s", code, r.stderr.String())
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	store, err := throttle.OpenSQLite(context.Background(), db, throttle.Options{})
 	if err != nil {
