@@ -12,9 +12,9 @@ import (
 // since a Pop that handed out nothing. What changes with time alone is
 // seen at most this late: a request held past the window's horizon (1s),
 // a dead consumer on this machine (looked for once a second), an expired
-// lease. A write (a push, an ack, another pop) is seen at the next look,
-// as before: looking at the version costs a small fraction of a Pop,
-// which is a write transaction.
+// lease. A write (a push, an ack, another pop) is seen at the next look:
+// looking at the version costs a small fraction of a Pop, which is a
+// write transaction.
 const idleRecheck = 250 * time.Millisecond
 
 // idleWatch remembers the frontier's version at the last Pop that handed

@@ -180,13 +180,11 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 		if p.o.follow {
 			ver, versioned = p.version(bg)
 		}
-		if versioned && p.idle.unchanged(ver, versioned, p.now()) {
+		if p.idle.unchanged(ver, versioned, p.now()) {
 			// Nothing written since a pop that found nothing.
-			if cli.ReaderGone(p.out) {
-				return false, errReaderGone
+			if err := p.waitForMore(ctx, &wait, false); err != nil {
+				return false, err
 			}
-			sleep(ctx, wait)
-			wait = min(wait*2, p.o.poll)
 			continue
 		}
 		res, err := p.fr.Pop(bg, frontier.PopOptions{Max: n, Lease: p.o.lease, Consumer: p.consumer, Window: p.o.window, HostWindow: p.o.hostCap(), Horizon: p.o.horizon}, p.now())
@@ -234,16 +232,26 @@ func (p *popper) loop(ctx, bg context.Context) (done bool, err error) {
 		if res.Done || !p.o.follow {
 			return true, nil
 		}
-		if cli.ReaderGone(p.out) {
-			return false, errReaderGone
+		if err := p.waitForMore(ctx, &wait, busy); err != nil {
+			return false, err
 		}
-		if busy {
-			wait = max(wait, pace)
-		}
-		sleep(ctx, wait)
-		wait = min(wait*2, p.o.poll)
 	}
 	return false, nil
+}
+
+// waitForMore waits before pop --follow looks again when it could hand
+// out nothing: *wait (at least pace while busy), which then doubles up to
+// --poll. A reader that has gone ends the loop instead.
+func (p *popper) waitForMore(ctx context.Context, wait *time.Duration, busy bool) error {
+	if cli.ReaderGone(p.out) {
+		return errReaderGone
+	}
+	if busy {
+		*wait = max(*wait, pace)
+	}
+	sleep(ctx, *wait)
+	*wait = min(*wait*2, p.o.poll)
+	return nil
 }
 
 // levels are pop's gauges in its stats: the frontier's queued, in flight
