@@ -11,10 +11,9 @@ import (
 )
 
 // inProc is a stage of the loop run in this process, through cli.Execute,
-// as its own process would run it: cqueue pop and cqueue push, the loop's
-// first and last stages. A process of their own would cost the crawl a Go
-// runtime each, and the pages of the cqueue binary twice more
-// (docs/performance.md).
+// as its own process would run it (runsInside). A process of its own would
+// cost the crawl a Go runtime, a heap with its collector's headroom, and
+// the pages of its binary (docs/performance.md).
 //
 // It reads and writes through the pipe ends given to it (own), which it
 // closes when it ends, as an exiting process would. Its drain is its
@@ -38,6 +37,20 @@ type inProc struct {
 	done    chan struct{}
 	code    int
 	once    sync.Once
+}
+
+// runsInside reports whether the loop's stage key runs in this process:
+// every stage but cfetch and cthrottle. Those two talk to the network and
+// hold what a crash or a hang there must not take down with the crawl: a
+// browser's processes, the throttle's schedule, a memory limit of their
+// own (cfetch --max-memory). The others read and write records only, and
+// a panic on one record is recovered by the tool itself.
+func runsInside(key string) bool {
+	switch key {
+	case "pop", "push", "cextract", "cexport":
+		return true
+	}
+	return false
 }
 
 // own gives the stage a pipe end to close when it ends.

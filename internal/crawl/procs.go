@@ -19,7 +19,6 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/childproc"
 	"github.com/crawlutils/crawlutils/internal/cli"
-	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
@@ -113,7 +112,7 @@ func (c *crawl) env(oneThread bool) []string {
 }
 
 // stage is one process of the loop, or a command run in this process
-// (inProc: cqueue pop and cqueue push).
+// (inProc, runsInside).
 type stage struct {
 	name  string   // in messages: "cqueue pop", "cfetch", …
 	key   string   // its --TOOL flag, and its stats file
@@ -238,8 +237,8 @@ func (c *crawl) stages(every time.Duration) []*stage {
 			args = append(common, args...)
 		}
 		s.args, s.env = append(args, o.pass[key]...), c.env(oneThread)
-		if key == "pop" || key == "push" {
-			s.in = &inProc{cmd: cqueue.Command(), args: s.args, env: lookupIn(s.env)}
+		if runsInside(key) {
+			s.in = &inProc{cmd: stageCommand(key), args: s.args, env: lookupIn(s.env)}
 		} else {
 			s.cmd = command(prog, path, s.args...)
 			s.cmd.Env = s.env
