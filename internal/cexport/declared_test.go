@@ -69,3 +69,33 @@ items:
 		})
 	}
 }
+
+// The header names the fields as the rules file writes their keys, as
+// cextract names them in the items: 01 is "01", 1 and 01 are two columns.
+func TestDeclaredFieldsAreKeysAsWritten(t *testing.T) {
+	const file = `
+items:
+  - name: y
+    fields: {01: h1, 1: h1, 1_000: h1, 0x1F: h1, 1.50: h1, yes: h1, True: h1, ~: h1, nested: {fields: {007: b}}}
+  - name: feed
+    csv: {headers: [01, 0o17]}
+`
+	f, err := rules.Parse("r.yml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		flatten bool
+		cols    []string
+	}{
+		{"fields and csv headers", false, []string{"01", "1", "1_000", "0x1F", "1.50", "yes", "True", "~", "nested", "0o17"}},
+		{"--flatten", true, []string{"01", "1", "1_000", "0x1F", "1.50", "yes", "True", "~", "nested.007", "0o17"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := declaredFields(f, nil, tt.flatten); !slices.Equal(d.columns, tt.cols) {
+				t.Errorf("columns %q, want %q", d.columns, tt.cols)
+			}
+		})
+	}
+}

@@ -120,12 +120,14 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// str reads a string: a scalar other than null, as written in the file
+// (name: 01 is "01", a regex 1.50 is "1.50").
 func (d *decoder) str(n *node, what string) (String, bool) {
 	if n.kind != scalarNode || n.tag == nullTag {
 		d.errorf(n.Pos, "%s: want a string, got %s", what, n.describe())
 		return String{}, false
 	}
-	return String{n.Pos, n.text}, true
+	return String{n.Pos, n.src}, true
 }
 
 func (d *decoder) boolean(n *node, what string) bool {

@@ -13,8 +13,8 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 func (d *decoder) item(n *node, i int) *Item {
 	r := &Item{Pos: n.Pos}
 	what := fmt.Sprintf("item rule %d", i+1)
-	if j := n.index("name"); n.kind == mapNode && j >= 0 && n.vals[j].kind == scalarNode {
-		what = fmt.Sprintf("item rule %q", n.vals[j].text)
+	if j := n.index("name"); n.kind == mapNode && j >= 0 && n.vals[j].kind == scalarNode && n.vals[j].tag != nullTag {
+		what = fmt.Sprintf("item rule %q", n.vals[j].src)
 	}
 	var fieldsNode *node
 	errs := len(d.errs)

@@ -10,8 +10,8 @@ import (
 func (d *decoder) link(n *node, i int) *Link {
 	r := &Link{Pos: n.Pos, Unique: true, PriorityStep: DefaultPriorityStep}
 	what := fmt.Sprintf("link rule %d", i+1)
-	if j := n.index("name"); n.kind == mapNode && j >= 0 && n.vals[j].kind == scalarNode {
-		what = fmt.Sprintf("link rule %q", n.vals[j].text)
+	if j := n.index("name"); n.kind == mapNode && j >= 0 && n.vals[j].kind == scalarNode && n.vals[j].tag != nullTag {
+		what = fmt.Sprintf("link rule %q", n.vals[j].src)
 	}
 	typeOK := true
 	ok := d.fields(n, "link", what, func(key string, v *node) {

@@ -97,8 +97,8 @@ func (d *decoder) tests(n *node) []*Test {
 func (d *decoder) test(n *node, i int) *Test {
 	t := &Test{Pos: n.Pos}
 	what := fmt.Sprintf("test %d", i+1)
-	if j := n.index("name"); n.kind == mapNode && j >= 0 && n.vals[j].kind == scalarNode {
-		what = fmt.Sprintf("test %q", n.vals[j].text)
+	if j := n.index("name"); n.kind == mapNode && j >= 0 && n.vals[j].kind == scalarNode && n.vals[j].tag != nullTag {
+		what = fmt.Sprintf("test %q", n.vals[j].src)
 	}
 	ok := d.fields(n, "test", what, func(key string, v *node) {
 		switch key {

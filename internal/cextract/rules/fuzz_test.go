@@ -11,6 +11,7 @@ func FuzzRules(f *testing.F) {
 		`{"links": [{"allow": ["("], "priority": "x"}]}`, "sitemaps:\n  - lastmod_after: 2024-01-01T00:00:00Z\n",
 		"a: &a [*a]\n", "items:\n  - name: p\n    csv: {delimiter: '\\t'}\n", "!!map {items: !!seq []}",
 		"items:\n- name: p\n  fields:\n    t:\n      process:\n        - date: ['%Y', '%d']\n        - map: {a: [1]}\n",
+		"items:\n- name: 0x1F\n  csv: {headers: [01, '', 01]}\n  fields: {01: h1, 1: {column: 1_0}, ~: h1, ? 0o7 : h1, .inf: h1, True: h1}\n",
 		"items:\n- name: p\n  fields: {t: h1}\ntests:\n- name: a\n  page: p.ndjson\n  items: [{count: 1, min: 2, fields: t, values: [{t: x}]}]\n  links: {min: 3, max: 1, urls: [u]}\n",
 	} {
 		f.Add([]byte(s))

@@ -18,7 +18,8 @@ type node struct {
 	Pos
 	kind  nodeKind
 	tag   scalarTag // scalars only
-	text  string    // scalar text (a number as written, "true", …)
+	text  string    // scalar value as text: "true" for True, "31" for 0x1F, "1.50" for 1.50
+	src   string    // scalar as written in the file (a string: its value): a name's text
 	keys  []*node   // mapping keys (scalars), in order
 	vals  []*node   // mapping values
 	items []*node   // sequence items
@@ -51,9 +52,9 @@ func (n *node) describe() string {
 	}
 	switch n.tag {
 	case intTag, floatTag:
-		return "a number (" + n.text + ")"
+		return "a number (" + n.src + ")"
 	case boolTag:
-		return n.text
+		return n.src
 	case nullTag:
 		return "null"
 	}
@@ -157,10 +158,12 @@ func (c *converter) convert(n ast.Node) (*node, error) {
 	pos := posOf(n)
 	switch t := n.(type) {
 	case nil:
-		return &node{Pos: pos, tag: nullTag, text: "null"}, nil
+		return &node{Pos: pos, tag: nullTag, text: "null"}, nil // nothing written: src ""
 	case *ast.DocumentNode:
 		return c.convert(t.Body)
 	case *ast.TagNode:
+		return c.convert(t.Value)
+	case *ast.MappingKeyNode: // "? key"
 		return c.convert(t.Value)
 	case *ast.CommentNode, *ast.CommentGroupNode:
 		return &node{Pos: pos, tag: nullTag, text: "null"}, nil
@@ -208,32 +211,34 @@ func (c *converter) convert(n ast.Node) (*node, error) {
 		}
 		return s, nil
 	case *ast.StringNode:
-		return &node{Pos: pos, tag: strTag, text: t.Value}, nil
+		return &node{Pos: pos, tag: strTag, text: t.Value, src: t.Value}, nil
 	case *ast.LiteralNode:
 		text := ""
 		if t.Value != nil {
 			text = t.Value.Value
 		}
-		return &node{Pos: pos, tag: strTag, text: text}, nil
+		return &node{Pos: pos, tag: strTag, text: text, src: text}, nil
 	case *ast.IntegerNode:
-		return &node{Pos: pos, tag: intTag, text: fmt.Sprint(t.Value)}, nil
+		return &node{Pos: pos, tag: intTag, text: fmt.Sprint(t.Value), src: written(t)}, nil
 	case *ast.FloatNode:
-		text := strconv.FormatFloat(t.Value, 'g', -1, 64)
+		src := written(t)
 		if math.IsInf(t.Value, 0) || math.IsNaN(t.Value) {
-			return &node{Pos: pos, tag: strTag, text: t.GetToken().Value}, nil
+			return &node{Pos: pos, tag: strTag, text: src, src: src}, nil
 		}
-		if tk := t.GetToken(); tk != nil && isJSONNumber(tk.Value) {
-			text = tk.Value
+		text := strconv.FormatFloat(t.Value, 'g', -1, 64)
+		if isJSONNumber(src) {
+			text = src
 		}
-		return &node{Pos: pos, tag: floatTag, text: text}, nil
+		return &node{Pos: pos, tag: floatTag, text: text, src: src}, nil
 	case *ast.BoolNode:
-		return &node{Pos: pos, tag: boolTag, text: strconv.FormatBool(t.Value)}, nil
+		return &node{Pos: pos, tag: boolTag, text: strconv.FormatBool(t.Value), src: written(t)}, nil
 	case *ast.NullNode:
-		return &node{Pos: pos, tag: nullTag, text: "null"}, nil
+		return &node{Pos: pos, tag: nullTag, text: "null", src: written(t)}, nil
 	case *ast.InfinityNode, *ast.NanNode:
-		return &node{Pos: pos, tag: strTag, text: n.GetToken().Value}, nil
+		src := written(n)
+		return &node{Pos: pos, tag: strTag, text: src, src: src}, nil
 	case *ast.MergeKeyNode:
-		return &node{Pos: pos, tag: strTag, text: "<<"}, nil
+		return &node{Pos: pos, tag: strTag, text: "<<", src: "<<"}, nil
 	}
 	return nil, &Error{Pos: pos, Msg: fmt.Sprintf("unsupported YAML: %s", n.Type())}
 }
@@ -272,6 +277,7 @@ func (c *converter) addPair(m *node, mv *ast.MappingValueNode) error {
 	if key.kind != scalarNode {
 		return &Error{Pos: key.Pos, Msg: "a key must be a plain value, got " + key.describe()}
 	}
+	key = asName(key)
 	if i := m.index(key.text); i >= 0 {
 		return &Error{Pos: key.Pos, Msg: fmt.Sprintf("%q is given twice (first at line %d)", key.text, m.keys[i].Line)}
 	}
@@ -282,6 +288,24 @@ func (c *converter) addPair(m *node, mv *ast.MappingValueNode) error {
 	m.keys = append(m.keys, key)
 	m.vals = append(m.vals, val)
 	return nil
+}
+
+// asName is the scalar key as a name: its text as written, a string
+// whatever it looks like, so that field 01 is "01", not 1, and 1 and 01
+// are two keys (goccy tells them apart too).
+func asName(key *node) *node {
+	k := *key
+	k.tag, k.text = strTag, key.src
+	return &k
+}
+
+// written is a scalar's text as written in the file: its token's value
+// ("0x1F", "1_000", "~", "True"), without quotes or the space around it.
+func written(n ast.Node) string {
+	if tk := n.GetToken(); tk != nil {
+		return tk.Value
+	}
+	return n.String()
 }
 
 func (n *node) index(key string) int {
