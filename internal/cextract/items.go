@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/crawlutils/crawlutils/internal/cextract/csvfeed"
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 )
@@ -24,9 +25,10 @@ type itemWriter struct {
 // itemResult is what one item rule gave on one page.
 type itemResult struct {
 	items   []json.RawMessage
-	empty   int      // contexts that gave no field at all
-	missing []string // per dropped item, its first missing required field
-	badRows int      // CSV rows with the wrong number of cells
+	empty   int               // contexts that gave no field at all
+	missing []string          // per dropped item, its first missing required field
+	badRows int               // CSV rows with the wrong number of cells
+	renamed []csvfeed.Renamed // CSV columns renamed, to be reported
 }
 
 // extract runs rule r on page p.
@@ -37,7 +39,7 @@ func (w *itemWriter) extract(r *itemRule, p *page) itemResult {
 	var contexts []any
 	switch {
 	case r.csv != nil:
-		contexts, res.badRows = csvContexts(p, r.csv)
+		contexts, res.badRows, res.renamed = csvContexts(p, r.csv)
 	case r.each != nil:
 		var err error
 		if contexts, err = r.each.contexts(p, nil); err != nil {
@@ -299,30 +301,31 @@ func simpleString(s string) bool {
 
 // csvContexts are the rows of a CSV feed after its header (the first row,
 // unless the rule names the columns). Rows with another number of cells
-// are skipped and counted, as CSVFeedSpider does.
-func csvContexts(p *page, o *rules.CSVOptions) (out []any, bad int) {
-	rows := p.csv(o)
-	names := o.Headers
-	if names == nil {
-		if len(rows) == 0 {
-			return nil, 0
-		}
-		names, rows = rows[0], rows[1:]
+// are skipped and counted, as CSVFeedSpider does. renamed are the columns
+// the header could not name as it is (repeated or blank headers), the
+// first time the page's header is read.
+func csvContexts(p *page, o *rules.CSVOptions) (out []any, bad int, renamed []csvfeed.Renamed) {
+	t := p.csv(o)
+	h, rows := t.first, t.rows
+	if o.Headers != nil {
+		h = newCSVHeader(o.Headers)
+	} else if h == nil {
+		return nil, 0, nil
+	} else {
+		rows = rows[1:]
 	}
-	h := &csvHeader{names: names, index: make(map[string]int, len(names))}
-	for i, n := range names {
-		if _, dup := h.index[n]; !dup {
-			h.index[n] = i
-		}
+	if !h.reported {
+		h.reported = true
+		renamed = h.renamed
 	}
 	for _, row := range rows {
-		if len(row) != len(names) {
+		if len(row) != len(h.names) {
 			bad++
 			continue
 		}
 		out = append(out, &csvRow{header: h, cells: row})
 	}
-	return out, bad
+	return out, bad, renamed
 }
 
 // wholeRow writes a CSV row as an object of all its columns.

@@ -38,7 +38,7 @@ type page struct {
 	jsonDoc any
 	jsonErr error
 	jsonOK  bool
-	csvRows map[[2]byte][][]string
+	csvRows map[[2]byte]*csvTable
 	baseURL *url.URL
 	baseOK  bool
 }
@@ -243,18 +243,30 @@ func (p *page) json() (any, error) {
 	return p.jsonDoc, p.jsonErr
 }
 
-// csv returns the page's rows read with these options.
-func (p *page) csv(o *rules.CSVOptions) [][]string {
+// csvTable is a CSV feed read with one delimiter and quote: its rows, and
+// the names of its columns should its first row be the header.
+type csvTable struct {
+	rows  [][]string
+	first *csvHeader // the first row as the header; nil without rows
+}
+
+// csv returns the page's rows read with these options, once per page
+// whichever rules read them, so that the renamed columns of its header row
+// are reported once.
+func (p *page) csv(o *rules.CSVOptions) *csvTable {
 	key := [2]byte{o.Delimiter, o.Quote}
-	if rows, ok := p.csvRows[key]; ok {
-		return rows
+	if t, ok := p.csvRows[key]; ok {
+		return t
 	}
 	if p.csvRows == nil {
-		p.csvRows = map[[2]byte][][]string{}
+		p.csvRows = map[[2]byte]*csvTable{}
 	}
-	rows := csvfeed.Parse(strings.TrimPrefix(p.body.whole(), "\ufeff"), o.Delimiter, o.Quote)
-	p.csvRows[key] = rows
-	return rows
+	t := &csvTable{rows: csvfeed.Parse(strings.TrimPrefix(p.body.whole(), "\ufeff"), o.Delimiter, o.Quote)}
+	if len(t.rows) > 0 {
+		t.first = newCSVHeader(t.rows[0])
+	}
+	p.csvRows[key] = t
+	return t
 }
 
 // parseXML parses an XML document with xmlquery, its panics turned into

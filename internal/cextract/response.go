@@ -6,6 +6,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
+	"github.com/crawlutils/crawlutils/internal/cextract/csvfeed"
 	"github.com/crawlutils/crawlutils/internal/cextract/filestore"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/linkfind"
@@ -193,6 +194,9 @@ func (p *processor) runItems(line ndjson.Line, r *itemRule, pg *page) {
 	}
 	if res.badRows > 0 {
 		st.Count("items", "csv_bad_rows", int64(res.badRows))
+	}
+	for _, c := range res.renamed {
+		p.csvRenamed(line, pg, c)
 	}
 	if len(res.missing) > 0 && p.explain == nil {
 		p.droppedItems(pg.resp, pg.req, r.name, res.missing)
@@ -418,6 +422,21 @@ func (p *processor) selectorError(line ndjson.Line, err error) {
 	case n == maxReportsPerError:
 		p.tool.Printf("%s: %s (repeated %d times; further ones are only counted)", line.Pos(), msg, n)
 	}
+}
+
+// csvRenamed reports a column of a CSV feed whose header could not be its
+// name: a warning, once per feed; the items are whole all the same.
+func (p *processor) csvRenamed(line ndjson.Line, pg *page, c csvfeed.Renamed) {
+	var msg string
+	if c.First > 0 {
+		msg = fmt.Sprintf("CSV column %d's header %q is column %d's too: its values are named %q", c.Column, c.Header, c.First, c.Name)
+	} else {
+		msg = fmt.Sprintf("CSV column %d has no header: its values are named %q", c.Column, c.Name)
+	}
+	if p.explain != nil {
+		p.explain.note("warning: " + msg)
+	}
+	p.tool.Printf("warning: %s: %s: %s", line.Pos(), pg.url, msg)
 }
 
 // reportMissing prints, once per rule and field, how many items were not

@@ -11,6 +11,7 @@ import (
 	"github.com/itchyny/gojq"
 	"golang.org/x/net/html"
 
+	"github.com/crawlutils/crawlutils/internal/cextract/csvfeed"
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/selector"
@@ -398,9 +399,24 @@ type csvRow struct {
 	cells  []string
 }
 
+// csvHeader names the columns of a CSV feed: each name once, none blank
+// (csvfeed.Names), so that a row is an object without repeated keys.
 type csvHeader struct {
 	names []string
 	index map[string]int
+	// renamed are the header cells that could not be names as they are;
+	// reported says they have been reported (once per feed).
+	renamed  []csvfeed.Renamed
+	reported bool
+}
+
+func newCSVHeader(cells []string) *csvHeader {
+	h := &csvHeader{index: make(map[string]int, len(cells))}
+	h.names, h.renamed = csvfeed.Names(cells)
+	for i, n := range h.names {
+		h.index[n] = i
+	}
+	return h
 }
 
 // columnSource is a CSV column by name.

@@ -4,6 +4,9 @@
 // doubled quotes; a quote inside an unquoted field is kept as it is; CRLF
 // and LF both end a row; blank lines are skipped. encoding/csv cannot be
 // told another quote character, hence this package.
+//
+// Names turns a header row into column names fit for JSON object keys:
+// each once, none blank.
 package csvfeed
 
 import "strings"

@@ -148,18 +148,32 @@ func (d *decoder) csv(n *node) *CSVOptions {
 		case "quote":
 			o.Quote = char(v, "csv.quote")
 		case "headers":
-			for _, s := range d.strings(v, "csv.headers") {
-				o.Headers = append(o.Headers, s.Value)
-			}
-			if o.Headers == nil {
-				o.Headers = []string{}
-			}
+			o.Headers = d.csvHeaders(v)
 		}
 	})
 	if o.Delimiter != 0 && o.Delimiter == o.Quote {
 		d.errorf(n.Pos, "csv: the delimiter and the quote must differ")
 	}
 	return o
+}
+
+// csvHeaders reads csv.headers: the columns' names, each given once and
+// none blank (a feed's own header row is made so; see csvfeed.Names).
+func (d *decoder) csvHeaders(n *node) []string {
+	out := []string{} // not nil: headers: [] is given, and no row fits
+	first := map[string]int{}
+	for i, s := range d.strings(n, "csv.headers") {
+		switch prev, dup := first[s.Value]; {
+		case strings.TrimSpace(s.Value) == "":
+			d.errorf(s.Pos, "csv.headers: column %d has no name: name every column", i+1)
+		case dup:
+			d.errorf(s.Pos, "csv.headers: %q is given twice (columns %d and %d): name every column once", s.Value, prev, i+1)
+		default:
+			first[s.Value] = i + 1
+		}
+		out = append(out, s.Value)
+	}
+	return out
 }
 
 func (d *decoder) fieldList(n *node, what string) []*Field {

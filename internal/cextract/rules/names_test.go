@@ -139,6 +139,9 @@ func TestNameErrors(t *testing.T) {
 		{"number described as written", "items:\n  - name: p\n    fields: {t: {css: h1, all: 0x1F}}\n", "all: want true or false, got a number (0x1F)"},
 		{"empty key", "items:\n  - name: p\n    fields: {'': h1}\n", `item rule "p": a field needs a name`},
 		{"rule name as written", "items:\n  - name: -0\n    fields: {t: h1}\n", `name "-0": use letters, digits`},
+		{"csv header twice", "items:\n  - name: r\n    csv: {headers: [sku, qty, qty]}\n", `x.yml:3:31: csv.headers: "qty" is given twice (columns 2 and 3): name every column once`},
+		{"csv header twice as written", "items:\n  - name: r\n    csv: {headers: [01, '01']}\n", `csv.headers: "01" is given twice (columns 1 and 2)`},
+		{"csv header blank", "items:\n  - name: r\n    csv: {headers: [sku, '', ' ']}\n", "x.yml:3:26: csv.headers: column 2 has no name: name every column"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
