@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/pgtest"
+	"github.com/crawlutils/crawlutils/internal/record"
 )
 
 // wideItem is an item with n fields f0000…, plus url.
@@ -47,6 +48,10 @@ func namesCases(db string, maxCols int) []namesCase {
 			namesCase{"a system column's name", []string{`{"url":"a","n":1}`, `{"url":"b","ctid":"x"}`, `{"url":"c","n":3}`},
 				`field "ctid" cannot be a column: PostgreSQL keeps that name for a system column`, "a|c"},
 			namesCase{"a name that differs only in case is another column", []string{`{"URL":"a","n":1}`, `{"url":"b","URL":"b"}`, `{"URL":"c","n":3}`},
+				"", "a|b|c"},
+			namesCase{"names that differ only in non-ASCII case are two columns", []string{`{"URL":"a","n":1}`, `{"URL":"b","Цена":"1","цена":"1 руб","K":1,"k":2}`, `{"URL":"c","n":3}`},
+				"", "a|b|c"},
+			namesCase{"a system column's name in another case is another column", []string{`{"URL":"a","n":1}`, `{"URL":"b","CTID":"x","Xmin":1}`, `{"URL":"c","n":3}`},
 				"", "a|b|c"})
 	}
 	return cases
@@ -93,5 +98,87 @@ func TestPostgresColumnNamesRejectTheItem(t *testing.T) {
 				t.Errorf("rows %s, want %s", got, tc.rows)
 			}
 		})
+	}
+}
+
+// TestColumnRulesCase: SQLite folds the case of A-Z in a column name and
+// nothing else, so names that differ only in non-ASCII case ("Цена" and
+// "цена", "Über" and "über", the Kelvin sign and "k") are two columns;
+// they used to be refused, folded as strings.ToLower folds all of
+// Unicode. PostgreSQL's quoted names are case-sensitive, ASCII or not:
+// only its system columns' exact names are refused.
+func TestColumnRulesCase(t *testing.T) {
+	t.Parallel()
+	const kelvin = "\u212a"
+	cases := []struct {
+		name   string
+		fields []string // of one item
+		table  []string // the table's columns; nil: no table yet
+		sqlite string   // SQLite's refusal, "" for none
+		pg     string   // PostgreSQL's
+	}{
+		{"ASCII case, one item", []string{"Tag", "tag"}, nil, `fields "Tag" and "tag" cannot both be columns`, ""},
+		{"ASCII case, a column", []string{"url"}, []string{"URL"}, `field "url" cannot be a column: the table has a column "URL"`, ""},
+		{"the same name as a column", []string{"URL"}, []string{"URL"}, "", ""},
+		{"Cyrillic case, one item", []string{"Цена", "цена"}, nil, "", ""},
+		{"Cyrillic case, a column", []string{"цена"}, []string{"Цена"}, "", ""},
+		{"Latin-1 case, one item", []string{"Über", "über"}, nil, "", ""},
+		{"Latin-1 case, a column", []string{"über"}, []string{"Über"}, "", ""},
+		{"the Kelvin sign and k", []string{kelvin, "k"}, nil, "", ""},
+		{"the Kelvin sign and K", []string{kelvin, "K"}, nil, "", ""},
+		{"the Kelvin sign beside a column k", []string{kelvin}, []string{"k"}, "", ""},
+		{"ASCII case beside non-ASCII letters", []string{"Größe", "gröSSe"}, nil, "", ""},
+		{"ASCII case around non-ASCII letters", []string{"Größe", "größe"}, nil, `fields "Größe" and "größe" cannot both be columns`, ""},
+		{"ASCII case around non-ASCII letters, a column", []string{"PREIS€"}, []string{"preis€"}, `field "PREIS€" cannot be a column: the table has a column "preis€"`, ""},
+		{"a system column's name", []string{"ctid"}, nil, "", `field "ctid" cannot be a column: PostgreSQL keeps that name`},
+		{"a system column's name in upper case", []string{"CTID", "Xmin"}, nil, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
+			fields := make([]record.Field, len(tc.fields))
+			for i, k := range tc.fields {
+				fields[i] = record.Field{Key: k, Value: []byte("1")}
+			}
+			var tbl *table
+			if tc.table != nil {
+				cols := make([]column, len(tc.table))
+				for i, c := range tc.table {
+					cols[i] = column{name: c, typ: colInteger, decl: "INTEGER"}
+				}
+				tbl = newTable(cols)
+			}
+			for _, r := range []struct {
+				rules columnRules
+				want  string
+			}{{sqliteColumns, tc.sqlite}, {postgresColumns, tc.pg}} {
+				err := r.rules.checkNames(fields, tbl)
+				switch {
+				case r.want == "" && err != nil:
+					t.Errorf("%s: %v, want no error", r.rules.db, err)
+				case r.want != "" && (err == nil || !strings.Contains(err.Error(), r.want)):
+					t.Errorf("%s: %v, want %q", r.rules.db, err, r.want)
+				}
+			}
+		})
+	}
+}
+
+// TestSQLiteColumnsDifferingInNonASCIICase writes items whose fields
+// differ only in non-ASCII case into a real SQLite file: each field is a
+// column of its own, and the item is written.
+func TestSQLiteColumnsDifferingInNonASCIICase(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.db")
+	in := lines(`{"Цена":"100","цена":"100 руб","Über":1,"über":2,"`+"\u212a"+`":3,"k":4}`,
+		`{"Цена":"5","цена":"5 руб","Über":5,"über":6,"`+"\u212a"+`":7,"k":8}`)
+	code, _, stderr := runCexport(t, in, "-o", "sqlite:"+path+"?table=t")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if got, want := strings.Join(sqliteRows(t, path, "SELECT name FROM pragma_table_info('t')"), ","), "Цена,цена,Über,über,\u212a,k"; got != want {
+		t.Errorf("columns %s, want %s", got, want)
+	}
+	if got, want := strings.Join(sqliteRows(t, path, `SELECT "Цена", "цена", "Über", "über", "`+"\u212a"+`", "k" FROM t ORDER BY rowid`), "\n"), "100|100 руб|1|2|3|4\n5|5 руб|5|6|7|8"; got != want {
+		t.Errorf("rows:\n%s\nwant:\n%s", got, want)
 	}
 }
