@@ -137,9 +137,9 @@ func TestWriter(t *testing.T) {
 }
 
 // FuzzReader: the lines read, joined with newlines, give back the input less
-// its line endings, whatever the bytes.
+// its line endings and a leading byte order mark, whatever the bytes.
 func FuzzReader(f *testing.F) {
-	for _, s := range []string{"a\nb", "\r\n\r\n", "x\ry\n", "", "\n\n\n"} {
+	for _, s := range []string{"a\nb", "\r\n\r\n", "x\ry\n", "", "\n\n\n", "\ufeffa\r\nb", "\ufeff", "\ufeff\ufeff\n"} {
 		f.Add([]byte(s), uint8(4))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, max uint8) {
@@ -170,6 +170,7 @@ func FuzzReader(f *testing.F) {
 		}
 		// The lines that fit, as splitting the input by hand gives them.
 		var want [][]byte
+		in = bytes.TrimPrefix(in, []byte("\ufeff"))
 		parts := bytes.Split(in, []byte("\n"))
 		if len(in) == 0 || in[len(in)-1] == '\n' {
 			parts = parts[:len(parts)-1]

@@ -128,6 +128,14 @@ func (r *Reader) closeCurrent() {
 
 var errTooLong = errors.New("line too long")
 
+// bom is the UTF-8 byte order mark, which Windows editors (Notepad,
+// PowerShell's Out-File, Excel's "CSV UTF-8") put at the start of a file.
+// At the very start of an input it is not part of the first line, as jq
+// and encoding/json's callers that follow RFC 8259 (section 8.1) skip it;
+// anywhere else it is data, and a record that holds one is invalid where
+// it is parsed.
+var bom = []byte("\xef\xbb\xbf")
+
 // longLine is the length from which a line is read into one buffer of its
 // greatest length, not gathered in copied pieces (see readLine).
 var longLine = 8 << 20
@@ -145,11 +153,16 @@ func (r *Reader) readLine() (Line, error) {
 	var full [][]byte
 	size := 0
 	tooLong := false
+	first := r.num == 0 // the first line of this input: it may start with a BOM
+	slack := 2          // for "\r\n"
+	if first {
+		slack += len(bom)
+	}
 	for {
 		chunk, err := r.cur.ReadSlice('\n')
 		if !tooLong {
 			switch {
-			case size+len(chunk) > r.MaxLine+2: // +2 for "\r\n"
+			case size+len(chunk) > r.MaxLine+slack:
 				tooLong = true
 				full, buf = nil, nil
 			case buf != nil: // a long line
@@ -178,6 +191,12 @@ func (r *Reader) readLine() (Line, error) {
 		}
 		if err != nil && err != io.EOF {
 			return Line{}, err
+		}
+		if first && !tooLong && bytes.HasPrefix(buf, bom) {
+			buf = buf[len(bom):]
+			if len(buf) == 0 { // a BOM and nothing else: an empty input
+				return Line{}, io.EOF
+			}
 		}
 		r.num++
 		line := Line{Source: r.source, Num: r.num}
