@@ -17,9 +17,16 @@ import (
 // numbers are checked against their bounds (MaxRetries, MaxPriority, …):
 // one out of them is an error too.
 //
+// Members are matched to fields as encoding/json matches them ("URL" is
+// the url), but for the kind: only a member named "kind" is the record's
+// kind, as Parse reads it. One that encoding/json would also take for it
+// ("Kind", "KIND") is an unknown member like any other, kept in Extra
+// whatever its value.
+//
 // v may also be a pointer to a struct of the caller's own, for a command
 // that needs only a few fields of any record: it is decoded as
-// encoding/json decodes it, with the same errors as for a record.
+// encoding/json decodes it, with the same errors as for a record (and the
+// same rule for "kind").
 func Decode(raw []byte, v any) error {
 	if r, ok := v.(*Request); ok && r != nil && zeroRequest(r) {
 		extra := r.Extra
@@ -34,7 +41,7 @@ func Decode(raw []byte, v any) error {
 // decodeSlow is Decode with encoding/json, for every record the fast paths
 // do not take (and for the tests, to hold them to it).
 func decodeSlow(raw []byte, v any) error {
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := json.Unmarshal(withoutKindLookalikes(raw), v); err != nil {
 		return describe(err)
 	}
 	switch r := v.(type) {
@@ -49,6 +56,33 @@ func decodeSlow(raw []byte, v any) error {
 		r.Extra = unknownFields(raw, knownKeys(v))
 	}
 	return nil
+}
+
+// withoutKindLookalikes returns raw without the top-level members that
+// encoding/json would decode into a field tagged "kind" although their
+// key is not "kind" ("Kind", "KIND": isKindLookalike), so that only
+// "kind" is the kind, as Parse reads it; unknownFields still keeps them.
+// raw itself when it has none, or is not a valid object (for
+// encoding/json's error).
+func withoutKindLookalikes(raw []byte) []byte {
+	found := false
+	if !scanObject(raw, func(key, _ []byte) { found = found || isKindLookalike(key) }) || !found {
+		return raw
+	}
+	out := make([]byte, 0, len(raw))
+	out = append(out, '{')
+	scanObject(raw, func(key, value []byte) {
+		if isKindLookalike(key) {
+			return
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = AppendString(out, key)
+		out = append(out, ':')
+		out = append(out, value...)
+	})
+	return append(out, '}')
 }
 
 // unknownFields returns the top-level members of the JSON object raw whose

@@ -1,7 +1,9 @@
 // Package record defines the NDJSON records that crawlutils commands exchange:
 // request, response, item and ack (docs/records.md is the user-facing contract).
 //
-// A record is one JSON object per line with a "kind" field. Every typed record
+// A record is one JSON object per line with a "kind" field: the member named
+// exactly "kind" (a "Kind" is an ordinary member, although encoding/json
+// would decode it into a field tagged "kind"). Every typed record
 // keeps the fields it does not know in Extra and writes them back unchanged, so
 // a tool can read, change and re-emit a record without losing what an upstream
 // tool or a user's jq step added. Numbers that are not ours (attrs, item data)

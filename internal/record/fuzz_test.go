@@ -13,7 +13,7 @@ import (
 // same verdict, error, kind and record.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{"kind":"request","url":"https://a/"}`, "https://a/b", `[1]`, `{"kind":1}`, "", "a.b", `{"a":"\u00e9"}`,
-		`{"Kind":"item"}`, `{"\u212aind":"item"}`, `{"kind":"x","kind":null}`, `{"kind":1,"kind":"ack"}`, `{"kind":"\ud800"}`,
+		`{"Kind":"item"}`, `{"\u212aind":"item"}`, `{"Kind":5,"kind":"item"}`, `{"kind":"item","KIND":[1]}`, `{"kind":"x","kind":null}`, `{"kind":1,"kind":"ack"}`, `{"kind":"\ud800"}`,
 		`{"kind":"item",}`, "\v{\"kind\":\"ack\"}", `{"a":[[[]]],"kind":"response"}`,
 		"{\"kind\":\"x\",\"v\":\"a\xffb\xe2\x82\",\"k\xfe\":1}", "{\"kind\":\"\xff\"}", "https://a/\xff", "{\"a\":1}\xff"} {
 		f.Add([]byte(s))
@@ -53,6 +53,7 @@ func FuzzDecodeEncode(f *testing.F) {
 		`{"kind":"request","url":"u","attrs":{"n":1e400}}`,
 		`{"url":"u","priority":-3,"headers":{"A":"b"}}`,
 		"{\"url\":\"u\",\"attrs\":{\"\xff\":\"\xc3\"},\"x\xfe\":[\"\xe2\x82\"]}",
+		`{"url":"u","Kind":{"a":1},"KIND":"item"}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -79,12 +79,24 @@ func ParseFieldsInto(dst []Field, line []byte, key func([]byte) string) (env Env
 	return env, nil, err
 }
 
-// isKindKey reports whether encoding/json decodes a member with this key
-// into a struct field tagged "kind": it matches names case-insensitively
-// (Unicode simple folding), so "Kind" and "KIND" are the kind too.
+// isKindKey reports whether a member with this key (decoded: "\u006bind"
+// is one) is the record's kind: only "kind" itself. "Kind" or "KIND" is an
+// ordinary member, data like any other, although encoding/json would
+// decode it into a field tagged "kind": API data with a capitalised "Kind"
+// is common, and taking it for the record's kind made a plain object a
+// record of an unknown kind, passed on or ignored instead of handled.
+// Decode holds to the same rule (see withoutKindLookalikes).
 func isKindKey[K string | []byte](key K) bool {
+	return string(key) == "kind"
+}
+
+// isKindLookalike reports whether encoding/json would decode a member with
+// this key into a struct field tagged "kind" (it matches names with
+// Unicode simple folding: "Kind", "KIND", "\u212aind" with the Kelvin
+// sign) although the key is not "kind".
+func isKindLookalike[K string | []byte](key K) bool {
 	// Four runes of at most utf8.UTFMax bytes each.
-	return len(key) >= 4 && len(key) <= 4*utf8.UTFMax && strings.EqualFold(string(key), "kind")
+	return len(key) >= 4 && len(key) <= 4*utf8.UTFMax && string(key) != "kind" && strings.EqualFold(string(key), "kind")
 }
 
 // kindValue decodes the value of "kind" (nil when there is none); ok is
@@ -118,16 +130,16 @@ func parse(b []byte) (Envelope, error) {
 	switch b[0] {
 	case '{':
 		b = ValidUTF8(b) // done already when Parse calls it: no copy then
-		var head struct {
-			Kind json.RawMessage `json:"kind"`
-		}
-		if err := json.Unmarshal(b, &head); err != nil {
+		// A map, not a struct with a field tagged "kind": its keys are
+		// matched exactly (isKindKey), the last of a repeated key wins.
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(b, &members); err != nil {
 			return Envelope{}, describe(err)
 		}
 		var kind string
-		if len(head.Kind) > 0 && string(head.Kind) != "null" {
-			if err := json.Unmarshal(head.Kind, &kind); err != nil {
-				return Envelope{}, fmt.Errorf("field \"kind\": expected a string, got %s", head.Kind)
+		if v := members["kind"]; len(v) > 0 && string(v) != "null" {
+			if err := json.Unmarshal(v, &kind); err != nil {
+				return Envelope{}, fmt.Errorf("field \"kind\": expected a string, got %s", v)
 			}
 		}
 		return Envelope{Kind: kind, Raw: b}, nil

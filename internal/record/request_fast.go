@@ -101,8 +101,9 @@ func decodeRequestMember(r *Request, key, v []byte, seen *uint32) bool {
 		bit, ok = 1<<21, decodeString(v, &r.Lease)
 	default:
 		// A field added to Request but not above, or a key encoding/json
-		// matches to a field without regard to case: encoding/json's.
-		if requestKeys[string(key)] || foldsToRequestKey(key) {
+		// matches to a field without regard to case: encoding/json's. A
+		// key like "Kind" is not the kind (Decode): an unknown member.
+		if requestKeys[string(key)] || foldsToRequestKey(key) && !isKindLookalike(key) {
 			return false
 		}
 		if r.Extra == nil {

@@ -48,10 +48,12 @@ var decodeCases = []struct {
 	{"kind other than request", `{"kind":"item","url":"u"}`, true},
 	{"unknown key that folds to nothing", `{"url":"u","Foo":1,"é":2}`, true},
 	{"the Extra field is not a key", `{"url":"u","Extra":{"a":1},"extra":2,"-":3}`, true},
+	{"Kind is not the kind", `{"Kind":"Gadget","url":"u"}`, true},
+	{"kelvin sign", `{"\u212aind":"request","url":"u"}`, true},
+	{"KIND of another type beside kind", `{"kind":"request","KIND":5,"url":"u","kInD":{"a":[1]}}`, true},
 
 	{"key in upper case", `{"URL":"u"}`, false},
 	{"key in mixed case", `{"url":"u","Depth":2}`, false},
-	{"kelvin sign", `{"\u212aind":"request","url":"u"}`, false},
 	{"long s folds to s", `{"url":"u","crawlid":"a","\u017fpiderid":"b"}`, false},
 	{"repeated url", `{"url":"a","url":"b"}`, false},
 	{"repeated url with null", `{"url":"a","url":null}`, false},
