@@ -157,6 +157,11 @@ func parse(b []byte) (Envelope, error) {
 			return Envelope{}, fmt.Errorf("expected a JSON object or a URL, got %s", b)
 		}
 	}
+	if bytes.HasPrefix(b, []byte("\ufeff")) {
+		// Invisible in the message: say what it is. (ndjson.Reader skips
+		// one at the start of an input; this one is on a later line.)
+		return Envelope{}, errors.New("a byte order mark (U+FEFF) before the record: only the first line of an input may start with one")
+	}
 	u, err := bareURL(b)
 	if err != nil {
 		return Envelope{}, err

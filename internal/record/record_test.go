@@ -38,6 +38,8 @@ func TestParse(t *testing.T) {
 		{"words", `hello world`, "", false, "not a JSON object or a URL"},
 		{"no scheme", `example.com/page`, "", false, "did you mean https://example.com/page"},
 		{"relative", `/page`, "", false, "not a JSON object or a URL"},
+		{"a byte order mark before an object", "\ufeff{\"a\":1}", "", false, "a byte order mark (U+FEFF) before the record"},
+		{"a byte order mark before a URL", "\ufeffhttps://a.example/", "", false, "a byte order mark (U+FEFF) before the record"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
