@@ -101,7 +101,7 @@ type command struct {
 func (c *command) define(f *cli.Flags) {
 	o := c.o
 	f.StringVarP(&o.Format, "format", "f", "", "export `FORMAT`: jsonl (jsonlines, ndjson), json, csv, tsv, xml or markdown (md); default from the -o FILE extension, else jsonl (Scrapy FEED_FORMAT)")
-	f.StringSliceVar(&o.Fields, "fields", nil, "export these `FIELDS` in this order, comma-separated, each NAME or NAME:NEWNAME (price:cost; \\: is a colon in a name); for CSV the header (Scrapy FEED_EXPORT_FIELDS)")
+	f.Var(newFieldList(&o.Fields), "fields", "export these `FIELDS` in this order, comma-separated, each NAME or NAME:NEWNAME (price:cost); in a name, \\, is a comma, \\: a colon, \\\\ a backslash; any other character, \" included, is itself; for CSV the header (Scrapy FEED_EXPORT_FIELDS)")
 	f.StringVarP(&o.Rules, "rules", "r", "", "the rules `FILE` the items were extracted with (cextract -r FILE): the csv, tsv or markdown header holds every field its item rules declare, in its order (Scrapy FEED_EXPORT_FIELDS); cqueue crawl gives it")
 	f.BoolVar(&o.Append, "append", false, "deprecated: -o FILE appends anyway (Scrapy FEEDS overwrite: false); -O FILE overwrites")
 	f.StringVar(&o.CSVDelimiter, "csv-delimiter", ",", "CSV field separator, one `CHAR` (\\t or tab: a tab)")

@@ -25,6 +25,9 @@ func TestParseFieldSpec(t *testing.T) {
 		{in: `og\:title`, from: "og:title", to: "og:title"},
 		{in: `og\:title:title`, from: "og:title", to: "title"},
 		{in: `a\\b:c`, from: `a\b`, to: "c"},
+		{in: `price\, EUR:price`, from: "price, EUR", to: "price"},
+		{in: `x"y`, from: `x"y`, to: `x"y`},
+		{in: `"a`, from: `"a`, to: `"a`},
 		{in: "a:b:c", err: "more than one ':'"},
 		{in: "a:", err: "empty field name"},
 		{in: ":a", err: "empty field name"},
@@ -43,6 +46,63 @@ func TestParseFieldSpec(t *testing.T) {
 	}
 }
 
+// TestFieldsValue: --fields is split at the commas a backslash does not
+// escape, and nothing else is special: a " is part of a name. It used to
+// be read as a line of CSV (a pflag string slice): 'x"y' was refused
+// ("bare \" in non-quoted-field"), and a comma in a name needed CSV
+// quotes ('"a,b"'), which the help did not mention.
+func TestFieldsValue(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sets []string // the values given, in order (the flag repeated)
+		want string   // FROM>TO|…, or the error
+	}{
+		{"plain", []string{"title,price"}, "title>title|price>price"},
+		{"renamed", []string{"title:name,price:cost"}, "title>name|price>cost"},
+		{"a quote in a name", []string{`x"y`}, `x"y>x"y`},
+		{"quotes around a name are part of it", []string{`"a,b"`}, `"a>"a|b">b"`},
+		{"a comma in a name", []string{`a\,b,c`}, "a,b>a,b|c>c"},
+		{"a comma in a new name", []string{`price:price\, EUR`}, "price>price, EUR"},
+		{"a colon and a backslash", []string{`og\:title:t,a\\b`}, `og:title>t|a\b>a\b`},
+		{"an escaped backslash before a comma", []string{`a\\,b`}, `a\>a\|b>b`},
+		{"spaces are kept", []string{"a, b"}, "a>a| b> b"},
+		{"non-ASCII", []string{"Цена:price,über"}, "Цена>price|über>über"},
+		{"repeated", []string{"a", `b,x"y`}, `a>a|b>b|x"y>x"y`},
+		{"empty value: no fields", []string{""}, ""},
+		{"an empty entry", []string{"a,,b"}, `--fields "a,,b": empty field name`},
+		{"a trailing comma", []string{"a,"}, `--fields "a,": empty field name`},
+		{"a backslash at the end", []string{`a\`}, `a backslash at the end`},
+		{"the same name twice", []string{"a", "b:a"}, `field "a" is named twice`},
+	} {
+		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
+			var list []string
+			v := newFieldList(&list)
+			for _, s := range tc.sets {
+				if err := v.Set(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			specs, err := parseFieldSpecs(list)
+			var got []string
+			for _, s := range specs {
+				got = append(got, s.From+">"+s.To)
+			}
+			if err != nil {
+				got = []string{err.Error()}
+			}
+			if g := strings.Join(got, "|"); err != nil && !strings.Contains(g, tc.want) || err == nil && g != tc.want {
+				t.Errorf("%q: %s, want %s", tc.sets, g, tc.want)
+			}
+			// String gives a value that sets the same list again.
+			var again []string
+			newFieldList(&again).Set(v.String())
+			if len(list) > 0 && !slices.Equal(again, list) {
+				t.Errorf("String %q sets %q, not %q", v.String(), again, list)
+			}
+		})
+	}
+}
+
 // FuzzParseFieldSpec: a spec parses or is refused without panicking; a
 // parsed one names non-empty fields, and escaping its names gives a spec
 // that parses to the same.
@@ -50,7 +110,7 @@ func FuzzParseFieldSpec(f *testing.F) {
 	for _, s := range []string{"price", "price:cost", `og\:title:t`, `a\\b`, "a:b:c", ":", `\`, "é:ü"} {
 		f.Add(s)
 	}
-	esc := strings.NewReplacer(`\`, `\\`, ":", `\:`)
+	esc := strings.NewReplacer(`\`, `\\`, ":", `\:`, ",", `\,`)
 	f.Fuzz(func(t *testing.T, s string) {
 		fs, err := parseFieldSpec(s)
 		if err != nil {
@@ -59,9 +119,14 @@ func FuzzParseFieldSpec(f *testing.F) {
 		if fs.From == "" || fs.To == "" {
 			t.Fatalf("%q: empty name in %+v", s, fs)
 		}
-		again, err := parseFieldSpec(esc.Replace(fs.From) + ":" + esc.Replace(fs.To))
+		spec := esc.Replace(fs.From) + ":" + esc.Replace(fs.To)
+		again, err := parseFieldSpec(spec)
 		if err != nil || again != fs {
 			t.Fatalf("%q: %+v, escaped back: %+v, %v", s, fs, again, err)
+		}
+		// Escaped, it is one entry of --fields, before and after another.
+		if list := splitFieldList("a," + spec + ",b"); len(list) != 3 || list[1] != spec {
+			t.Fatalf("%q: --fields a,%s,b splits into %q", s, spec, list)
 		}
 	})
 }
