@@ -94,11 +94,11 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 	switch {
 	case pending > 0:
 	case s.valid() == 0:
-		return true, fmt.Errorf("%s: no valid seed (%d line(s) read%s), and crawl %q has nothing queued: nothing to crawl",
-			seedsName(o.seeds), s.read, s.rejectedNote(), o.crawlID)
+		return true, c.takeBackRound(ctx, fmt.Errorf("%s: no valid seed (%d line(s) read%s), and crawl %q has nothing queued: nothing to crawl",
+			seedsName(o.seeds), s.read, s.rejectedNote(), o.crawlID))
 	case s.queued == 0 && !seenBefore:
-		return true, fmt.Errorf("%s: no seed could be queued (%s), and crawl %q has nothing queued: nothing to crawl",
-			seedsName(o.seeds), joinCounts(s.refused), o.crawlID)
+		return true, c.takeBackRound(ctx, fmt.Errorf("%s: no seed could be queued (%s), and crawl %q has nothing queued: nothing to crawl",
+			seedsName(o.seeds), joinCounts(s.refused), o.crawlID))
 	}
 	stored, err := c.fr.SetCrawlMeta(ctx, o.crawlID, c.id.meta(c.start), false)
 	if err == nil && len(c.id.conflicts(o.crawlID, stored)) > 0 {
@@ -141,6 +141,9 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 			return true, cli.Exit(cli.ExitPartial) // the seeds rejected were reported
 		}
 		return true, nil
+	}
+	if c.newRound && !o.quiet {
+		tool.Printf("crawl %q: round %d begins (round %d was complete)", o.crawlID, c.round, c.round-1)
 	}
 	return false, nil
 }

@@ -3,7 +3,6 @@ package crawl
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
@@ -19,14 +18,9 @@ const stateNothingDue = "nothing_due"
 // reading it does not read the last run's. code is the run's exit status.
 func (c *crawl) nothingDue(ctx context.Context, reason string, code int) error {
 	if c.newRound {
-		prev := c.round - 1
-		m, err := c.fr.SetCrawlMeta(ctx, c.o.crawlID, map[string]string{
-			metaRound: strconv.Itoa(prev), metaRoundState: "complete", metaRoundStarted(c.round): "",
-		}, true)
-		if err != nil {
+		if err := c.takeBackRound(ctx, nil); err != nil {
 			return err
 		}
-		c.meta, c.round, c.newRound = m, prev, false
 	} else if err := c.endRound(ctx); err != nil {
 		return err
 	}

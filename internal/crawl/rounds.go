@@ -112,10 +112,30 @@ func (c *crawl) startRound(ctx context.Context) error {
 		c.meta = m
 	}
 	c.round = round
-	if c.newRound && !c.o.quiet {
-		c.tool.Printf("crawl %q: round %d begins (round %d was complete)", c.o.crawlID, round, round-1)
-	}
 	return nil
+}
+
+// takeBackRound takes back the round this run began, when the run turns
+// out to have nothing to crawl in it (every seed fresh, or refused): the
+// last round stays the crawl's, complete, as if the run had begun none.
+// (The run says a round begins only once it crawls it: beforeLoop.) err
+// is the run's outcome, returned unless taking the round back fails.
+func (c *crawl) takeBackRound(ctx context.Context, err error) error {
+	if !c.newRound {
+		return err
+	}
+	prev := c.round - 1
+	m, merr := c.fr.SetCrawlMeta(ctx, c.o.crawlID, map[string]string{
+		metaRound: strconv.Itoa(prev), metaRoundState: "complete", metaRoundStarted(c.round): "",
+	}, true)
+	if merr != nil {
+		if err != nil {
+			c.tool.Report(err)
+		}
+		return merr
+	}
+	c.meta, c.round, c.newRound = m, prev, false
+	return err
 }
 
 // endRound marks the round complete, so that the next run starts a new

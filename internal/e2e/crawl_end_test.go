@@ -83,7 +83,10 @@ func TestCrawlNothingDueWritesStats(t *testing.T) {
 		t.Fatalf("night 1: %+v", s)
 	}
 	r := l.runCrawl(`--stats night2.json --refresh 24h seeds.txt "$RULES" items.jsonl`)
-	r.want(t, 0, `every seed was fetched in a round begun less than 24h0m0s ago (--refresh): nothing to crawl`)
+	r.want(t, 0, `cqueue: crawl "items" round 2: every seed was fetched in a round begun less than 24h0m0s ago (--refresh): nothing to crawl (round 1 stays the last)`)
+	if strings.Contains(r.stderr, "begins") {
+		t.Errorf("a run with nothing due says a round begins:\n%s", r.stderr)
+	}
 	s := l.readStats("night2.json")
 	if s.State != "nothing_due" || !s.Complete || s.Round != 1 || s.Exit == nil || *s.Exit != 0 || s.Pages.Total != 0 || len(s.Reasons) != 1 {
 		t.Errorf("night 2's --stats: %+v", s)
