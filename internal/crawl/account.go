@@ -121,8 +121,9 @@ type crawlAccount struct {
 	Round     int     `json:"round"`
 	DurationS float64 `json:"duration_s"`
 	// State is running (while the crawl runs), complete, incomplete (it
-	// can be resumed), interrupted, failed, stopped (cqueue stop) or
-	// nothing_due (--refresh).
+	// can be resumed), interrupted, failed, stopped (cqueue stop, or its
+	// budget), nothing_due (--refresh), already_running (another run
+	// holds the lock) or paused (a run that began paused did nothing).
 	State    string `json:"state"`
 	Complete bool   `json:"complete"`
 	// StoppedAt is when the crawl was stopped, with State stopped.

@@ -26,6 +26,14 @@ func (c *crawl) checkRules(ctx context.Context) error {
 	return cli.Errorf(code, "rules %s: not usable (see above): nothing was queued", c.o.rules)
 }
 
+// refuse says on stderr one reason the run is refused for, and keeps it
+// for its account (accountNoLoop).
+func (c *crawl) refuse(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	c.tool.Printf("%s", msg)
+	c.reasons = append(c.reasons, msg)
+}
+
 // checkFrontier refuses a crawl the frontier cannot run as asked: another
 // crawl's requests are waiting in it (the loop would fetch them too, into
 // OUT, with these rules), or this crawl was started with other rules or
@@ -45,7 +53,7 @@ func (c *crawl) checkFrontier(ctx context.Context) error {
 		if ci.CrawlID == o.crawlID || ci.Pending+ci.InFlight == 0 {
 			continue
 		}
-		tool.Printf("the frontier %s also holds crawl %q (%d queued, %d in flight), which this crawl loop would fetch too, with these rules, into %s: to resume that crawl, give --crawlid %s; to drop it, cqueue stop --purge %s --crawlid %s; or give this crawl its own %s",
+		c.refuse("the frontier %s also holds crawl %q (%d queued, %d in flight), which this crawl loop would fetch too, with these rules, into %s: to resume that crawl, give --crawlid %s; to drop it, cqueue stop --purge %s --crawlid %s; or give this crawl its own %s",
 			storeurl.Redact(o.dsn), ci.CrawlID, ci.Pending, ci.InFlight, outName(o.out), cli.ShellQuote(ci.CrawlID), o.dsnFlag(), cli.ShellQuote(ci.CrawlID), own)
 		refused = true
 	}
@@ -62,7 +70,7 @@ func (c *crawl) checkFrontier(ctx context.Context) error {
 			if o.force {
 				tool.Printf("%s (--force: going on)", strings.SplitN(msg, ": use --force", 2)[0])
 			} else {
-				tool.Printf("%s", msg)
+				c.refuse("%s", msg)
 			}
 		}
 		if !o.force {
@@ -106,7 +114,7 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 			// Another run started the crawl in between, with other rules
 			// or seeds.
 			for _, msg := range c.id.conflicts(o.crawlID, stored) {
-				tool.Printf("%s", msg)
+				c.refuse("%s", msg)
 			}
 			return true, cli.Exit(cli.ExitUsage) // reported above
 		}

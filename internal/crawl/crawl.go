@@ -34,6 +34,12 @@ type crawl struct {
 	newRound bool // this run began it
 	state    stateWatch
 	pause    pauseTeller
+
+	// accounted says the run's account was given (finish, nothingDue);
+	// reasons are what a run refused for says, for the account of a run
+	// that ended before its loop (noloop.go).
+	accounted bool
+	reasons   []string
 }
 
 // metaLastFailure is the crawl metadata that says its last run fetched
@@ -41,9 +47,21 @@ type crawl struct {
 const metaLastFailure = "last_failure"
 
 // run runs the crawl and returns its outcome: an error with its exit
-// status (see cli.ExitError); the loop's account, when it ran, has been
-// reported by finish.
+// status (see cli.ExitError). The account of a run whose loop ran has
+// been reported by finish; every other run writes its own to --stats
+// FILE (accountNoLoop), so a monitor never reads the last run's as its.
 func (c *crawl) run(ctx context.Context) error {
+	err := c.runLoopOnce(ctx)
+	err = c.accountNoLoop(context.WithoutCancel(ctx), err)
+	if c.fr != nil {
+		c.fr.Close()
+	}
+	return err
+}
+
+// runLoopOnce is run, but for the account of a run that ends before its
+// loop, and the frontier's closing.
+func (c *crawl) runLoopOnce(ctx context.Context) error {
 	tool, o := c.tool, &c.o
 	if o.resume && o.nextRound {
 		return cli.Usagef("--resume and --next-round: give one of them")
@@ -84,7 +102,6 @@ func (c *crawl) run(ctx context.Context) error {
 	if c.fr, err = o.store.OpenAt(ctx, o.dsn, true); err != nil {
 		return err
 	}
-	defer c.fr.Close()
 	bg := context.WithoutCancel(ctx)
 	release, err := c.lockRun(bg)
 	if err != nil {

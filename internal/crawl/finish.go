@@ -18,6 +18,7 @@ import (
 // exit status.
 func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	tool, o := c.tool, &c.o
+	c.accounted = true
 	l := c.readLoopStats()
 	a := c.account(l)
 	a.Failures = c.readFailures()

@@ -24,6 +24,7 @@ func (c *crawl) nothingDue(ctx context.Context, reason string, code int) error {
 	} else if err := c.endRound(ctx); err != nil {
 		return err
 	}
+	c.accounted = true
 	if !c.o.quiet {
 		c.tool.Printf("%s (round %d stays the last)", reason, c.round)
 	}

@@ -19,12 +19,15 @@ import (
 
 // crawlStats is the part of cqueue crawl's --stats FILE these tests read.
 type crawlStats struct {
-	State    string   `json:"state"`
-	Complete bool     `json:"complete"`
-	Round    int      `json:"round"`
-	Exit     *int     `json:"exit"`
-	Reasons  []string `json:"reasons"`
-	Pages    struct {
+	State      string   `json:"state"`
+	Complete   bool     `json:"complete"`
+	Round      int      `json:"round"`
+	Exit       *int     `json:"exit"`
+	Reasons    []string `json:"reasons"`
+	StoppedAt  string   `json:"stopped_at"`
+	StopReason string   `json:"stop_reason"`
+	PausedAt   string   `json:"paused_at"`
+	Pages      struct {
 		Total int64 `json:"total"`
 	} `json:"pages"`
 	Left struct {
@@ -96,6 +99,67 @@ func TestCrawlNothingDueWritesStats(t *testing.T) {
 	}
 	// Without --refresh, the next run begins round 2 as it would have.
 	l.runCrawl(`seeds.txt "$RULES" items.jsonl`).want(t, 0, `crawl "items": round 2 begins (round 1 was complete)`)
+}
+
+// A run that does nothing — another run holds the crawl's lock (exit 4),
+// the crawl is at the end of its budget or stopped (5), it is paused (6)
+// — writes its --stats all the same, with its state and exit status: a
+// monitor must not read the last run's file as this one's.
+func TestCrawlRunsThatDoNothingWriteStats(t *testing.T) {
+	l := crawlEndSetup(t, loopSite)
+	l.runCrawl(`-q --max-pages 5 --stats first.json seeds.txt "$RULES" items.csv`).want(t, 5)
+	// doNothing runs the crawl with --stats over last night's file, and
+	// requires exit status code, nothing fetched, and the file rewritten.
+	doNothing := func(name string, code int) crawlStats {
+		t.Helper()
+		l.writeFile(name, `{"state":"complete","complete":true,"round":1,"exit":0}`+"\n")
+		before := l.site.Stats().Requests
+		r := l.runCrawl(`-q --stats ` + name + ` seeds.txt "$RULES" items.csv`)
+		r.want(t, code)
+		if n := l.site.Stats().Requests; n != before {
+			t.Errorf("a run that exited %d made %d requests", code, n-before)
+		}
+		s := l.readStats(name)
+		if s.Exit == nil || *s.Exit != code || s.Complete || s.Round != 1 || s.Pages.Total != 0 || len(s.Reasons) != 1 ||
+			!strings.Contains(r.stderr, s.Reasons[0]) {
+			t.Errorf("--stats of a run that exited %d: %+v\n%s", code, s, r.stderr)
+		}
+		return s
+	}
+
+	// The budget reached by the first run.
+	if s := doNothing("budget.json", 5); s.State != "stopped" || s.StopReason != "max_pages reached (5)" {
+		t.Errorf("--stats of a run at the end of the budget: %+v", s)
+	}
+
+	// Another run holds the lock: here, this test, alive.
+	ctx := context.Background()
+	fr, err := frontier.Open(ctx, filepath.Join(l.dir, "items.csv.db"), frontier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	holder := frontier.LockHolder()
+	if _, ok, err := fr.LockCrawl(ctx, "items", holder, "", time.Hour, time.Now()); err != nil || !ok {
+		t.Fatalf("taking the crawl's lock: %v %v", ok, err)
+	}
+	if s := doNothing("locked.json", 4); s.State != "already_running" || !strings.Contains(s.Reasons[0], `crawl "items" is already running`) {
+		t.Errorf("--stats of a run while another runs: %+v", s)
+	}
+	if err := fr.UnlockCrawl(ctx, "items", holder); err != nil {
+		t.Fatal(err)
+	}
+
+	l.setPaused("items.csv.db", "items", true)
+	if s := doNothing("paused.json", 6); s.State != "paused" || s.PausedAt != pausedAt {
+		t.Errorf("--stats of a run of a paused crawl: %+v", s)
+	}
+	l.setPaused("items.csv.db", "items", false)
+
+	l.run(`cqueue stop --db items.csv.db --crawlid items`)
+	if s := doNothing("stopped.json", 5); s.State != "stopped" || s.StoppedAt == "" {
+		t.Errorf("--stats of a run of a stopped crawl: %+v", s)
+	}
 }
 
 // stopMidway starts a crawl of a slow site to items-0.jsonl, stops it
