@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/crawlutils/crawlutils/internal/policy"
@@ -249,6 +250,11 @@ type pusher struct {
 	ctx     context.Context
 
 	budget budgetCounter // the crawls' budgets (push_budget.go)
+
+	// again, when set (Seeds.Again), holds the keys this push queued:
+	// an entry the duplicate filter refuses whose key is not among them
+	// is queued again with dont_filter (see again.go).
+	again map[dedupe.Key]bool
 }
 
 // freshRounds lists the rounds that make a request of crawl crawlID's
@@ -475,7 +481,12 @@ func (p *pusher) apply() {
 		return
 	}
 	st := p.tool.Stats
+	var again []int
 	for i, r := range res.Pushed {
+		if p.again != nil && p.queueAgain(i, r) {
+			again = append(again, i)
+			continue
+		}
 		switch {
 		case p.discovered[i] && r.Queued:
 			st.Out.Add(1)
@@ -504,6 +515,7 @@ func (p *pusher) apply() {
 	if res.Released > 0 {
 		st.Count("requests", "released", int64(res.Released))
 	}
+	p.pushAgain(again)
 	p.batch = frontier.Batch{Entries: p.batch.Entries[:0], Acks: p.batch.Acks[:0], Fails: p.batch.Fails[:0], Releases: p.batch.Releases[:0]}
 	p.raws, p.returned, p.discovered = p.raws[:0], p.returned[:0], p.discovered[:0]
 	p.records = 0

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/dedupe"
 	"github.com/crawlutils/crawlutils/internal/frontier"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 )
@@ -21,6 +22,13 @@ type Seeds struct {
 	Meta map[string]string
 	// Discover is the discover field of seeds that have none (--discover).
 	Discover []string
+	// Again queues again, each once, the seeds (and the files discovery
+	// adds for their hosts) that the duplicate filter refuses: they were
+	// seen in their round, but the run that fetched them could fetch
+	// nothing, so they are not done. They are pushed with dont_filter and
+	// counted as queued, and also as "again"; what is fresh (--refresh),
+	// stopped or refused by the crawl policy stays refused.
+	Again bool
 }
 
 // PushSeeds queues the requests (or bare URLs) r reads into fr as cqueue
@@ -32,6 +40,9 @@ func PushSeeds(ctx context.Context, t *cli.Tool, fr frontier.Frontier, r *ndjson
 	p := &pusher{tool: t, f: fr, defaults: d, mode: s.Store.KeyMode(),
 		out: ndjson.NewWriter(io.Discard), max: defaultBatch, now: s.Now, refresh: s.Store.Refresh,
 		rounds: map[string]map[string]string{s.CrawlID: s.Meta}}
+	if s.Again {
+		p.again = map[dedupe.Key]bool{}
+	}
 	p.run(ctx, r)
 	return p.err
 }

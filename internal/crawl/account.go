@@ -184,8 +184,11 @@ type itemsAccount struct {
 }
 
 type seedingAccount struct {
-	Lines    int              `json:"lines"`
-	Queued   int64            `json:"queued"`
+	Lines  int   `json:"lines"`
+	Queued int64 `json:"queued"`
+	// Again counts, of those queued, the seeds seen in the round before:
+	// its last run could fetch nothing (failed.go).
+	Again    int64            `json:"again"`
 	Refused  map[string]int64 `json:"refused"`  // duplicate: seen before, …
 	Rejected map[string]int64 `json:"rejected"` // bad lines: invalid, empty
 }
@@ -234,7 +237,7 @@ func (c *crawl) account(l loopStats) crawlAccount {
 	a.Pages.BytesSaved = fetch.Counts["unchanged"]["bytes_saved"]
 	a.Pages.FromCache = fetch.Counts["from_cache"]["responses"]
 	s := &c.seed
-	a.Seeding = seedingAccount{Lines: s.lines, Queued: s.queued, Refused: nonNil(s.refused), Rejected: nonNil(s.dropped)}
+	a.Seeding = seedingAccount{Lines: s.lines, Queued: s.queued, Again: s.again, Refused: nonNil(s.refused), Rejected: nonNil(s.dropped)}
 	push := l.get("push")
 	a.FollowUps = followUpAccount{Queued: push.Counts["requests"]["queued"], Dropped: nonNil(maps.Clone(push.Counts["refused"]))}
 	a.Rejected = []rejection{}

@@ -125,9 +125,8 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 	}
 	switch {
 	case pending > 0 || !seenBefore:
-	case c.meta[metaLastFailure] != "":
-		return true, fmt.Errorf("crawl %q has nothing queued or in flight and its seeds were seen before, but its last run could fetch nothing (%s): %s",
-			o.crawlID, c.meta[metaLastFailure], c.startOver())
+	case c.meta[metaLastFailure] != "" && !c.again:
+		return true, c.failedBefore()
 	case fresh > 0:
 		code := cli.ExitOK
 		if s.rejected() > 0 {
@@ -150,8 +149,13 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 		}
 		return true, nil
 	}
-	if c.newRound && !o.quiet {
-		tool.Printf("crawl %q: round %d begins (round %d was complete)", o.crawlID, c.round, c.round-1)
+	if !o.quiet {
+		switch {
+		case c.newRound:
+			tool.Printf("crawl %q: round %d begins (round %d was complete)", o.crawlID, c.round, c.round-1)
+		case s.again > 0:
+			tool.Printf("crawl %q round %d: its last run could fetch nothing (%s): %s queued again", o.crawlID, c.round, c.meta[metaLastFailure], plural(s.again, "seed"))
+		}
 	}
 	return false, nil
 }

@@ -32,8 +32,16 @@ type crawl struct {
 
 	round    int  // the round this run crawls
 	newRound bool // this run began it
-	state    stateWatch
-	pause    pauseTeller
+	// again says this run queues the round's seeds again: its last run
+	// could fetch nothing (failed.go).
+	again bool
+	// fetchedNothing is set when this run could fetch nothing and left
+	// nothing queued or in flight: "yes" when the next run queues the
+	// seeds again, "no" when the failure would come back.
+	fetchedNothing string
+
+	state stateWatch
+	pause pauseTeller
 
 	// accounted says the run's account was given (finish, nothingDue);
 	// reasons are what a run refused for says, for the account of a run
@@ -41,10 +49,6 @@ type crawl struct {
 	accounted bool
 	reasons   []string
 }
-
-// metaLastFailure is the crawl metadata that says its last run fetched
-// nothing at all, and why.
-const metaLastFailure = "last_failure"
 
 // run runs the crawl and returns its outcome: an error with its exit
 // status (see cli.ExitError). The account of a run whose loop ran has
@@ -124,6 +128,9 @@ func (c *crawl) runLoopOnce(ctx context.Context) error {
 		return err
 	}
 	if err := c.startBudget(bg); err != nil {
+		return err
+	}
+	if c.again, err = c.seedsAgain(bg); err != nil {
 		return err
 	}
 	// The seeds are pushed whole even if interrupted meanwhile: a crawl

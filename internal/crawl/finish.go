@@ -10,7 +10,6 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/frontier"
-	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
 
 // finish accounts for the crawl once its loop has ended, on stderr (the
@@ -59,11 +58,15 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 		}
 	}
 	a.Complete = err == nil && a.Left.Queued == 0 && a.Left.InFlight == 0
-	var statuses int64
-	for _, n := range a.Pages.ByStatus {
-		statuses += n
+	// Nothing fetched: every page failed, or had an answer that says the
+	// server could not give it for now (5xx, 429) — the site was down.
+	var answered int64
+	for k, n := range a.Pages.ByStatus {
+		if !unavailableStatus(k) {
+			answered += n
+		}
 	}
-	nothing := a.Pages.Total > 0 && statuses == 0
+	nothing := a.Pages.Total > 0 && answered == 0
 	var rejected int64
 	for _, r := range a.Rejected {
 		rejected += r.Count
@@ -96,18 +99,28 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	if len(failures) > 0 {
 		a.Reasons = append(a.Reasons, "failed: "+strings.Join(failures, ", "))
 	}
-	lastFailure := ""
+	lastFailure, again := "", ""
 	if nothing {
 		what := "every fetch failed"
 		if a.Pages.Total <= c.seed.queued {
 			what = "every seed failed"
 		}
-		lastFailure = fmt.Sprintf("%s: %s", what, joinCounts(a.Pages.Errors))
+		counts := failureCounts(&a)
+		lastFailure = fmt.Sprintf("%s: %s", what, joinCounts(counts))
 		a.Reasons = append(a.Reasons, "nothing could be fetched: "+lastFailure)
+		again = "no"
+		if mayPass(counts, l.get("cfetch").Counts["robots"]["unavailable"] > 0) {
+			again = "yes"
+		}
+		// The round is not complete, nothing of it having been fetched
+		// (failed.go): the next run queues its seeds again, or says why
+		// it does not.
+		if a.Complete {
+			c.fetchedNothing = again
+		}
+		a.Complete = false
 	}
-	// A crawl that fetched nothing has its seeds marked as seen all the
-	// same: a rerun must not call it complete.
-	if _, err := c.fr.SetCrawlMeta(bg, o.crawlID, map[string]string{metaLastFailure: lastFailure}, true); err != nil {
+	if _, err := c.fr.SetCrawlMeta(bg, o.crawlID, map[string]string{metaLastFailure: lastFailure, metaLastFailureAgain: again}, true); err != nil {
 		tool.Printf("%v", err)
 	}
 	if a.Complete && !nothing && !interrupted && len(failures) == 0 {
@@ -188,6 +201,9 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 	}
 	s := a.Seeding
 	seeds := fmt.Sprintf("seeds (%s): %d queued", seedsName(a.Seeds), s.Queued)
+	if s.Again > 0 {
+		seeds += fmt.Sprintf(" (%d again)", s.Again)
+	}
 	if n := s.Refused[frontier.ReasonDuplicate]; n > 0 {
 		seeds += fmt.Sprintf(", %d seen before", n)
 	}
@@ -237,28 +253,20 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 		lines = append(lines, c.budgetLine(a))
 	case a.State == stateStopped:
 		lines = append(lines, c.stoppedLine(a))
-	case a.Complete && a.Pages.Total > 0 && len(a.Pages.ByStatus) == 0:
-		lines = append(lines, "nothing is left queued or in flight, and the seeds are marked as seen: "+c.startOver())
 	case a.Complete && a.State != "interrupted":
 		lines = append(lines, "complete: nothing is left queued or in flight")
 	case a.State == "interrupted":
 		lines = append(lines, fmt.Sprintf("interrupted: %s; run the same command again to resume", left))
 	case c.state.lost.Load():
 		lines = append(lines, fmt.Sprintf("not complete: %s since the loss; start over as said above", left))
+	case c.fetchedNothing != "":
+		lines = append(lines, c.fetchedNothingLine(a, c.fetchedNothing == "yes"))
 	case a.State == "failed":
 		lines = append(lines, fmt.Sprintf("not complete: %s; once the failure is fixed, run the same command again to resume", left))
 	default:
 		lines = append(lines, fmt.Sprintf("not complete: %s; run the same command again to resume", left))
 	}
 	return lines
-}
-
-// startOver says how to crawl the seeds of a finished crawl again.
-func (c *crawl) startOver() string {
-	if storeurl.IsRedisURL(c.o.dsn) {
-		return "to crawl them again, give another --crawlid"
-	}
-	return fmt.Sprintf("to crawl them again, remove %s (or give another --crawlid)", cli.ShellQuote(c.o.dsn))
 }
 
 func plural(n int64, noun string) string {

@@ -37,7 +37,9 @@ The crawl is named by --crawlid, by default OUT's name without its extension
 (with OUT "-", the db's). The frontier is --db FILE, else --redis URL, else
 $CRAWLUTILS_REDIS or $CRAWLUTILS_DB, else OUT.db. The same command run again
 resumes the crawl, after a kill, a Ctrl-C or a failure: seeds seen before are
-refused as duplicates and the export is completed. Run again once the crawl is
+refused as duplicates and the export is completed; after a run that could fetch
+nothing because the site was down (refused, dns, timeout, 5xx, …), it queues
+them again. Run again once the crawl is
 complete, it begins the crawl's next round: every page is fetched again, once,
 its requests, and the items, carrying "round": N (with cexport --key and
 --changed-only, --change-fields or --history, the items of earlier rounds a
@@ -158,7 +160,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 	f.StringVar(&o.filesDir, "files-dir", "", "store the files of the item rules with files: under `DIR` (cextract --files-dir, Scrapy's FILES_STORE): each item is exported once its files are in, with \"files\"; a rerun finds them there and fetches only the missing and the expired")
 	f.BoolVar(&o.check, "check", false, "run the rules file's tests: first (cextract --test, Scrapy's scrapy check) and refuse to start the crawl when one fails")
 	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
-	f.BoolVar(&o.resume, "resume", false, "resume a crawl stopped by cqueue stop (or cqueue serve's Stop) where it stopped, or paused by cqueue serve's Pause")
+	f.BoolVar(&o.resume, "resume", false, "resume a crawl stopped by cqueue stop (or cqueue serve's Stop) where it stopped, or paused by cqueue serve's Pause; or fetch the seeds again after a run that could fetch nothing for a cause that would come back (robots.txt disallowing them), once it is fixed")
 	f.BoolVar(&o.nextRound, "next-round", false, "drop what a stopped crawl's round left and begin its next round from the seeds")
 	f.DurationVar(&o.publishEvery, "publish-every", statspub.DefaultEvery, "publish the loop's tools' stats to the frontier every `DURATION`, for cqueue serve; 0: never")
 	for _, pt := range passThrough {

@@ -21,6 +21,7 @@ type seedResult struct {
 	lines    int              // lines that are not blank
 	read     int64            // lines read
 	queued   int64            // queued now
+	again    int64            // of them, seen in the round before (crawl.again)
 	refused  map[string]int64 // valid, not queued: duplicate (seen before), stopped, …
 	dropped  map[string]int64 // rejected lines, by reason: invalid, empty
 	passed   int64            // records of other kinds, ignored
@@ -119,13 +120,14 @@ func (c *crawl) pushSeeds(ctx context.Context) error {
 		r = ndjson.NewReader([]string{c.o.seeds}, nil)
 	}
 	if err := cqueue.PushSeeds(ctx, t, c.fr, r, cqueue.Seeds{CrawlID: c.o.crawlID, AppID: c.o.appID, Round: c.round,
-		Store: c.o.store, Now: c.now, Meta: c.meta, Discover: c.o.discover}); err != nil {
+		Store: c.o.store, Now: c.now, Meta: c.meta, Discover: c.o.discover, Again: c.again}); err != nil {
 		return cli.Exit(cli.ExitFailure) // reported by the pusher
 	}
 	st := t.Stats.JSON(t.Name)
 	s := &c.seed
 	s.read = st.In
 	s.queued = st.Counts["requests"]["queued"]
+	s.again = st.Counts["requests"]["again"]
 	s.refused = st.Counts["refused"]
 	s.dropped = st.Dropped
 	for _, n := range st.Counts["passed"] {
