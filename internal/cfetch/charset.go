@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/saintfish/chardet"
 	"golang.org/x/net/html"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -37,11 +36,8 @@ const (
 	// prescanLen is how much of a body is searched for <meta charset>, as
 	// browsers do.
 	prescanLen = 1024
-	// sniffLen is how much of a body chardet looks at.
+	// sniffLen is how much of an undeclared body detection looks at.
 	sniffLen = 64 << 10
-	// minConfidence is the chardet confidence (1–100) below which its guess
-	// is not trusted.
-	minConfidence = 30
 )
 
 // decideCharset picks the charset of a text body, in the order browsers use:
@@ -112,42 +108,6 @@ func lookupCharset(label string) (encoding.Encoding, string) {
 		return nil, ""
 	}
 	return enc, strings.ToLower(name)
-}
-
-// sniffCharset guesses the charset of an undeclared body. Valid UTF-8 is
-// UTF-8; otherwise chardet decides if it is confident enough, and
-// windows-1252 is the default.
-func sniffCharset(data []byte, isHTML bool) (encoding.Encoding, string, string) {
-	if utf8.Valid(data) {
-		if hasHighBit(data) {
-			return unicode.UTF8, "utf-8", SourceSniff
-		}
-		return unicode.UTF8, "utf-8", SourceDefault
-	}
-	sample := data[:min(len(data), sniffLen)]
-	det := chardet.NewTextDetector()
-	if isHTML {
-		det = chardet.NewHtmlDetector()
-	}
-	if res, err := det.DetectBest(sample); err == nil && res.Confidence >= minConfidence {
-		if enc, name := chardetEncoding(res.Charset); enc != nil && name != "utf-8" {
-			return enc, name, SourceSniff
-		}
-	}
-	return charmap.Windows1252, "windows-1252", SourceDefault
-}
-
-// chardetEncoding maps chardet's (ICU's) charset names to x/text encodings.
-func chardetEncoding(name string) (encoding.Encoding, string) {
-	switch name {
-	case "GB-18030":
-		name = "gb18030"
-	case "ISO-8859-8-I":
-		name = "iso-8859-8-i"
-	case "UTF-32BE", "UTF-32LE", "IBM420_rtl", "IBM420_ltr", "IBM424_rtl", "IBM424_ltr":
-		return nil, ""
-	}
-	return lookupCharset(name)
 }
 
 func hasHighBit(b []byte) bool {
