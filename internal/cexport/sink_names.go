@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/crawlutils/crawlutils/internal/ascii"
 	"github.com/crawlutils/crawlutils/internal/record"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -43,13 +44,13 @@ var (
 func (r columnRules) checkNames(fields []record.Field, tbl *table) error {
 	seen := make(map[string]string, len(fields))
 	for _, f := range fields {
-		if r.reserved[f.Key] || (r.foldsCase && r.reserved[lowerASCII(f.Key)]) {
+		if r.reserved[f.Key] || (r.foldsCase && r.reserved[ascii.Lower(f.Key)]) {
 			return fmt.Errorf("field %q cannot be a column: %s keeps that name for a system column (--fields renames it: --fields '%s:%s_')", f.Key, r.db, f.Key, f.Key)
 		}
 		if !r.foldsCase {
 			continue
 		}
-		folded := lowerASCII(f.Key)
+		folded := ascii.Lower(f.Key)
 		if other, ok := seen[folded]; ok {
 			return fmt.Errorf("fields %q and %q cannot both be columns: %s column names ignore case", other, f.Key, r.db)
 		}
@@ -61,7 +62,7 @@ func (r columnRules) checkNames(fields []record.Field, tbl *table) error {
 			continue
 		}
 		for _, c := range tbl.cols {
-			if equalFoldASCII(c.name, f.Key) {
+			if ascii.EqualFold(c.name, f.Key) {
 				return fmt.Errorf("field %q cannot be a column: the table has a column %q, and %s column names ignore case", f.Key, c.name, r.db)
 			}
 		}
@@ -82,46 +83,6 @@ func (r columnRules) checkNames(fields []record.Field, tbl *table) error {
 		return fmt.Errorf("its fields would make %d columns, over the %d a %s table may have", have+add, r.maxColumns, r.db)
 	}
 	return nil
-}
-
-// lowerASCII maps A-Z in s to a-z and leaves every other byte alone, as
-// SQLite folds the case of a name (strings.ToLower would fold all of
-// Unicode, and make "Цена" and "цена" one column, which to SQLite they
-// are not).
-func lowerASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
-
-// equalFoldASCII reports whether a and b are the same name to SQLite: equal
-// but for the case of A-Z.
-func equalFoldASCII(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // schemaRefusal reports whether err is the database refusing a column

@@ -12,6 +12,8 @@ import (
 	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
+
+	"github.com/crawlutils/crawlutils/internal/ascii"
 )
 
 // Where a body's charset came from (the record's encoding_source).
@@ -249,7 +251,7 @@ func prescanCharset(head []byte) (label string, unknown []string) {
 // ("text/html; charset=shift_jis").
 func charsetFromContent(s string) string {
 	for {
-		i := strings.Index(asciiLower(s), "charset")
+		i := strings.Index(ascii.Lower(s), "charset")
 		if i < 0 {
 			return ""
 		}
@@ -305,22 +307,4 @@ func xmlDeclEncoding(head []byte) string {
 		return ""
 	}
 	return strings.TrimSpace(rest[1 : 1+closing])
-}
-
-// asciiLower lower-cases ASCII letters only, keeping every byte offset
-// (strings.ToLower does not: it rewrites invalid UTF-8 and some letters
-// change length).
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
 }

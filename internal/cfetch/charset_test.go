@@ -10,6 +10,8 @@ import (
 	"golang.org/x/text/encoding/korean"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
+
+	"github.com/crawlutils/crawlutils/internal/ascii"
 )
 
 func TestParseContentType(t *testing.T) {
@@ -184,9 +186,9 @@ func FuzzPrescan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		label, unknown := prescanCharset(b)
 		// The tokenizer reads a NUL in an attribute as U+FFFD, as HTML does.
-		lower := strings.ReplaceAll(asciiLower(string(b)), "\x00", "\uFFFD")
+		lower := strings.ReplaceAll(ascii.Lower(string(b)), "\x00", "\uFFFD")
 		for _, l := range append(unknown, label) {
-			if l != "" && !strings.Contains(lower, asciiLower(l)) && utf8.Valid(b) {
+			if l != "" && !strings.Contains(lower, ascii.Lower(l)) && utf8.Valid(b) {
 				t.Fatalf("label %q not in input %q", l, b)
 			}
 		}

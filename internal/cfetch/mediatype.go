@@ -3,6 +3,8 @@ package cfetch
 import (
 	"net/http"
 	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/ascii"
 )
 
 // parseContentType splits a Content-Type header leniently: the lower-case
@@ -11,7 +13,7 @@ import (
 // elsewhere in the header, which the web has plenty of.
 func parseContentType(ct string) (media, charset string) {
 	parts := strings.Split(ct, ";")
-	media = asciiLower(strings.TrimSpace(parts[0]))
+	media = ascii.Lower(strings.TrimSpace(parts[0]))
 	for _, p := range parts[1:] {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || !strings.EqualFold(strings.TrimSpace(k), "charset") {
