@@ -50,9 +50,11 @@ var ErrKilled = errors.New("killed")
 // what the first SIGINT does but never counts as one: a program that runs
 // the commands (cqueue crawl) sends it to stop them gracefully whether or
 // not the terminal's Ctrl-C reached them too, and the user's next Ctrl-C
-// is still their first. SIGPIPE is left alone, so a closed stdout
-// (`| head`) ends the process quietly; and a stdout whose reader goes
-// away while the command has nothing to write ends it too (outputGone). With CRAWLUTILS_CPUPROFILE=FILE
+// is still their first. Until the first of them SIGPIPE is left alone,
+// so a closed stdout (`| head`) ends the process quietly, and a stdout
+// whose reader goes away while the command has nothing to write ends it
+// too (outputGone); after it, the reader going away is what was asked
+// for (readerMayLeave). With CRAWLUTILS_CPUPROFILE=FILE
 // set, the run's CPU profile is written to FILE.
 func Main(cmd *Command) int {
 	return withProcess(func(ctx context.Context) int {
@@ -72,6 +74,7 @@ func withProcess(run func(ctx context.Context) int) int {
 	go func() {
 		interrupts := 0
 		for s := range sig {
+			readerMayLeave()
 			cancel(ErrInterrupted)
 			if isDrainSignal(s) {
 				continue
@@ -84,9 +87,7 @@ func withProcess(run func(ctx context.Context) int) int {
 	}()
 	defer watchSupervisor()()
 	defer watchOutput(os.Stdout, outputWatchEvery, func() {
-		// After an interrupt the next command stopping is what was asked
-		// for: the command finishes its drain and exits 130 by itself.
-		if ctx.Err() == nil {
+		if !processInterrupted.Load() {
 			outputGone()
 		}
 	})()
@@ -114,6 +115,34 @@ func outputGone() {
 	}
 	runAbortHooks()
 	os.Exit(ExitFailure)
+}
+
+// processInterrupted is set at the process's first interrupt (or drain
+// signal), before its context is cancelled: see readerMayLeave.
+var processInterrupted atomic.Bool
+
+// readerMayLeave is the one rule for a stdout whose reader goes away
+// after an interrupt: the next command of the pipeline stopping is what
+// was asked for (cfetch stops reading at the same signal; a shell's Ctrl-C
+// ends jq or head at once). From then on the stdout watcher no longer
+// ends the process, and a write to that stdout fails with EPIPE instead
+// of killing the process by SIGPIPE (ReaderGoneOnInterrupt tells the
+// command that it is no failure): the command finishes its drain and
+// exits 130 by itself. Main runs it before it cancels the context, so
+// nothing the command does once it sees the interrupt can die of SIGPIPE.
+func readerMayLeave() {
+	processInterrupted.Store(true)
+	ignoreSIGPIPE()
+}
+
+// ReaderGoneOnInterrupt reports whether err, from writing the command's
+// output, says that the output's reader has gone (EPIPE) after an
+// interrupt: the next command of the pipeline stopping is what the
+// interrupt asked for (see readerMayLeave). The command then stops
+// writing, counts what it could not write as dropped "interrupted" and
+// does not report it: it is no failure. Any other write error is one.
+func ReaderGoneOnInterrupt(ctx context.Context, err error) bool {
+	return errors.Is(err, syscall.EPIPE) && (Interrupted(ctx) || processInterrupted.Load())
 }
 
 // quietStop is set by the -q of the process's own command (Main; not by a

@@ -5,6 +5,8 @@ package cli
 import (
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -45,3 +47,8 @@ func watchOutput(f *os.File, interval time.Duration, gone func()) (stop func()) 
 		}
 	})
 }
+
+// ignoreSIGPIPE makes a write to a pipe whose reader has gone fail with
+// EPIPE instead of killing the process (the Go runtime's default for
+// stdout and stderr).
+func ignoreSIGPIPE() { signal.Ignore(syscall.SIGPIPE) }

@@ -3,12 +3,15 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -66,6 +69,68 @@ func TestOutputGone(t *testing.T) {
 			said := strings.Contains(stderr.String(), "the reader is gone")
 			if said != tc.say || (!tc.say && stderr.Len() > 0) {
 				t.Errorf("stderr %q; want the reader-gone line: %v", stderr.String(), tc.say)
+			}
+		})
+	}
+}
+
+// readerLeftChild is Main in a child process: a command that, once
+// interrupted, waits for its stdin to close, then writes to its stdout
+// and says on stderr what ReaderGoneOnInterrupt made of the write's error.
+func readerLeftChild() {
+	os.Exit(Main(&Command{
+		Name:    "child",
+		Rewrite: func([]string) []string { return []string{"-q"} }, // the test binary's flags
+		Run: func(ctx context.Context, env *Env) error {
+			fmt.Fprintln(env.Stderr, "ready")
+			<-ctx.Done()
+			fmt.Fprintln(env.Stderr, "draining")
+			io.Copy(io.Discard, env.Stdin)
+			_, err := io.WriteString(env.Stdout, "late\n")
+			fmt.Fprintf(env.Stderr, "reader gone on interrupt: %v\n", ReaderGoneOnInterrupt(ctx, err))
+			return nil
+		},
+	}))
+}
+
+// TestReaderLeftOnInterrupt: after an interrupt (or the drain signal),
+// the reader of stdout going away is what was asked for: a write to it
+// fails with EPIPE, which ReaderGoneOnInterrupt says is no failure,
+// instead of killing the command by SIGPIPE before it has finished.
+func TestReaderLeftOnInterrupt(t *testing.T) {
+	if os.Getenv("CLI_TEST_READER_LEFT_CHILD") == "1" {
+		readerLeftChild()
+	}
+	for _, tc := range []struct {
+		name string
+		sig  os.Signal
+	}{{"sigint", syscall.SIGINT}, {"drain_signal", DrainSignal}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestReaderLeftOnInterrupt$")
+			cmd.Env = append(os.Environ(), "CLI_TEST_READER_LEFT_CHILD=1")
+			stdin, _ := cmd.StdinPipe()
+			stderr, _ := cmd.StderrPipe()
+			cmd.Stdout = w
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+			w.Close()
+			sc := bufio.NewScanner(stderr)
+			expectLine(t, sc, "ready")
+			cmd.Process.Signal(tc.sig)
+			expectLine(t, sc, "draining")
+			r.Close() // the reader goes, as cfetch does at the same signal
+			stdin.Close()
+			expectLine(t, sc, "reader gone on interrupt: true")
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("exit: %v", err)
 			}
 		})
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
 )
 
 // release holds each record until its time and writes it, earliest first
@@ -27,7 +29,7 @@ func (p *pipeline) release(ctx context.Context) {
 	for {
 		now := time.Now()
 		for w.Len() > 0 && (interrupted || !w.first().at.After(now)) {
-			p.write(w.pop(), interrupted)
+			p.write(ctx, w.pop(), interrupted)
 		}
 		if len(p.out) == 0 {
 			p.flush(ctx)
@@ -87,15 +89,15 @@ func minTime(a, b time.Time) time.Time {
 }
 
 // write writes one record (unless writing has failed) and frees its place.
-func (p *pipeline) write(it *item, interrupted bool) {
+func (p *pipeline) write(ctx context.Context, it *item, interrupted bool) {
 	defer func() { <-p.sem }()
 	if p.writeFailed {
-		p.tool.Stats.Drop(p.unwritten(interrupted))
+		p.tool.Stats.Drop(unwritten(ctx))
 		return
 	}
 	if err := p.w.WriteLine(it.raw); err != nil {
-		p.writeError(err, interrupted)
-		p.tool.Stats.Drop(p.unwritten(interrupted))
+		p.writeError(ctx, err)
+		p.tool.Stats.Drop(unwritten(ctx))
 		return
 	}
 	p.tool.Stats.Out.Add(1)
@@ -111,8 +113,8 @@ func (p *pipeline) write(it *item, interrupted bool) {
 }
 
 // unwritten is the reason a record that could not be written is dropped.
-func (p *pipeline) unwritten(interrupted bool) string {
-	if interrupted {
+func unwritten(ctx context.Context) string {
+	if cli.Interrupted(ctx) {
 		return "interrupted"
 	}
 	return "not_written"
@@ -123,16 +125,17 @@ func (p *pipeline) flush(ctx context.Context) {
 		return
 	}
 	if err := p.w.Flush(); err != nil {
-		p.writeError(err, ctx.Err() != nil)
+		p.writeError(ctx, err)
 	}
 }
 
-// writeError reports a failed write once. After an interrupt a closed
-// pipe is expected (cfetch stops reading at the same signal): it is not
-// an error then, and what is left is counted as dropped "interrupted".
-func (p *pipeline) writeError(err error, interrupted bool) {
+// writeError reports a failed write once, and stops writing. After an
+// interrupt a reader that has gone is expected (cfetch stops reading at
+// the same signal): that is no failure (cli.ReaderGoneOnInterrupt), and
+// what is left is counted as dropped "interrupted".
+func (p *pipeline) writeError(ctx context.Context, err error) {
 	p.writeFailed = true
-	if !interrupted {
+	if !cli.ReaderGoneOnInterrupt(ctx, err) {
 		p.tool.Fail(fmt.Errorf("write: %v", err))
 	}
 	p.stopReading()

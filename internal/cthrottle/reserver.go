@@ -75,7 +75,6 @@ func (p *pipeline) reserve(ctx context.Context) {
 		case <-ctxDone:
 			ctxDone = nil
 			interrupted = true
-			ignoreSIGPIPE()
 			for origin, its := range parked {
 				batch = append(batch, its...)
 				delete(parked, origin)

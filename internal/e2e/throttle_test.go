@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
@@ -247,5 +249,81 @@ func TestThrottledHostDoesNotDelayOthers(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("exit %v, want 130; stderr: %s", err, stderr.String())
+	}
+}
+
+// TestThrottleInterruptedAfterItsReaderLeft: cthrottle holds records
+// and its input has ended (in a crawl, cqueue pop stops at the interrupt
+// first); then the drain signal comes and its reader goes at once (cfetch
+// stops reading at the same signal). The held records it then writes at
+// once, more than a pipe holds, find no reader: that is what the
+// interrupt asked for, not a failure, and cthrottle exits 130 without a
+// word. (cqueue crawl --cthrottle said "failed: cthrottle killed by
+// signal: broken pipe" when cthrottle died of SIGPIPE here.)
+func TestThrottleInterruptedAfterItsReaderLeft(t *testing.T) {
+	const n = 512 // 2 MiB: more than a pipe holds
+	pad := strings.Repeat("x", 4096)
+	var in strings.Builder
+	for i := range n {
+		fmt.Fprintf(&in, `{"kind":"request","url":"http://a.test/%d","meta":{"pad":"%s"}}`+"\n", i, pad)
+	}
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	cmd := command(t, "cthrottle", "-q", "--debug", "--local", "--rate", "1/h", "--on-overflow", "wait", "--stats", stats)
+	cmd.Stdin = strings.NewReader(in.String())
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = w
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	w.Close()
+	// Once the last record has its slot (--debug says so), the input is
+	// over: the first record has passed, the others are held for hours.
+	sc := bufio.NewScanner(stderr)
+	last := fmt.Sprintf("cthrottle: <stdin>:%d: ", n)
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), last) {
+	}
+	cmd.Process.Signal(cli.DrainSignal)
+	// The first record, then the second, released by the signal: once it
+	// is out, cthrottle has seen the signal, and its reader goes.
+	br := bufio.NewReader(r)
+	for _, want := range []string{"a.test/0", "a.test/1"} {
+		if l, err := br.ReadString('\n'); !strings.Contains(l, want+`"`) {
+			t.Fatalf("out: %.80q (%v), want %s", l, err, want)
+		}
+	}
+	r.Close()
+	var said []string
+	for sc.Scan() {
+		said = append(said, sc.Text())
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
+		t.Fatalf("exit %v, want %d; stderr after the signal: %q", err, cli.ExitInterrupted, said)
+	}
+	if len(said) > 0 {
+		t.Errorf("stderr after the signal: %q", said)
+	}
+	b, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Out     int64            `json:"out"`
+		Dropped map[string]int64 `json:"dropped"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Out+st.Dropped["interrupted"] != n || st.Dropped["interrupted"] == 0 || len(st.Dropped) > 1 {
+		t.Errorf("out %d, dropped %v; want %d, some dropped as interrupted", st.Out, st.Dropped, n)
 	}
 }
