@@ -44,7 +44,7 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 	w := ndjson.NewWriter(out)
 	files := env.Args
 	tool.DrainOnInterrupt = env.DrainsOnInterrupt(files)
-	b := &batcher{tool: tool, store: store, keys: k, w: w, max: o.Batch, now: env.Now}
+	b := &batcher{ctx: ctx, tool: tool, store: store, keys: k, w: w, max: o.Batch, now: env.Now}
 	for line, rec := range tool.Records(ctx, ndjson.NewReader(files, env.Stdin), b.settle) {
 		b.add(line, rec)
 	}
@@ -71,6 +71,7 @@ type pending struct {
 
 // batcher checks records against the store in batches, keeping their order.
 type batcher struct {
+	ctx    context.Context // the run's
 	tool   *cli.Tool
 	store  dedupe.Store
 	keys   *keyer
@@ -134,7 +135,11 @@ func (b *batcher) settle() {
 	}
 	b.queue = b.queue[:0]
 	if err := b.w.Flush(); err != nil && !b.failed {
-		b.tool.Fail(fmt.Errorf("write: %v", err))
+		// Its reader gone after an interrupt is what the interrupt asked
+		// for, no failure (cli.ReaderGoneOnInterrupt).
+		if !cli.ReaderGoneOnInterrupt(b.ctx, err) {
+			b.tool.Fail(fmt.Errorf("write: %v", err))
+		}
 		b.failed = true
 	}
 }

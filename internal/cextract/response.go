@@ -1,6 +1,7 @@
 package cextract
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -49,6 +50,9 @@ type processor struct {
 
 	reported map[string]int // selector error -> times printed
 	writeErr bool           // a write failed and was reported
+
+	// ctx is the run's, for failOutput (nil: the output is in memory).
+	ctx context.Context
 }
 
 // handle processes one input record. It returns false when output failed
@@ -471,11 +475,20 @@ func (p *processor) spill() {
 // write writes one record, and reports the first write error.
 func (p *processor) write(b []byte) bool {
 	if err := p.w.WriteLine(b); err != nil {
-		p.failWrite(err)
+		p.failOutput(err)
 		return false
 	}
 	p.tool.Stats.Out.Add(1)
 	return true
+}
+
+// failOutput is failWrite for the output, whose reader going away after
+// an interrupt is what the interrupt asked for (cli.ReaderGoneOnInterrupt):
+// the run stops writing then, without a failure.
+func (p *processor) failOutput(err error) {
+	if p.ctx == nil || !cli.ReaderGoneOnInterrupt(p.ctx, err) {
+		p.failWrite(err)
+	}
 }
 
 func (p *processor) failWrite(err error) {

@@ -66,7 +66,7 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 	}
 	tool.DrainOnInterrupt = env.DrainsOnInterrupt(files)
 	w := ndjson.NewWriter(out)
-	p := &processor{tool: tool, w: w, x: x, explain: explain, unchanged: o.Unchanged}
+	p := &processor{tool: tool, w: w, x: x, explain: explain, unchanged: o.Unchanged, ctx: ctx}
 	if o.FilesDir != "" && explain == nil {
 		p.files = &filestore.Store{Dir: o.FilesDir, Expires: o.FilesExpires}
 	}
@@ -101,7 +101,7 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 	tool.StartProgress(time.Second, nil)
 	flush := func() {
 		if err := w.Flush(); err != nil {
-			p.failWrite(err)
+			p.failOutput(err)
 		}
 		if p.rejects != nil {
 			if err := p.rejects.Flush(); err != nil {

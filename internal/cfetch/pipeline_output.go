@@ -74,7 +74,7 @@ func (p *pipeline) write() {
 		}
 		if err != nil {
 			failed = err
-			p.tool.Fail(fmt.Errorf("write output: %w", err))
+			p.writeFailed(err)
 			p.stop()
 			continue
 		}
@@ -85,8 +85,17 @@ func (p *pipeline) write() {
 	}
 	if failed == nil {
 		if err := p.w.Flush(); err != nil {
-			p.tool.Fail(fmt.Errorf("write output: %w", err))
+			p.writeFailed(err)
 		}
+	}
+}
+
+// writeFailed reports a failed write of the output, unless its reader
+// has gone after an interrupt: that is what the interrupt asked for
+// (cli.ReaderGoneOnInterrupt), no failure.
+func (p *pipeline) writeFailed(err error) {
+	if !cli.ReaderGoneOnInterrupt(p.ctx, err) {
+		p.tool.Fail(fmt.Errorf("write output: %w", err))
 	}
 }
 

@@ -288,7 +288,7 @@ const applyPace = 5 * time.Millisecond
 
 func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
 	p.ctx = context.WithoutCancel(ctx)
-	for line, env := range p.tool.Records(ctx, r, p.flush) {
+	for line, env := range p.tool.Records(ctx, r, func() { p.flush(ctx) }) {
 		if p.err != nil {
 			break
 		}
@@ -313,7 +313,7 @@ func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
 			}
 			p.tool.Stats.Count("passed", kind, 1)
 			if err := p.out.WriteLine(env.Raw); err != nil {
-				p.fail(fmt.Errorf("write stdout: %w", err))
+				p.writeFailed(ctx, err)
 			}
 		}
 		if p.records >= p.max {
@@ -323,7 +323,7 @@ func (p *pusher) run(ctx context.Context, r *ndjson.Reader) {
 			break
 		}
 	}
-	p.flush()
+	p.flush(ctx)
 	if p.rejects != nil {
 		if err := p.rejects.Flush(); err != nil {
 			p.fail(fmt.Errorf("write rejects: %w", err))
@@ -338,7 +338,17 @@ func (p *pusher) fail(err error) {
 	}
 }
 
-func (p *pusher) flush() {
+// writeFailed fails the run for a failed write of stdout, unless its
+// reader has gone after an interrupt: that is what the interrupt asked
+// for (cli.ReaderGoneOnInterrupt), and the pushing goes on, so the acks
+// and follow-ups still read are not lost.
+func (p *pusher) writeFailed(ctx context.Context, err error) {
+	if !cli.ReaderGoneOnInterrupt(ctx, err) {
+		p.fail(fmt.Errorf("write stdout: %w", err))
+	}
+}
+
+func (p *pusher) flush(ctx context.Context) {
 	if p.records > 0 && !p.lastApply.IsZero() {
 		// The input stalled soon after the last commit: in a crawl whose
 		// pages come one at a time (slow servers), wait out applyPace so a
@@ -349,7 +359,7 @@ func (p *pusher) flush() {
 	}
 	p.apply()
 	if err := p.out.Flush(); err != nil {
-		p.fail(fmt.Errorf("write stdout: %w", err))
+		p.writeFailed(ctx, err)
 	}
 }
 
