@@ -71,6 +71,12 @@ func withProcess(run func(ctx context.Context) int) int {
 	defer cancel(nil)
 	sig := make(chan os.Signal, 4)
 	signal.Notify(sig, append([]os.Signal{os.Interrupt, syscall.SIGTERM}, drainSignals...)...)
+	if supervisor() != 0 {
+		// A tool of cqueue crawl's loop writes to the next tool, never to
+		// a | head, and may see the interrupt after that tool has stopped
+		// at it (interruptLag): see readerMayLeave.
+		ignoreSIGPIPE()
+	}
 	go func() {
 		interrupts := 0
 		for s := range sig {
@@ -87,7 +93,7 @@ func withProcess(run func(ctx context.Context) int) int {
 	}()
 	defer watchSupervisor()()
 	defer watchOutput(os.Stdout, outputWatchEvery, func() {
-		if !processInterrupted.Load() {
+		if !interruptedWithinLag(ctx) {
 			outputGone()
 		}
 	})()
@@ -130,6 +136,14 @@ var processInterrupted atomic.Bool
 // command that it is no failure): the command finishes its drain and
 // exits 130 by itself. Main runs it before it cancels the context, so
 // nothing the command does once it sees the interrupt can die of SIGPIPE.
+//
+// The signal reaches every command of a pipeline at once, but a busy
+// process may handle it after a quick neighbour has already stopped at it
+// and exited: a reader found gone is its interrupt's doing if the
+// interrupt comes within interruptLag. A tool of cqueue crawl's loop
+// ignores SIGPIPE from its start, so that a write meanwhile fails
+// rather than kills; the crawl reports the failure of a tool whose
+// reader died without an interrupt from its exit status, as any other.
 func readerMayLeave() {
 	processInterrupted.Store(true)
 	ignoreSIGPIPE()
@@ -141,8 +155,32 @@ func readerMayLeave() {
 // interrupt asked for (see readerMayLeave). The command then stops
 // writing, counts what it could not write as dropped "interrupted" and
 // does not report it: it is no failure. Any other write error is one.
+// When the command has not seen an interrupt yet, it waits for one up to
+// interruptLag.
 func ReaderGoneOnInterrupt(ctx context.Context, err error) bool {
-	return errors.Is(err, syscall.EPIPE) && (Interrupted(ctx) || processInterrupted.Load())
+	return errors.Is(err, syscall.EPIPE) && interruptedWithinLag(ctx)
+}
+
+// interruptLag is how much later than a neighbour of its pipeline a
+// process may see an interrupt both got (see readerMayLeave): many times
+// what a busy machine delays a process (a trace showed 13 ms), and short,
+// as each command before a stage that died waits it once before it ends.
+const interruptLag = 250 * time.Millisecond
+
+// interruptedWithinLag reports whether the process (or the command, ctx)
+// is interrupted, waiting for it up to interruptLag.
+func interruptedWithinLag(ctx context.Context) bool {
+	interrupted := func() bool { return processInterrupted.Load() || Interrupted(ctx) }
+	if interrupted() {
+		return true
+	}
+	t := time.NewTimer(interruptLag)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return interrupted()
 }
 
 // quietStop is set by the -q of the process's own command (Main; not by a

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,23 +75,54 @@ func TestOutputGone(t *testing.T) {
 	}
 }
 
-// readerLeftChild is Main in a child process: a command that, once
-// interrupted, waits for its stdin to close, then writes to its stdout
-// and says on stderr what ReaderGoneOnInterrupt made of the write's error.
+// readerLeftChild is Main in a child process: a command that waits for
+// an interrupt, then for its stdin to close, then writes to its stdout and
+// says on stderr whether the write failed with EPIPE and what
+// ReaderGoneOnInterrupt made of that. With CLI_TEST_NO_INTERRUPT=1 it
+// waits for no interrupt and says only the first.
 func readerLeftChild() {
 	os.Exit(Main(&Command{
 		Name:    "child",
 		Rewrite: func([]string) []string { return []string{"-q"} }, // the test binary's flags
 		Run: func(ctx context.Context, env *Env) error {
 			fmt.Fprintln(env.Stderr, "ready")
-			<-ctx.Done()
-			fmt.Fprintln(env.Stderr, "draining")
+			if os.Getenv("CLI_TEST_NO_INTERRUPT") != "1" {
+				<-ctx.Done()
+				fmt.Fprintln(env.Stderr, "draining")
+			}
 			io.Copy(io.Discard, env.Stdin)
 			_, err := io.WriteString(env.Stdout, "late\n")
-			fmt.Fprintf(env.Stderr, "reader gone on interrupt: %v\n", ReaderGoneOnInterrupt(ctx, err))
+			fmt.Fprintf(env.Stderr, "EPIPE: %v\n", errors.Is(err, syscall.EPIPE))
+			if os.Getenv("CLI_TEST_NO_INTERRUPT") != "1" {
+				fmt.Fprintf(env.Stderr, "reader gone on interrupt: %v\n", ReaderGoneOnInterrupt(ctx, err))
+			}
 			return nil
 		},
 	}))
+}
+
+// startReaderLeftChild starts readerLeftChild with the environment env,
+// its stdout a pipe whose reader the test closes with closeReader.
+func startReaderLeftChild(t *testing.T, env ...string) (cmd *exec.Cmd, stdin io.Closer, sc *bufio.Scanner, closeReader func()) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	cmd = exec.Command(os.Args[0], "-test.run=^TestReaderLeftOnInterrupt$")
+	cmd.Env = append(append(os.Environ(), "CLI_TEST_READER_LEFT_CHILD=1"), env...)
+	stdin, _ = cmd.StdinPipe()
+	stderr, _ := cmd.StderrPipe()
+	cmd.Stdout = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	w.Close()
+	sc = bufio.NewScanner(stderr)
+	expectLine(t, sc, "ready")
+	return cmd, stdin, sc, func() { r.Close() }
 }
 
 // TestReaderLeftOnInterrupt: after an interrupt (or the drain signal),
@@ -107,31 +139,49 @@ func TestReaderLeftOnInterrupt(t *testing.T) {
 	}{{"sigint", syscall.SIGINT}, {"drain_signal", DrainSignal}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestReaderLeftOnInterrupt$")
-			cmd.Env = append(os.Environ(), "CLI_TEST_READER_LEFT_CHILD=1")
-			stdin, _ := cmd.StdinPipe()
-			stderr, _ := cmd.StderrPipe()
-			cmd.Stdout = w
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-			w.Close()
-			sc := bufio.NewScanner(stderr)
-			expectLine(t, sc, "ready")
+			cmd, stdin, sc, closeReader := startReaderLeftChild(t)
 			cmd.Process.Signal(tc.sig)
 			expectLine(t, sc, "draining")
-			r.Close() // the reader goes, as cfetch does at the same signal
+			closeReader() // the reader goes, as cfetch does at the same signal
 			stdin.Close()
+			expectLine(t, sc, "EPIPE: true")
 			expectLine(t, sc, "reader gone on interrupt: true")
 			if err := cmd.Wait(); err != nil {
 				t.Fatalf("exit: %v", err)
 			}
 		})
+	}
+	// A tool of cqueue crawl's loop may find its reader gone before it
+	// has seen the interrupt that made the reader go: its write fails
+	// rather than kills it, so that it can wait for the interrupt
+	// (TestReaderGoneOnInterruptWaitsForIt).
+	t.Run("supervised_before_the_interrupt", func(t *testing.T) {
+		t.Parallel()
+		_, stdin, sc, closeReader := startReaderLeftChild(t, "CLI_TEST_NO_INTERRUPT=1", SupervisorEnv+"="+strconv.Itoa(os.Getpid()))
+		closeReader()
+		stdin.Close()
+		expectLine(t, sc, "EPIPE: true")
+	})
+}
+
+// TestReaderGoneOnInterruptWaitsForIt: a reader found gone is the
+// interrupt's doing when the interrupt comes after it (the process saw it
+// later than its neighbour did), within interruptLag; not otherwise, nor
+// for another error.
+func TestReaderGoneOnInterruptWaitsForIt(t *testing.T) {
+	t.Parallel()
+	epipe := &os.PathError{Op: "write", Path: "|1", Err: syscall.EPIPE}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	got := make(chan bool)
+	go func() { got <- ReaderGoneOnInterrupt(ctx, epipe) }()
+	cancel(ErrInterrupted)
+	if !<-got {
+		t.Error("EPIPE, then the interrupt: not the interrupt's doing")
+	}
+	if ReaderGoneOnInterrupt(ctx, io.ErrShortWrite) {
+		t.Error("another write error after the interrupt: the interrupt's doing")
+	}
+	if ReaderGoneOnInterrupt(context.Background(), epipe) {
+		t.Error("EPIPE and no interrupt: the interrupt's doing")
 	}
 }

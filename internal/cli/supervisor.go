@@ -19,11 +19,20 @@ const SupervisorEnv = "CRAWLUTILS_SUPERVISOR"
 // supervisorWatchEvery is how often a supervised tool checks its parent.
 const supervisorWatchEvery = 250 * time.Millisecond
 
+// supervisor is the pid SupervisorEnv names, or 0.
+func supervisor() int {
+	pid, err := strconv.Atoi(os.Getenv(SupervisorEnv))
+	if err != nil || pid <= 1 {
+		return 0
+	}
+	return pid
+}
+
 // watchSupervisor starts the watch SupervisorEnv asks for, if it does,
 // until the returned stop is called.
 func watchSupervisor() (stop func()) {
-	pid, err := strconv.Atoi(os.Getenv(SupervisorEnv))
-	if err != nil || pid <= 1 {
+	pid := supervisor()
+	if pid == 0 {
 		return func() {}
 	}
 	check := func() {
