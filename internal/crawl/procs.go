@@ -185,13 +185,24 @@ func (s *stage) kill() {
 	}
 }
 
-// drain stops it as a first interrupt would (cli.DrainSignal).
+// drain stops it as a first interrupt would (cli.DrainSignal). A process
+// that does not catch the signal yet (its runtime has not started: on a
+// busy machine that can take longer than drainReady) is left for the next
+// round of passInterrupt, as the signal would end it.
 func (s *stage) drain() {
 	if s.in != nil {
 		s.in.drain()
-	} else if s.cmd.Process != nil {
-		s.cmd.Process.Signal(cli.DrainSignal) // an error: it has exited
+		return
 	}
+	if s.cmd.Process == nil {
+		return
+	}
+	if sig, ok := cli.DrainSignal.(syscall.Signal); ok {
+		if catches, known := childproc.Catches(s.cmd.Process.Pid, sig); known && !catches {
+			return
+		}
+	}
+	s.cmd.Process.Signal(cli.DrainSignal) // an error: it has exited
 }
 
 // pid is the stage's process id (this process's, for a command run in it).
@@ -402,9 +413,11 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 	return res
 }
 
-// drainReady is how long after its start a tool surely handles the drain
-// signal: until its runtime and cli.Main set up their handlers, the signal
-// would kill it, then be ignored.
+// drainReady is how long after its start a tool most likely handles the
+// drain signal. Until its runtime starts, the signal would end it: drain
+// waits for the process to catch it where that can be told (Linux's
+// /proc); from then until cli.Main sets up its handler, the runtime
+// ignores it, and the next round (drainAgain) sends it again.
 const drainReady = 50 * time.Millisecond
 
 // drainAgain is how often the drain signal is sent again to each tool
