@@ -47,6 +47,17 @@ var retryableErrors = map[string]bool{
 	ErrProtocol: true, ErrTruncated: true, ErrNetwork: true,
 }
 
+// MayPass reports whether a failure with this code may not come back on
+// a later run: those worth a retry (the network), and a name that did
+// not resolve (a DNS outage passes, though a retry within the run would
+// not help).
+func MayPass(code string) bool { return retryableErrors[code] || code == ErrDNS }
+
+// Unavailable reports whether an HTTP status says the server could not
+// answer for now (5xx, 429): a robots.txt so answered disallows all for a
+// while, and a page so answered was not fetched.
+func Unavailable(status int) bool { return status == http.StatusTooManyRequests || status >= 500 }
+
 // FetchError is why a fetch failed: a Code from the list above and a
 // human-readable Detail.
 type FetchError struct {

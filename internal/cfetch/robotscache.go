@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"container/list"
 	"fmt"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -104,7 +103,7 @@ func judgeRobots(out *outcome, robotsURL, agent string, now time.Time) robotsVer
 			}
 		}
 		e.rules = robots.Parse(data, agent)
-	case out.status == http.StatusTooManyRequests || out.status >= 500:
+	case Unavailable(out.status):
 		e.state, e.detail, e.expires = robotsUnavailable, fmt.Sprintf("status %d", out.status), now.Add(robotsRetryTTL)
 		return robotsVerdict{entry: e, retryable: true}
 	default:

@@ -33,21 +33,12 @@ const (
 	metaLastFailureAgain = "last_failure_again"
 )
 
-// passingFailures are the cfetch error codes of failures that a later run
-// may not meet: the site or the network was down, or overloaded. (The
-// failures of the request itself, or of the crawl's policy, come back
-// every time.)
-var passingFailures = map[string]bool{
-	cfetch.ErrDNS: true, cfetch.ErrRefused: true, cfetch.ErrReset: true, cfetch.ErrTimeout: true,
-	cfetch.ErrTLS: true, cfetch.ErrProtocol: true, cfetch.ErrTruncated: true, cfetch.ErrNetwork: true,
-}
-
 // unavailableStatus reports whether an HTTP status (a key of
 // pages.by_status) says the server could not answer for now: 5xx, 429.
 // A page answered so was not fetched.
 func unavailableStatus(status string) bool {
 	n, err := strconv.Atoi(status)
-	return err == nil && (n >= 500 || n == 429)
+	return err == nil && cfetch.Unavailable(n)
 }
 
 // failureCounts are the counts of a run's failed fetches, by cause: the
@@ -77,7 +68,7 @@ func mayPass(counts map[string]int64, robotsUnavailable bool) bool {
 		if n <= 0 {
 			continue
 		}
-		if passingFailures[k] || strings.HasPrefix(k, "status_") || k == cfetch.ErrRobots && robotsUnavailable {
+		if cfetch.MayPass(k) || strings.HasPrefix(k, "status_") || k == cfetch.ErrRobots && robotsUnavailable {
 			return true
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/cli"
 )
 
 // TestCrawlInterruptedWhileAToolStarts: an interrupt that comes while a
@@ -29,7 +31,7 @@ func TestCrawlInterruptedWhileAToolStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	mark := filepath.Join(t.TempDir(), "cfetch-starting")
-	wrapper := "#!/usr/bin/env bash\n: > " + shellQuote(mark) + "\nsleep 1\nexec -a \"$0\" " + shellQuote(exe) + " \"$@\"\n"
+	wrapper := "#!/usr/bin/env bash\n: > " + cli.ShellQuote(mark) + "\nsleep 1\nexec -a \"$0\" " + cli.ShellQuote(exe) + " \"$@\"\n"
 	cfetch := filepath.Join(bin, "cfetch")
 	if err := os.Remove(cfetch); err != nil {
 		t.Fatal(err)
@@ -56,6 +58,3 @@ func TestCrawlInterruptedWhileAToolStarts(t *testing.T) {
 	}
 	r.want(t, 130, "; run the same command again to resume\n", "cqueue: interrupted: ")
 }
-
-// shellQuote quotes s for bash.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
