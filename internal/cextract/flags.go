@@ -27,6 +27,7 @@ type Options struct {
 	Explain      string   // --explain [REGEX]: explain the responses whose URL matches (see explainArgs)
 	Rejects      string   // --rejects FILE: refused follow-ups with their reason
 	Failures     string   // --failures FILE: failed pages and pages whose items were dropped
+	FailuresAdd  bool     // --failures-append: add to FILE instead of writing it anew
 	WARCOutlinks string   // --warc-outlinks FILE: each page's outlinks as WARC metadata records
 	Fields       []string // -f NAME=SELECTOR, in item order
 	Type         string   // --type: the items' type
@@ -83,6 +84,9 @@ func (o *Options) compile() (*engine, error) {
 	}
 	if o.Rules == "" && len(o.Fields) == 0 && !o.Links {
 		return nil, errors.New("nothing to extract: give a rules file (-r FILE), -f NAME=SELECTOR (repeatable), --links, or several")
+	}
+	if o.FailuresAdd && o.Failures == "" {
+		return nil, errors.New("--failures-append: needs --failures FILE")
 	}
 	if o.Each != "" && len(o.Fields) == 0 {
 		return nil, errors.New("--each: needs at least one -f NAME=SELECTOR to fill the items")
@@ -328,6 +332,7 @@ func (o *Options) define(f *cli.Flags) {
 	f.StringVar(&o.Explain, "explain", "", "instead of records, explain each response whose URL matches `REGEX`: rules applied, fields and why they are empty. Without REGEX (--explain at the end, or before a flag, - or a FILE that exists): every response")
 	f.StringVar(&o.Rejects, "rejects", "", "write the follow-ups the crawl policy refused to `FILE`, as request records with a \"reason\"")
 	f.StringVar(&o.Failures, "failures", "", "write each page that failed (a fetch error, a status other than 2xx) or whose items were dropped (a required field missing) to `FILE`, with the page that linked it: {\"kind\":\"failure\",\"url\",\"status\" or \"error\",\"reason\",\"referer\",…}")
+	f.BoolVar(&o.FailuresAdd, "failures-append", false, "add to the --failures FILE instead of writing it anew (cqueue crawl does when a run resumes a round)")
 	f.StringVar(&o.WARCOutlinks, "warc-outlinks", "", "write each page's outlinks (the follow-up requests it gave) as a WARC metadata record to the WARC `FILE` (.warc.gz: one gzip member per record), referring to cfetch --warc's response record; a new file of its series (FILE-00001.warc.gz, …) when FILE exists or passes 1G; see docs/warc.md")
 	f.StringArrayVarP(&o.Fields, "field", "f", nil, "add field `NAME=SELECTOR` to the items (repeatable, in order); NAME[]=SELECTOR for all values")
 	f.StringVar(&o.Type, "type", "item", "the items' `TYPE` (their \"type\" field)")

@@ -88,7 +88,11 @@ func (o *Options) run(ctx context.Context, env *cli.Env) error {
 	}
 	var failuresFile *os.File
 	if o.Failures != "" && explain == nil {
-		if failuresFile, err = os.Create(o.Failures); err != nil {
+		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if o.FailuresAdd {
+			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		}
+		if failuresFile, err = os.OpenFile(o.Failures, flags, 0o666); err != nil {
 			return fmt.Errorf("--failures: %w", err)
 		}
 		p.failures = ndjson.NewWriter(failuresFile)

@@ -32,6 +32,10 @@ type crawl struct {
 
 	round    int  // the round this run crawls
 	newRound bool // this run began it
+	resumes  bool // this run goes on with a round an earlier run began
+	// failuresFrom is where this run's records begin in --failures FILE
+	// (failuresAppend).
+	failuresFrom int64
 	// again says this run queues the round's seeds again: its last run
 	// could fetch nothing (failed.go).
 	again bool

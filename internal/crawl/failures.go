@@ -24,6 +24,20 @@ func (c *crawl) failuresPath() string {
 	return filepath.Join(c.tmp, "failures.jsonl")
 }
 
+// failuresAppend reports whether cextract adds to --failures FILE rather
+// than writing it anew: when this run resumes a round (after Ctrl-C, a
+// budget, a crash), so that the file keeps the whole round's failed pages,
+// those of the runs before too. It notes where this run's begin.
+func (c *crawl) failuresAppend() bool {
+	if c.o.failures == "" || !c.resumes {
+		return false
+	}
+	if fi, err := os.Stat(c.o.failures); err == nil && fi.Mode().IsRegular() {
+		c.failuresFrom = fi.Size()
+	}
+	return true
+}
+
 // failuresAccount is what the account says of the pages that failed or
 // whose items were dropped (cextract --failures): how many, the first few,
 // and the file that has them all when --failures FILE was given.
@@ -31,6 +45,9 @@ type failuresAccount struct {
 	Count int64             `json:"count"`
 	File  string            `json:"file,omitempty"`
 	First []json.RawMessage `json:"first"`
+	// Earlier is how many of the file's records the round's earlier
+	// runs wrote (failuresAppend): not counted in Count.
+	Earlier int64 `json:"earlier_runs,omitempty"`
 }
 
 // readFailures reads the failed pages cextract wrote: nil when it wrote
@@ -47,9 +64,15 @@ func (c *crawl) readFailures() *failuresAccount {
 	a := &failuresAccount{File: c.o.failures, First: []json.RawMessage{}}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
+	var at int64 // the offset of the line after this one
 	for sc.Scan() {
 		line := sc.Bytes()
+		at += int64(len(line)) + 1
 		if len(line) == 0 || !json.Valid(line) {
+			continue
+		}
+		if at <= c.failuresFrom {
+			a.Earlier++
 			continue
 		}
 		a.Count++
@@ -60,7 +83,7 @@ func (c *crawl) readFailures() *failuresAccount {
 	if err := sc.Err(); err != nil {
 		c.tool.Printf("warning: failed pages: %v", err)
 	}
-	if a.Count == 0 {
+	if a.Count == 0 && a.Earlier == 0 {
 		return nil
 	}
 	return a
@@ -73,7 +96,10 @@ func (c *crawl) failureLines(a *failuresAccount) []string {
 		return nil
 	}
 	head := fmt.Sprintf("%s failed or had items dropped:", plural(a.Count, "page"))
-	if a.File != "" {
+	switch {
+	case a.File != "" && a.Earlier > 0:
+		head = fmt.Sprintf("%s failed or had items dropped (every one in %s, after the %d of the round's earlier runs):", plural(a.Count, "page"), a.File, a.Earlier)
+	case a.File != "":
 		head = fmt.Sprintf("%s failed or had items dropped (every one in %s):", plural(a.Count, "page"), a.File)
 	}
 	lines := []string{head}

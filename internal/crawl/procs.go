@@ -271,6 +271,9 @@ func (c *crawl) stages(every time.Duration) []*stage {
 	// counts them as seen, not exported, so that the items not seen are
 	// gone (gone.go), and without it every round has every item.
 	extract := []string{"--rules=" + o.rules, "--failures=" + c.failuresPath(), "--extract-unchanged"}
+	if c.failuresAppend() {
+		extract = append(extract, "--failures-append")
+	}
 	if o.filesDir != "" {
 		extract = append(extract, "--files-dir="+o.filesDir)
 	}

@@ -112,6 +112,7 @@ func (c *crawl) startRound(ctx context.Context) error {
 		c.meta = m
 	}
 	c.round = round
+	c.resumes = meta[metaRound] != "" && !c.newRound
 	return nil
 }
 
