@@ -80,8 +80,14 @@ func (c *crawl) readSeeds() error {
 	defer f.Close()
 	var sums [][sha256.Size]byte
 	r := bufio.NewReader(f)
-	for {
+	for first := true; ; first = false {
 		line, err := r.ReadBytes('\n')
+		if first {
+			// The byte order mark a Windows editor writes is no part of
+			// the first seed (ndjson skips it too): the same seeds saved
+			// with it are the same seeds.
+			line = bytes.TrimPrefix(line, []byte(ndjson.BOM))
+		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
 			sums = append(sums, sha256.Sum256(t))
 		}
@@ -92,13 +98,13 @@ func (c *crawl) readSeeds() error {
 			return fmt.Errorf("seeds: %v", describeOpen(err))
 		}
 	}
+	c.seed.lines = len(sums)
 	slices.SortFunc(sums, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
 	sums = slices.Compact(sums)
 	h := sha256.New()
 	for _, s := range sums {
 		h.Write(s[:])
 	}
-	c.seed.lines = len(sums)
 	c.id.seeds, c.id.seedsSHA, c.id.seedCount = c.o.seeds, fmt.Sprintf("%x", h.Sum(nil)), len(sums)
 	return nil
 }

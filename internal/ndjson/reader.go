@@ -128,13 +128,15 @@ func (r *Reader) closeCurrent() {
 
 var errTooLong = errors.New("line too long")
 
-// bom is the UTF-8 byte order mark, which Windows editors (Notepad,
+// BOM is the UTF-8 byte order mark, which Windows editors (Notepad,
 // PowerShell's Out-File, Excel's "CSV UTF-8") put at the start of a file.
 // At the very start of an input it is not part of the first line, as jq
 // and encoding/json's callers that follow RFC 8259 (section 8.1) skip it;
 // anywhere else it is data, and a record that holds one is invalid where
 // it is parsed.
-var bom = []byte("\xef\xbb\xbf")
+const BOM = "\xef\xbb\xbf"
+
+var bom = []byte(BOM)
 
 // longLine is the length from which a line is read into one buffer of its
 // greatest length, not gathered in copied pieces (see readLine).
