@@ -291,6 +291,26 @@ func (c *crawl) writeAccountEvery() (stop func()) {
 	return cli.Every(every, func() { c.writeAccount(c.account(c.readLoopStats())) })
 }
 
+// writeAccountOnAbort writes the --stats FILE when a second interrupt
+// ends the process at once (cli.OnAbort) while the loop runs, so that it
+// never stays "running" (with --stats-every) or absent: the account so
+// far, from the tools' last stats files, "interrupted", exit 130. The
+// returned function removes the hook.
+func (c *crawl) writeAccountOnAbort() (remove func()) {
+	if c.o.statsFile == "" {
+		return func() {}
+	}
+	return cli.OnAbort(func() {
+		a := c.account(c.readLoopStats())
+		a.Failures = c.readFailures()
+		a.State, a.Complete = "interrupted", false
+		code := cli.ExitInterrupted
+		a.Exit = &code
+		a.Reasons = append(a.Reasons, "a second interrupt ended the crawl at once, its tools killed: the figures are their last (at most a second old), and the requests they held are handed out again when the next run resumes the crawl")
+		c.writeAccount(a)
+	})
+}
+
 func (c *crawl) writeAccount(a crawlAccount) error {
 	b, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {

@@ -402,6 +402,7 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 		c.tool.StartStatusLine(time.Second, c.progress(start))
 	}
 	stopStats := c.writeAccountEvery()
+	removeAbortStats := c.writeAccountOnAbort()
 	stopPublish := c.publishEvery(stages)
 	var wg sync.WaitGroup
 	for _, s := range stages {
@@ -410,6 +411,7 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 	wg.Wait()
 	close(done)
 	relays.Wait()
+	removeAbortStats()
 	stopStats()
 	stopPublish()
 	c.tool.StopStatusLine()
