@@ -294,13 +294,15 @@ func (c *crawl) writeAccountEvery() (stop func()) {
 // writeAccountOnAbort writes the --stats FILE when a second interrupt
 // ends the process at once (cli.OnAbort) while the loop runs, so that it
 // never stays "running" (with --stats-every) or absent: the account so
-// far, from the tools' last stats files, "interrupted", exit 130. The
-// returned function removes the hook.
-func (c *crawl) writeAccountOnAbort() (remove func()) {
+// far, from the tools' last stats files, "interrupted", exit 130. It
+// stops writeAccountEvery's writes first (stopEvery), so that none lands
+// after it. The returned function removes the hook.
+func (c *crawl) writeAccountOnAbort(stopEvery func()) (remove func()) {
 	if c.o.statsFile == "" {
 		return func() {}
 	}
 	return cli.OnAbort(func() {
+		stopEvery()
 		a := c.account(c.readLoopStats())
 		a.Failures = c.readFailures()
 		a.State, a.Complete = "interrupted", false

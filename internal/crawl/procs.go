@@ -402,7 +402,7 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 		c.tool.StartStatusLine(time.Second, c.progress(start))
 	}
 	stopStats := c.writeAccountEvery()
-	removeAbortStats := c.writeAccountOnAbort()
+	removeAbortStats := c.writeAccountOnAbort(stopStats)
 	stopPublish := c.publishEvery(stages)
 	var wg sync.WaitGroup
 	for _, s := range stages {
