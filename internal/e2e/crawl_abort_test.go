@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,16 +14,9 @@ import (
 // at once, and its --stats FILE says so ("interrupted", exit 130, why),
 // where it stayed "running" from --stats-every before.
 func TestCrawlSecondInterruptWritesStats(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crawl loops are skipped with -short")
-	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
-	}
 	site := loopSite
 	site.Latency = time.Second // the drain after the first Ctrl-C waits on pages in flight
-	l := newCrawlSite(t, binDir(t), site)
-	l.writeFile("seeds.txt", l.url+"/\n")
+	l := seededCrawlSite(t, site)
 	c, stdout, stderr := l.startCrawl(`--stats acct.json --stats-every 100ms seeds.txt "$RULES" items.csv`)
 	stats := filepath.Join(l.dir, "acct.json")
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,14 +17,7 @@ import (
 // category) are each there once, linked from a page of the site; the 404s
 // in FILE are the 404s the account counts.
 func TestCrawlFailures(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crawl loops are skipped with -short")
-	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
-	}
-	l := newCrawlSite(t, binDir(t), loopSite)
-	l.writeFile("seeds.txt", l.url+"/\n")
+	l := seededCrawlSite(t, loopSite)
 	r := l.runCrawl(`--stats acct.json --failures failures.jsonl seeds.txt "$RULES" items.csv`)
 	r.want(t, 0, "cqueue: complete: nothing is left queued or in flight\n")
 
@@ -112,14 +104,7 @@ func readFailures(t *testing.T, l *loop) (all []failure, notFound map[string]fai
 // account counts this run's, saying how many the earlier runs wrote. The
 // next round writes the file anew.
 func TestCrawlFailuresOverResumedRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crawl loops are skipped with -short")
-	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
-	}
-	l := newCrawlSite(t, binDir(t), loopSite)
-	l.writeFile("seeds.txt", l.url+"/\n")
+	l := seededCrawlSite(t, loopSite)
 	r := l.runCrawl(`--failures failures.jsonl seeds.txt "$RULES" items.csv --max-pages 150`)
 	r.want(t, 5, "cqueue: stopped: max_pages reached (150)")
 	first, _ := readFailures(t, l)

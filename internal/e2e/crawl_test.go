@@ -31,6 +31,21 @@ func newCrawlSite(t *testing.T, bin string, opts demosite.Options) *loop {
 	return &loop{t: t, site: site, url: srv.URL, dir: dir, bin: bin}
 }
 
+// seededCrawlSite is newCrawlSite with seeds.txt naming the site's home
+// page, for a test of cqueue crawl: skipped with -short or without bash.
+func seededCrawlSite(t *testing.T, opts demosite.Options) *loop {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("crawl loops are skipped with -short")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	l := newCrawlSite(t, binDir(t), opts)
+	l.writeFile("seeds.txt", l.url+"/\n")
+	return l
+}
+
 // crawlRun is how one cqueue crawl ended.
 type crawlRun struct {
 	code   int
