@@ -63,7 +63,9 @@ type Options struct {
 	// declare (declared.go).
 	Rules string
 	// Types, when set, keeps only the items whose "type" is one of them
-	// (Scrapy's item_classes); an object without "kind" has no type.
+	// (Scrapy's item_classes); an object without "kind" has no type. Like
+	// Key, it holds the names themselves: the flag has undone its escapes
+	// (listflag.go), unlike Fields, whose entries keep theirs.
 	Types []string
 	// Where, when set, is a jq expression run on each item's data (the whole
 	// record is $record): the item is kept when a result is neither false
@@ -264,7 +266,7 @@ func checkNames(flag string, names []string) error {
 	seen := map[string]bool{}
 	for _, f := range names {
 		if f == "" {
-			return fmt.Errorf("%s %q: empty field name", flag, strings.Join(names, ","))
+			return fmt.Errorf("%s %q: empty field name", flag, joinNames(names))
 		}
 		if seen[f] {
 			return fmt.Errorf("%s: field %q is named twice", flag, f)

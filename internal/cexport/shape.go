@@ -22,89 +22,22 @@ import (
 // fieldSpec is one entry of --fields: the item field From, exported as To.
 type fieldSpec struct{ From, To string }
 
-// fieldList is the value of --fields: entries separated by commas, kept
-// as given (escapes and all) for parseFieldSpec. A backslash escapes the
-// next character here as there, so "a\,b" is one entry, a name with a
-// comma; every other character is itself, a double quote too. (A pflag
-// string slice would read the value as a line of CSV: 'x"y' was refused
-// with "bare \" in non-quoted-field", and a comma needed CSV quotes inside
-// the shell's, '"a,b"', beside the backslashes \: and \\.) Like a string
-// slice, the first Set replaces the default, and each later one (the flag
-// repeated, the items of a config file's list) adds to it; an empty value
-// adds nothing.
-type fieldList struct {
-	list *[]string
-	set  bool
-}
-
-func newFieldList(p *[]string) *fieldList { return &fieldList{list: p} }
-
-func (l *fieldList) Set(s string) error {
-	entries := splitFieldList(s)
-	if !l.set {
-		*l.list = entries
-		l.set = true
-		return nil
-	}
-	*l.list = append(*l.list, entries...)
-	return nil
-}
-
-// String is the list as a value of --fields would give it.
-func (l *fieldList) String() string { return strings.Join(*l.list, ",") }
-
-func (l *fieldList) Type() string { return "strings" }
-
-// splitFieldList splits s at each comma not escaped by a backslash; the
-// entries keep their escapes. "" is no entry.
-func splitFieldList(s string) []string {
-	if s == "" {
-		return []string{}
-	}
-	var entries []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++ // the next character is literal, a comma too
-		case ',':
-			entries = append(entries, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(entries, s[start:])
-}
-
 // parseFieldSpec parses one --fields entry: NAME, or FROM:TO to export the
 // field FROM under the name TO (Scrapy's FEED_EXPORT_FIELDS dict). A
 // backslash makes the next character literal, so a name may hold a colon
-// (og\:title), a comma (a\,b: see splitFieldList) or a backslash (\\).
+// (og\:title), a comma (a\,b: see splitList) or a backslash (\\).
 func parseFieldSpec(s string) (fieldSpec, error) {
-	var parts [2]strings.Builder
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\':
-			if i+1 == len(s) {
-				return fieldSpec{}, fmt.Errorf("%q: a backslash at the end (\\\\ is a backslash, \\, a comma, \\: a colon)", s)
-			}
-			i++
-			parts[n].WriteByte(s[i])
-		case c == ':':
-			if n == 1 {
-				return fieldSpec{}, fmt.Errorf("%q: more than one ':' (FIELD or FIELD:NAME; \\: is a colon in a name)", s)
-			}
-			n++
-		default:
-			parts[n].WriteByte(c)
+	parts := splitUnescaped(s, ':')
+	if len(parts) > 2 {
+		return fieldSpec{}, fmt.Errorf("%q: more than one ':' (FIELD or FIELD:NAME; \\: is a colon in a name)", s)
+	}
+	for i, p := range parts {
+		var ok bool
+		if parts[i], ok = unescape(p); !ok {
+			return fieldSpec{}, fmt.Errorf("%q: a backslash at the end (\\\\ is a backslash, \\, a comma, \\: a colon)", s)
 		}
 	}
-	from := parts[0].String()
-	to := from
-	if n == 1 {
-		to = parts[1].String()
-	}
+	from, to := parts[0], parts[len(parts)-1]
 	if from == "" || to == "" {
 		return fieldSpec{}, fmt.Errorf("%q: empty field name (FIELD or FIELD:NAME)", s)
 	}

@@ -125,7 +125,7 @@ func FuzzParseFieldSpec(f *testing.F) {
 			t.Fatalf("%q: %+v, escaped back: %+v, %v", s, fs, again, err)
 		}
 		// Escaped, it is one entry of --fields, before and after another.
-		if list := splitFieldList("a," + spec + ",b"); len(list) != 3 || list[1] != spec {
+		if list := splitList("a," + spec + ",b"); len(list) != 3 || list[1] != spec {
 			t.Fatalf("%q: --fields a,%s,b splits into %q", s, spec, list)
 		}
 	})

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/ndjson"
@@ -135,11 +134,11 @@ func (s *tableSink) checkKey() error {
 	}
 	for _, k := range s.key {
 		if _, ok := s.tbl.index[k]; !ok {
-			return fmt.Errorf("--key %s: table %s has no column %q", strings.Join(s.key, ","), s.target.table, k)
+			return fmt.Errorf("--key %s: table %s has no column %q", joinNames(s.key), s.target.table, k)
 		}
 	}
 	if err := s.drv.ensureKey(s.ctx, s.key); err != nil {
-		return fmt.Errorf("--key %s: cannot make it a unique key of table %s (do rows share a key?): %w", strings.Join(s.key, ","), s.target.table, err)
+		return fmt.Errorf("--key %s: cannot make it a unique key of table %s (do rows share a key?): %w", joinNames(s.key), s.target.table, err)
 	}
 	return nil
 }
