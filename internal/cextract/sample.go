@@ -1,9 +1,9 @@
 package cextract
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -48,24 +48,35 @@ func loadSample(path string) (*sample, error) {
 }
 
 // readSample reads the first response record of r, name is for messages.
+// Its lines are read as every input is (ndjson.Reader): a byte order mark
+// at the very start is skipped, CRLF line ends are taken, and a line is
+// at most ndjson.DefaultMaxLine long.
 func readSample(name string, r io.Reader) (*sample, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	for num := 1; ; num++ {
-		line, err := br.ReadBytes('\n')
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			var resp record.Response
-			if jerr := json.Unmarshal(t, &resp); jerr != nil {
-				return nil, fmt.Errorf("%s:%d: invalid record: %v", name, num, jerr)
-			}
-			if resp.Kind == record.KindResponse {
-				return &sample{name: name, raw: t, url: resp.URL}, nil
-			}
-		}
-		if err == io.EOF {
+	lines := ndjson.NewReader(nil, r)
+	for {
+		line, err := lines.Next()
+		var le *ndjson.LineError
+		switch {
+		case err == io.EOF:
 			return nil, fmt.Errorf("%s: no response record (cfetch's output: {\"kind\":\"response\",…})", name)
-		}
-		if err != nil {
+		case errors.As(err, &le):
+			return nil, fmt.Errorf("%s:%d: %v", name, le.Line.Num, le.Err)
+		case err != nil: // "read <stdin>: …": say which file instead
+			if u := errors.Unwrap(err); u != nil {
+				err = u
+			}
 			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		t := bytes.TrimSpace(line.Bytes)
+		if len(t) == 0 {
+			continue
+		}
+		var resp record.Response
+		if jerr := json.Unmarshal(t, &resp); jerr != nil {
+			return nil, fmt.Errorf("%s:%d: invalid record: %v", name, line.Num, jerr)
+		}
+		if resp.Kind == record.KindResponse {
+			return &sample{name: name, raw: t, url: resp.URL}, nil
 		}
 	}
 }
