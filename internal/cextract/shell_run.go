@@ -1,17 +1,16 @@
 package cextract
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"golang.org/x/term"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/ndjson"
 )
 
 // maxShellLine caps a line of the session read from a pipe.
@@ -42,20 +41,29 @@ func runShell(ctx context.Context, env *cli.Env, src string, fetchArgs []string)
 		tool.Printf("<stdin>:%d: %s", num, fmt.Sprintf(format, a...))
 		bad = true
 	}
-	br := bufio.NewReaderSize(in, 1<<16)
+	// The lines are read as every input is (ndjson.Reader): a byte order
+	// mark at the very start is skipped, as a selector file saved by a
+	// Windows editor has it; a line over the cap is reported, and the
+	// session goes on with the next.
+	lines := ndjson.NewReader(nil, in)
+	lines.MaxLine = maxShellLine
 	for ctx.Err() == nil {
-		line, err := readShellLine(br)
-		if line != "" || err == nil {
-			num++
-			if !s.line(line) {
-				break
-			}
-		}
+		line, err := lines.Next()
 		if err == io.EOF {
 			break
 		}
+		var le *ndjson.LineError
+		if errors.As(err, &le) {
+			num = le.Line.Num
+			s.errf("%v", le.Err)
+			continue
+		}
 		if err != nil {
-			return fmt.Errorf("<stdin>:%d: %v", num+1, err)
+			return err
+		}
+		num = line.Num
+		if !s.line(string(line.Bytes)) {
+			break
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -65,22 +73,6 @@ func runShell(ctx context.Context, env *cli.Env, src string, fetchArgs []string)
 		return cli.Exit(cli.ExitPartial)
 	}
 	return nil
-}
-
-// readShellLine reads one line without its end, at most maxShellLine bytes.
-func readShellLine(br *bufio.Reader) (string, error) {
-	var b strings.Builder
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if b.Len()+len(chunk) > maxShellLine {
-			return "", fmt.Errorf("line longer than %d bytes", maxShellLine)
-		}
-		b.Write(chunk)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return strings.TrimRight(b.String(), "\r\n"), err
-	}
 }
 
 // interactive runs the session on a terminal, in raw mode for the line
