@@ -21,6 +21,9 @@ func TestFlagPrecedence(t *testing.T) {
 	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "config.yml")
 	os.WriteFile(cfg, []byte("ctest:\n  concurrency: 7\n  name: fromconfig\n  tag: [a, b]\n"), 0o644)
+	// The same saved by a Windows editor, with a byte order mark first.
+	cfgBOM := filepath.Join(t.TempDir(), "config.yml")
+	os.WriteFile(cfgBOM, []byte("\xef\xbb\xbfctest:\r\n  concurrency: 7\r\n  name: fromconfig\r\n  tag: [a, b]\r\n"), 0o644)
 	tests := []struct {
 		name    string
 		args    []string
@@ -28,15 +31,20 @@ func TestFlagPrecedence(t *testing.T) {
 		wantC   int
 		wantN   string
 		wantTag string
+		bom     bool
 	}{
-		{"config fills unset flags", nil, nil, 7, "fromconfig", "a,b"},
-		{"env beats config", nil, map[string]string{"CTEST_CONCURRENCY": "9"}, 9, "fromconfig", "a,b"},
-		{"flag beats env", []string{"--concurrency", "3"}, map[string]string{"CTEST_CONCURRENCY": "9"}, 3, "fromconfig", "a,b"},
+		{"config fills unset flags", nil, nil, 7, "fromconfig", "a,b", false},
+		{"env beats config", nil, map[string]string{"CTEST_CONCURRENCY": "9"}, 9, "fromconfig", "a,b", false},
+		{"flag beats env", []string{"--concurrency", "3"}, map[string]string{"CTEST_CONCURRENCY": "9"}, 3, "fromconfig", "a,b", false},
+		{"config with a byte order mark", nil, nil, 7, "fromconfig", "a,b", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			env := map[string]string{"CRAWLUTILS_CONFIG": cfg}
+			if tt.bom {
+				env["CRAWLUTILS_CONFIG"] = cfgBOM
+			}
 			for k, v := range tt.env {
 				env[k] = v
 			}

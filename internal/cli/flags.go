@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/goccy/go-yaml"
 	"github.com/spf13/pflag"
 )
@@ -247,7 +248,7 @@ func (f *Flags) applyConfig() error {
 		return fmt.Errorf("config: %v", err)
 	}
 	var doc map[string]map[string]any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := yaml.Unmarshal(ndjson.TrimBOM(data), &doc); err != nil {
 		return fmt.Errorf("config %s: %v", path, err)
 	}
 	section := doc[f.tool.Name]

@@ -6,13 +6,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
+	"github.com/crawlutils/crawlutils/internal/cqueue"
 	"github.com/crawlutils/crawlutils/internal/ndjson"
 )
 
@@ -86,7 +86,7 @@ func (c *crawl) readSeeds() error {
 			// The byte order mark a Windows editor writes is no part of
 			// the first seed (ndjson skips it too): the same seeds saved
 			// with it are the same seeds.
-			line = bytes.TrimPrefix(line, []byte(ndjson.BOM))
+			line = ndjson.TrimBOM(line)
 		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
 			sums = append(sums, sha256.Sum256(t))

@@ -136,6 +136,11 @@ var errTooLong = errors.New("line too long")
 // it is parsed.
 const BOM = "\xef\xbb\xbf"
 
+// TrimBOM returns a whole file's content without the byte order mark at
+// its start, if it has one: the same rule for the files read whole (rules,
+// configs) as for the lines of an input.
+func TrimBOM(b []byte) []byte { return bytes.TrimPrefix(b, bom) }
+
 var bom = []byte(BOM)
 
 // longLine is the length from which a line is read into one buffer of its

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
+	"github.com/crawlutils/crawlutils/internal/ndjson"
 )
 
 // Keys lists the keys each mapping of the schema accepts (the JSON Schema
@@ -30,7 +31,9 @@ var Keys = map[string][]string{
 // it), and a value in error is left empty. Such a File is only for
 // checking, never for extracting.
 func Parse(name string, data []byte) (*File, error) {
-	root, err := parseYAML(data)
+	// A file saved with a byte order mark (Windows editors) is the same
+	// rules: the mark is no key of its first line.
+	root, err := parseYAML(ndjson.TrimBOM(data))
 	if err != nil {
 		if e, ok := err.(*Error); ok {
 			e.File = name

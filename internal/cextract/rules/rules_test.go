@@ -115,6 +115,19 @@ func TestParseJSON(t *testing.T) {
 	}
 }
 
+// TestParseByteOrderMark: a rules file saved with a byte order mark (a
+// Windows editor) is the same rules; its errors keep their lines.
+func TestParseByteOrderMark(t *testing.T) {
+	f, err := Parse("r.yml", []byte("\xef\xbb\xbfitems:\r\n  - name: p\r\n    fields: {t: h1}\r\n"))
+	if err != nil || len(f.Items) != 1 || f.Items[0].Name != "p" {
+		t.Fatalf("%+v, %v", f, err)
+	}
+	_, err = Parse("r.yml", []byte("\xef\xbb\xbfitems:\n  - name: p\n    felds: {t: h1}\n"))
+	if err == nil || !strings.Contains(err.Error(), `r.yml:3:5: unknown field "felds"`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, src, want string
