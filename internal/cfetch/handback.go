@@ -3,7 +3,6 @@ package cfetch
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -47,7 +46,9 @@ func (j *job) seedChain() {
 	j.redirects = slices.Clone(j.req.Redirects)
 	j.visited = make([]string, 0, len(j.redirects)+1)
 	for _, r := range j.redirects {
-		if u, err := url.Parse(r.URL); err == nil {
+		// Read as the hops cfetch follows are (checkURL), so that a hop
+		// recorded as HTTP://Shop.Test/a is shop.test/a again.
+		if u, fe := checkURL(r.URL); fe == nil {
 			j.visited = append(j.visited, chainKey(u))
 		}
 	}

@@ -50,7 +50,7 @@ func checkURL(s string) (*url.URL, *FetchError) {
 	case u.Host == "" || u.Hostname() == "":
 		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: no host", s)
 	}
-	if err := asciiHost(u); err != nil {
+	if err := canonicalHost(u); err != nil {
 		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: host: %v", s, err)
 	}
 	// net/url sends the query as it is: "q=a b" would break the request
@@ -60,12 +60,22 @@ func checkURL(s string) (*url.URL, *FetchError) {
 	return u, nil
 }
 
-// asciiHost writes an internationalized host name in its ASCII (punycode)
-// form, as it goes on the wire and as cextract writes links: bücher.test
-// becomes xn--bcher-kva.test, not b%C3%BCcher.test.
-func asciiHost(u *url.URL) error {
+// canonicalHost writes u's host as it goes on the wire and in records, and
+// as cextract writes links: in lower case (host names are case-insensitive,
+// RFC 3986 §6.2.2.1, so SHOP.Test is shop.test for the record's url, the
+// Host header, the per-host limits and a redirect's "same host" test), an
+// internationalized name in its ASCII (punycode) form, bücher.test as
+// xn--bcher-kva.test, not b%C3%BCcher.test. An IPv6 zone (an interface
+// name) is kept as written. net/url has already lower-cased the scheme.
+func canonicalHost(u *url.URL) error {
 	host := u.Hostname()
 	if isASCII(host) {
+		h := u.Host
+		if i := strings.IndexByte(h, '%'); i >= 0 && strings.HasPrefix(h, "[") {
+			u.Host = strings.ToLower(h[:i]) + h[i:]
+		} else {
+			u.Host = strings.ToLower(h)
+		}
 		return nil
 	}
 	a, err := idna.Lookup.ToASCII(host)
