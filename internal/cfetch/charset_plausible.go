@@ -14,7 +14,9 @@ const (
 	// plausibleLetter counts for each non-ASCII letter of a plausible word
 	// in lower case or capitalised, upperLetter for each of a plausible
 	// word in capitals (rarer, and what lower case of one Cyrillic charset
-	// reads as in another).
+	// reads as in another) and of a Thai word (a byte a letter, where the
+	// Chinese, Japanese or Korean text windows-874 misreads as Thai has two
+	// bytes a letter: it would read better than in its own charset).
 	plausibleLetter = 2
 	upperLetter     = 1
 	// implausibleChar counts against each non-ASCII character of an
@@ -37,6 +39,7 @@ const (
 //   - no lower-case letter is followed by a capital (the case halves of
 //     KOI8-R and windows-1251 are swapped), and no letter by the final
 //     form of a Greek or Hebrew letter;
+//   - Thai characters are in the order Thai is written in (see thaiKind);
 //   - a Latin word is not mostly accented letters (Cyrillic read as
 //     windows-1252 is: "Ñúåøü");
 //   - no symbol, box-drawing character, control or invalid sequence is
@@ -81,8 +84,9 @@ type wordStats struct {
 	prev            charKind // of the previous character; kindSep at the start
 	prevLower       bool     // the previous character is a lower-case letter
 	prevASCII       bool
-	prevFinal       bool // the previous letter is a final form: ς, ך, ם, …
-	punctInside     bool // punctuation after a letter
+	prevFinal       bool     // the previous letter is a final form: ς, ך, ם, …
+	prevThai        thaiKind // of the previous character
+	punctInside     bool     // punctuation after a letter
 }
 
 func (p *plausibility) add(c charClass) {
@@ -94,6 +98,10 @@ func (p *plausibility) add(c charClass) {
 	if !c.ascii {
 		w.nonASCII++
 	}
+	if !thaiFits(w.prevThai, c.thai) {
+		w.implausible = true
+	}
+	w.prevThai = c.thai
 	switch c.kind {
 	case kindLetter:
 		if w.prev == kindSymbol || w.prev == kindBad || w.punctInside || w.prevFinal ||
@@ -142,6 +150,9 @@ func (p *plausibility) add(c charClass) {
 // endWord scores the word read so far and starts the next.
 func (p *plausibility) endWord() {
 	w := &p.w
+	if w.prevThai == thaiLeading { // a vowel that goes before a consonant ends the word
+		w.implausible = true
+	}
 	if w.nonASCII > 0 {
 		scripts := w.scripts
 		if scripts&scriptKana != 0 {
@@ -157,7 +168,7 @@ func (p *plausibility) endWord() {
 			scripts == scriptLatin && w.nonASCIILetters > asciiLetters+1:
 			p.score -= implausibleChar * w.nonASCII
 		case w.letters < 2:
-		case w.upper >= 2 && w.lower == 0:
+		case w.upper >= 2 && w.lower == 0, scripts == scriptThai:
 			p.score += upperLetter * w.nonASCIILetters
 		default:
 			p.score += plausibleLetter * w.nonASCIILetters
@@ -198,9 +209,10 @@ const (
 // charClass is what classifyRune says of a character.
 type charClass struct {
 	kind         charKind
-	script       uint16 // of a letter
-	upper, lower bool   // of a letter
-	final        bool   // a letter that ends words: Greek ς, Hebrew ך ם ן ף ץ
+	script       uint16   // of a letter
+	upper, lower bool     // of a letter
+	final        bool     // a letter that ends words: Greek ς, Hebrew ך ם ן ף ץ
+	thai         thaiKind // what a Thai character may follow
 	ascii        bool
 }
 
@@ -235,9 +247,9 @@ func classifyRune(r rune) charClass {
 		return charClass{kind: kindSep}
 	case unicode.IsLetter(r):
 		return charClass{kind: kindLetter, script: letterScript(r), upper: unicode.IsUpper(r), lower: unicode.IsLower(r),
-			final: r == 'ς' || r == 'ך' || r == 'ם' || r == 'ן' || r == 'ף' || r == 'ץ'}
+			final: r == 'ς' || r == 'ך' || r == 'ם' || r == 'ן' || r == 'ף' || r == 'ץ', thai: thaiKindOf(r)}
 	case unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me):
-		return charClass{kind: kindMark}
+		return charClass{kind: kindMark, thai: thaiKindOf(r)}
 	case unicode.IsSpace(r), unicode.Is(unicode.Nd, r):
 		return charClass{kind: kindSep}
 	case r == '’' || r == '·' || unicode.In(r, unicode.Pd, unicode.Cf):

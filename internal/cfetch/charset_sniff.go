@@ -78,6 +78,10 @@ var (
 		knownCandidate("windows-1251", false), knownCandidate("koi8-r", false),
 		knownCandidate("ibm866", false), knownCandidate("iso-8859-5", false),
 	}
+	// thaiCandidate is windows-874, the Thai charset, which chardet does
+	// not know. It extends TIS-620 and ISO-8859-11, whose labels mean it
+	// (as in browsers).
+	thaiCandidate = knownCandidate("windows-874", false)
 	// centralEuropean are the languages chardet's ISO-8859-2 recognizers
 	// report.
 	centralEuropean = map[string]bool{"cs": true, "hu": true, "pl": true, "ro": true}
@@ -102,7 +106,7 @@ func knownCandidate(label string, strict bool) *sniffCandidate {
 // sniffCandidates lists the charsets sample may be in, in the order that
 // breaks ties: chardet's guesses of confidence minConfidence and more,
 // windows-1252, chardet's other guesses, the multibyte charsets, the
-// Cyrillic charsets. Each of chardet's Central European guesses is
+// Cyrillic charsets, windows-874 (Thai). Each of chardet's Central European guesses is
 // followed by ISO-8859-2 or windows-1250.
 func sniffCandidates(sample []byte, isHTML bool) []*sniffCandidate {
 	det := chardet.NewTextDetector()
@@ -110,7 +114,7 @@ func sniffCandidates(sample []byte, isHTML bool) []*sniffCandidate {
 		det = chardet.NewHtmlDetector()
 	}
 	results, _ := det.DetectAll(sample) // an error is no guess
-	cands := make([]*sniffCandidate, 0, len(results)+1+len(multibyteCandidates)+len(cyrillicCandidates))
+	cands := make([]*sniffCandidate, 0, len(results)+2+len(multibyteCandidates)+len(cyrillicCandidates))
 	add := func(c *sniffCandidate) {
 		for _, have := range cands {
 			if have.name == c.name {
@@ -148,6 +152,7 @@ func sniffCandidates(sample []byte, isHTML bool) []*sniffCandidate {
 	for _, c := range cyrillicCandidates {
 		add(c)
 	}
+	add(thaiCandidate)
 	return cands
 }
 

@@ -42,6 +42,17 @@ const (
 	japaneseShort = "東京の風鈴"
 	chineseSimp   = "这是一个简体中文的网页。我们使用国标编码来测试字符集检测功能是否正常工作。"
 	chineseTrad   = "這是一個繁體中文的網頁。我們使用大五碼來測試字元集偵測功能是否正常運作。"
+	// A shop's product page, a city guide and a shop's opening hours:
+	// Thai is written without spaces between words, with spaces between
+	// phrases.
+	thaiShop = "เสื้อยืดผ้าฝ้ายแท้ 100% เนื้อผ้านุ่ม ใส่สบาย ระบายอากาศได้ดี เหมาะสำหรับอากาศร้อนในประเทศไทย " +
+		"มีให้เลือกหลายสี ทั้งสีขาว สีดำ และสีน้ำเงิน ซักเครื่องได้โดยไม่ย้วย ราคา 290 บาท " +
+		"จัดส่งจากกรุงเทพฯ ภายใน 1-2 วันทำการ มีสินค้าใหม่ๆ ทุกสัปดาห์"
+	thaiCity = "กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย มีประชากรมากกว่าสิบล้านคน " +
+		"นักท่องเที่ยวจากทั่วโลกนิยมมาเที่ยวชมวัดพระแก้ว พระบรมมหาราชวัง และตลาดน้ำ " +
+		"อาหารไทยขึ้นชื่อเรื่องรสชาติจัดจ้าน เช่น ต้มยำกุ้ง ส้มตำ ก๋วยเตี๋ยว และผัดไทย"
+	thaiHours = "ร้านเปิดทุกวันจันทร์ถึงวันศุกร์ เวลา 09.00–18.00 น. ช่วงฤดูฝนอาจมีการจัดส่งล่าช้า " +
+		"ขออภัยในความไม่สะดวก สินค้าทุกชิ้นรับประกันหนึ่งปี ได้แก่ เสื้อผ้า กระเป๋า รองเท้า ฯลฯ"
 )
 
 // htmlPage is a small undeclared page: no charset in a header, a <meta> or
@@ -90,6 +101,14 @@ func TestSniffLegacyCharset(t *testing.T) {
 		{"euc-kr", korean.EUCKR, htmlPage("t", koreanText), "euc-kr", true},
 		{"gbk", simplifiedchinese.GBK, htmlPage("t", chineseSimp), "gb18030", true},
 		{"big5", traditionalchinese.Big5, htmlPage("t", chineseTrad), "big5", true},
+
+		// Thai, which chardet does not know: windows-874 (TIS-620 and
+		// ISO-8859-11 are the same bytes).
+		{"windows-874 thai shop", charmap.Windows874, htmlPage("เสื้อยืด", thaiShop), "windows-874", true},
+		{"windows-874 thai city", charmap.Windows874, htmlPage("x", thaiCity), "windows-874", true},
+		{"windows-874 thai hours", charmap.Windows874, htmlPage("x", thaiHours), "windows-874", true},
+		{"windows-874 thai text", charmap.Windows874, thaiShop, "windows-874", false},
+		{"windows-874 thai title only", charmap.Windows874, htmlPage("ร้านค้าออนไลน์ สินค้าใหม่ทุกวัน", "Welcome"), "windows-874", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,6 +137,7 @@ func TestSniffLegacyCharsetLongPage(t *testing.T) {
 		{japanese.ShiftJIS, japaneseText, "shift_jis"},
 		{simplifiedchinese.GBK, chineseSimp, "gb18030"},
 		{charmap.Windows1252, frenchLong, "windows-1252"},
+		{charmap.Windows874, thaiCity, "windows-874"},
 	} {
 		for _, shift := range []int{0, 1} {
 			page := strings.Repeat("x", shift) + strings.Repeat("<p>"+tt.text+"</p>\n", 2*sniffLen/len(tt.text))
@@ -166,7 +186,7 @@ func FuzzSniffCharset(f *testing.F) {
 		{japanese.ShiftJIS, japaneseShort}, {japanese.EUCJP, japaneseText}, {korean.EUCKR, koreanText},
 		{simplifiedchinese.GBK, chineseSimp}, {traditionalchinese.Big5, chineseTrad},
 		{charmap.Windows1250, polish}, {charmap.Windows1252, frenchLong}, {charmap.ISO8859_7, greek},
-		{charmap.ISO8859_8, hebrew},
+		{charmap.ISO8859_8, hebrew}, {charmap.Windows874, thaiShop},
 	} {
 		f.Add(encode(seed.enc, htmlPage("t", seed.text)), true)
 	}
@@ -206,6 +226,7 @@ func BenchmarkSniffCharset(b *testing.B) {
 		{"windows-1252", charmap.Windows1252, frenchLong},
 		{"shift_jis", japanese.ShiftJIS, japaneseText},
 		{"gbk", simplifiedchinese.GBK, chineseSimp},
+		{"windows-874", charmap.Windows874, thaiCity},
 	} {
 		para := "<p class=\"text\">" + bc.text + "</p>\n"
 		page := htmlPage("bench", strings.Repeat(para, sniffLen/len(encode(bc.enc, para))+1))

@@ -260,6 +260,10 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(metaPage(rest))
 	case "sniff":
 		w.Header().Set("Content-Type", "text/html")
+		if rest == "thai" {
+			w.Write(encode(charmap.Windows874, "<html><head><title>ร้านค้า</title></head><body><p>"+thaiShop+"</p></body></html>"))
+			return
+		}
 		w.Write(encode(japanese.ShiftJIS, "<html><body><p>"+strings.Repeat(japaneseText, 4)+"</p></body></html>"))
 	case "bom":
 		// A UTF-16LE body with its BOM, mislabelled as ISO-8859-1.
@@ -402,6 +406,8 @@ func metaPage(which string) []byte {
 		return encode(charmap.Windows1252, `<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"></head><body><p>`+frenchText+`</p></body></html>`)
 	case "euckr":
 		return encode(korean.EUCKR, `<html><head><meta charset=euc-kr></head><body><p>`+koreanText+`</p></body></html>`)
+	case "tis620":
+		return encode(charmap.Windows874, `<html><head><meta charset="tis-620"><title>ร้านค้า</title></head><body><p>`+thaiShop+`</p></body></html>`)
 	}
 	return nil
 }

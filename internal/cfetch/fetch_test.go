@@ -123,6 +123,12 @@ func TestFaults(t *testing.T) {
 		{name: "undeclared shift_jis", url: s.URL + "/sniff", wantCode: 200, check: func(t *testing.T, r record.Response) {
 			wantBody(t, r, japaneseText, "shift_jis", SourceSniff)
 		}},
+		{name: "tis-620 in meta", url: s.URL + "/meta/tis620", wantCode: 200, check: func(t *testing.T, r record.Response) {
+			wantBody(t, r, thaiShop, "windows-874", SourceMeta)
+		}},
+		{name: "undeclared thai", url: s.URL + "/sniff/thai", wantCode: 200, check: func(t *testing.T, r record.Response) {
+			wantBody(t, r, thaiShop, "windows-874", SourceSniff)
+		}},
 		{name: "BOM beats the header", url: s.URL + "/bom", wantCode: 200, check: func(t *testing.T, r record.Response) {
 			wantBody(t, r, "bom wins: "+frenchText, "utf-16le", SourceBOM)
 			if strings.HasPrefix(r.Body, "\ufeff") {
