@@ -13,6 +13,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cextract/process"
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
+	"github.com/crawlutils/crawlutils/internal/hostname"
 	"github.com/crawlutils/crawlutils/internal/htmlparse"
 	"github.com/crawlutils/crawlutils/internal/linkfind"
 	"github.com/crawlutils/crawlutils/internal/percent"
@@ -20,7 +21,6 @@ import (
 	"github.com/crawlutils/crawlutils/internal/selector"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
-	"golang.org/x/net/idna"
 )
 
 // LinkExtractor finds the links of a page to follow, as Scrapy's
@@ -518,14 +518,9 @@ func normalizeHost(u *url.URL) error {
 	if u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
 		port = ""
 	}
-	if isASCII(host) {
-		host = strings.ToLower(host)
-	} else {
-		a, err := idna.Lookup.ToASCII(host)
-		if err != nil {
-			return err
-		}
-		host = a
+	host, err := hostname.ASCII(host)
+	if err != nil {
+		return err
 	}
 	switch {
 	case host == "":
@@ -594,13 +589,4 @@ func escapeStrayPercent(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String() + s[end:]
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }

@@ -4,11 +4,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
-	"golang.org/x/net/idna"
-
+	"github.com/crawlutils/crawlutils/internal/ascii"
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
+	"github.com/crawlutils/crawlutils/internal/hostname"
 )
 
 // isRedirect reports whether status is a redirect cfetch follows.
@@ -69,16 +68,16 @@ func checkURL(s string) (*url.URL, *FetchError) {
 // name) is kept as written. net/url has already lower-cased the scheme.
 func canonicalHost(u *url.URL) error {
 	host := u.Hostname()
-	if isASCII(host) {
+	if hostname.IsASCII(host) {
 		h := u.Host
 		if i := strings.IndexByte(h, '%'); i >= 0 && strings.HasPrefix(h, "[") {
-			u.Host = strings.ToLower(h[:i]) + h[i:]
+			u.Host = ascii.Lower(h[:i]) + h[i:]
 		} else {
-			u.Host = strings.ToLower(h)
+			u.Host = ascii.Lower(h)
 		}
 		return nil
 	}
-	a, err := idna.Lookup.ToASCII(host)
+	a, err := hostname.ASCII(host)
 	if err != nil {
 		return err
 	}
@@ -87,15 +86,6 @@ func canonicalHost(u *url.URL) error {
 	}
 	u.Host = a
 	return nil
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // resolveLocation resolves a redirect's Location against the URL it came

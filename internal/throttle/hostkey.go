@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/net/idna"
+	"github.com/crawlutils/crawlutils/internal/hostname"
 )
 
 // defaultPorts are the ports a host key leaves out.
@@ -42,16 +42,10 @@ func HostKey(raw string) (key, origin string) {
 // asciiHost is a host name lowercased, and in its ASCII form when it is
 // an internationalized one (as cfetch sends it).
 func asciiHost(h string) string {
-	h = strings.ToLower(h)
-	for i := 0; i < len(h); i++ {
-		if h[i] >= utf8.RuneSelf {
-			if a, err := idna.Lookup.ToASCII(h); err == nil {
-				return a
-			}
-			return h
-		}
+	if a, err := hostname.ASCII(h); err == nil {
+		return a
 	}
-	return h
+	return strings.ToLower(h)
 }
 
 // foldKey is how a rates file's host key and a request's host key are
