@@ -16,8 +16,8 @@ func TestASCII(t *testing.T) {
 		{"xn--bcher-kva.test", "xn--bcher-kva.test", ""},
 		{"例え.テスト", "xn--r8jz45g.xn--zckzah", ""},
 		{"straße.test", "xn--strae-oqa.test", ""}, // UTS #46 nontransitional, as browsers
-		{"a\u00adb.test", "ab.test", ""},           // a soft hyphen is mapped away
-		{"bad\u200e.test", "", "idna"},             // a bidi mark is no part of a name
+		{"a\u00adb.test", "ab.test", ""},          // a soft hyphen is mapped away
+		{"bad\u200e.test", "", "idna"},            // a bidi mark is no part of a name
 	} {
 		got, err := ASCII(tt.in)
 		if tt.err != "" {
