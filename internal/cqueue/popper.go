@@ -46,8 +46,18 @@ type popper struct {
 	isPaused   atomic.Bool // for the gauges
 }
 
-// errReaderGone is pop's error when its output's reader has gone.
-var errReaderGone = fmt.Errorf("write stdout: the reader is gone (the pipeline's next command exited)")
+// errReaderGone is pop's error when its output's reader has gone. It is
+// an EPIPE (errors.Is), found by a write or by cli.ReaderGone alike, so
+// that cli.ReaderGoneOnInterrupt tells both apart from a failure.
+var errReaderGone error = readerGoneError{}
+
+type readerGoneError struct{}
+
+func (readerGoneError) Error() string {
+	return "write stdout: the reader is gone (the pipeline's next command exited)"
+}
+
+func (readerGoneError) Unwrap() error { return syscall.EPIPE }
 
 // writeError is pop's error for a failed write to its output: a pipe
 // whose reader has gone (EPIPE) is said as errReaderGone, whatever the
@@ -119,8 +129,11 @@ func (p *popper) run(ctx context.Context) error {
 		// Ended at once by the command it runs in: what it holds goes
 		// back now, as a dead process's would.
 		return errors.Join(cli.ErrKilled, p.fr.Leave(bg, c, p.now()))
-	case err != nil && ctx.Err() != nil:
-		// Interrupted while writing to a pipeline that stopped reading.
+	case err != nil && (ctx.Err() != nil || cli.ReaderGoneOnInterrupt(ctx, err)):
+		// Interrupted while writing to a pipeline that stopped reading:
+		// the next command stopping at the same Ctrl-C (a terminal's
+		// reaches every process of the loop) is what was asked for, even
+		// when pop sees it gone before its own interrupt.
 		return p.drain(bg)
 	case err != nil && p.inside:
 		return errors.Join(err, p.fr.Leave(bg, c, p.now()))
