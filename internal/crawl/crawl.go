@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -46,6 +47,8 @@ type crawl struct {
 
 	state stateWatch
 	pause pauseTeller
+	// stopSeen is set when watchStop ended the loop: the crawl was stopped.
+	stopSeen atomic.Bool
 
 	// accounted says the run's account was given (finish, nothingDue);
 	// reasons are what a run refused for says, for the account of a run

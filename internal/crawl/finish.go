@@ -58,6 +58,12 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 		}
 	}
 	a.Complete = err == nil && a.Left.Queued == 0 && a.Left.InFlight == 0
+	if interrupted && a.Complete && c.stopEndedLoop(ctx) {
+		// A cqueue stop read as the last pages were in flight: the tools
+		// drained as after a Ctrl-C, but every page was fetched and
+		// acked, so the round is complete (markStopped clears the stop).
+		interrupted = false
+	}
 	// Nothing fetched: every page failed, or had an answer that says the
 	// server could not give it for now (5xx, 429) — the site was down.
 	var answered int64

@@ -15,7 +15,7 @@ import (
 // Stop) by its metadata: frontier.StopCrawl pauses it and sets
 // frontier.MetaStopped, keeping its queue. A run under way sees it within
 // a second (watchStop) and ends as after a Ctrl-C, reporting the crawl
-// stopped (exit ExitStopped); the next run does nothing until told how to
+// stopped (exit ExitStopped), or complete when nothing was left; the next run does nothing until told how to
 // go on: --resume resumes the round, --next-round drops what it left and
 // begins the next round. So a stop never silently breaks the nights after
 // it, nor is silently undone.
@@ -42,6 +42,7 @@ func (c *crawl) watchStop(ctx context.Context) (loop context.Context, stop func(
 			return
 		}
 		if m[frontier.MetaStopped] != "" {
+			c.stopSeen.Store(true)
 			cancel()
 		}
 		c.pause.see(c, m)
@@ -103,6 +104,12 @@ func (c *crawl) leftOf(ctx context.Context) (queued, inFlight int64, err error) 
 		inFlight += ci.InFlight
 	}
 	return queued, inFlight, err
+}
+
+// stopEndedLoop says whether the loop's tools drained (exit 130) only
+// because watchStop ended the loop, not for a signal.
+func (c *crawl) stopEndedLoop(ctx context.Context) bool {
+	return c.stopSeen.Load() && !cli.Interrupted(ctx)
 }
 
 // markStopped makes the account of a run whose crawl was stopped say so,

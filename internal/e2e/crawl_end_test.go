@@ -218,6 +218,30 @@ func TestCrawlStopped(t *testing.T) {
 	}
 }
 
+// A cqueue stop read while the crawl's last page is in flight: the page is
+// fetched and exported, nothing is left, so the round is complete — not
+// "interrupted" (exit 130, as if someone had pressed Ctrl-C) with the
+// round left running for the next run to call complete without its end.
+func TestCrawlStopAsItEndsIsComplete(t *testing.T) {
+	l := crawlEndSetup(t, demosite.Options{Products: 20, Latency: 2 * time.Second})
+	l.writeFile("page.yml", "version: 1\nname: page\nitems:\n  - name: page\n    match: {url: '.'}\n    fields:\n      title: title\n")
+	c, stdout, stderr := l.startCrawl(`--stats s.json seeds.txt page.yml items.jsonl`)
+	l.waitRequests(1, 2*time.Minute) // robots.txt: the seed, the only page, is fetched next
+	l.run(`cqueue stop --db items.jsonl.db --crawlid items`)
+	r := l.wait(c, stdout, stderr)
+	r.want(t, 0, "1 item exported", "complete: nothing is left queued or in flight")
+	if strings.Contains(r.stderr, "interrupted") {
+		t.Errorf("the run says it was interrupted:\n%s", r.stderr)
+	}
+	if s := l.readStats("s.json"); s.State != "complete" || !s.Complete || s.Exit == nil || *s.Exit != 0 {
+		t.Errorf("--stats: %+v", s)
+	}
+	if round, state := l.roundOf("items.jsonl.db", "items"); round != 1 || state != "complete" {
+		t.Errorf("cqueue info says round %d %q, want round 1 complete", round, state)
+	}
+	l.runCrawl(`seeds.txt page.yml items.jsonl`).want(t, 0, `round 2 begins (round 1 was complete)`)
+}
+
 // pausedAt is when setPaused pauses a crawl.
 const pausedAt = "2026-12-05T02:41:07Z"
 
