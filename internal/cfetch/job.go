@@ -21,6 +21,9 @@ type job struct {
 	req   record.Request
 	ready []byte // not nil: write this line, fetch nothing
 	ack   bool   // ready is the ack of a rejected line, not an input record
+	// passed is the kind of a record of another kind, written as it came
+	// (counted "passed" by kind, apart from the responses).
+	passed string
 
 	// The hop to fetch next.
 	url     *url.URL

@@ -67,17 +67,19 @@ type pipeline struct {
 // emitItem is a line to write as it is, or a job to answer without a
 // fetch.
 type emitItem struct {
-	line []byte
-	ack  bool // line is the ack of a rejected input line
-	a    *answer
+	line   []byte
+	ack    bool   // line is the ack of a rejected input line
+	passed string // line is a record of this kind, passed through
+	a      *answer
 }
 
 // outLine is a line for the writer, with the memory it holds in the budget
 // (released once it is written, or discarded).
 type outLine struct {
-	b   []byte
-	res *reservation
-	ack bool // the ack of a rejected input line
+	b      []byte
+	res    *reservation
+	ack    bool   // the ack of a rejected input line
+	passed string // the kind of a record passed through
 }
 
 func newPipeline(tool *cli.Tool, f *Fetcher, opts *Options, w *ndjson.Writer) *pipeline {
@@ -223,7 +225,7 @@ func (p *pipeline) loop(ctx, readCtx context.Context) {
 			p.mu.Lock()
 			s.hold()
 			if j.ready != nil {
-				p.emit <- emitItem{line: j.ready, ack: j.ack}
+				p.emit <- emitItem{line: j.ready, ack: j.ack, passed: j.passed}
 			} else {
 				s.add(j, time.Now())
 			}

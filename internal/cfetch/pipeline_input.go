@@ -53,7 +53,7 @@ func (p *pipeline) answer(ack []byte) {
 func (p *pipeline) newJob(line ndjson.Line, env record.Envelope) *job {
 	j := &job{pos: line.Pos(), raw: env.Raw}
 	if env.Kind != "" && env.Kind != record.KindRequest {
-		j.ready = env.Raw
+		j.ready, j.passed = env.Raw, env.Kind
 		return j
 	}
 	err := record.Decode(env.Raw, &j.req)

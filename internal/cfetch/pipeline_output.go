@@ -22,7 +22,7 @@ func (p *pipeline) emitter() {
 		case it.a != nil:
 			p.writeResponse(it.a.j, p.fetch.record(it.a.j, it.a.out))
 		default:
-			p.out <- outLine{b: it.line, ack: it.ack}
+			p.out <- outLine{b: it.line, ack: it.ack, passed: it.passed}
 		}
 		p.report(&finish{kind: finEmitted}, false)
 	}
@@ -81,6 +81,9 @@ func (p *pipeline) write() {
 		p.tool.Stats.Out.Add(1)
 		if line.ack {
 			p.acks.Add(1)
+		}
+		if line.passed != "" {
+			p.tool.Stats.Count("passed", line.passed, 1)
 		}
 	}
 	if failed == nil {

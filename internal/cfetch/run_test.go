@@ -256,6 +256,11 @@ func TestStatsFile(t *testing.T) {
 	if st.In != 4 || st.Out != 4 || st.Errors["refused"] != 1 || st.Counts["status"]["200"] != 1 || st.Counts["status"]["404"] != 1 {
 		t.Errorf("stats %s", b)
 	}
+	// The item passed through is out, counted apart from the responses: a
+	// crawl's account counts pages from them.
+	if st.Counts["passed"]["item"] != 1 || len(st.Counts["passed"]) != 1 {
+		t.Errorf("passed %v, want item 1", st.Counts["passed"])
+	}
 	if st.Bytes != 1000+int64(len("status 404\n")) {
 		t.Errorf("bytes %d, want the bodies downloaded", st.Bytes)
 	}

@@ -47,10 +47,12 @@ func (l loopStats) get(key string) *cli.StatsJSON {
 }
 
 // pages counts the responses cfetch wrote (not the requests it read
-// ahead), less the requests an interrupt handed back unfetched.
+// ahead), less the requests an interrupt handed back unfetched and the
+// records of other kinds it passed through (a stopped or paused crawl's
+// pause record).
 func (l loopStats) pages() int64 {
 	f := l.get("cfetch")
-	return f.Out - f.Counts["interrupted"]["released"]
+	return f.Out - f.Counts["interrupted"]["released"] - sum(f.Counts["passed"])
 }
 
 // items counts the items exported: by cexport, or with OUT "-" the item

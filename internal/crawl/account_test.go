@@ -30,3 +30,20 @@ func TestAccountPolicyDropsAreNotRejections(t *testing.T) {
 		t.Errorf("rejected %v, want %v", a.Rejected, wantRej)
 	}
 }
+
+// Pages are cfetch's responses: not the records it passed through (the
+// pause record cqueue pop writes when the crawl is stopped or paused), nor
+// the requests it released unfetched at an interrupt.
+func TestAccountPagesAreResponses(t *testing.T) {
+	c := &crawl{o: crawlOptions{crawlID: "items", out: "items.csv"}, start: time.Now()}
+	a := c.account(loopStats{
+		"cfetch": &cli.StatsJSON{Out: 7, Counts: map[string]map[string]int64{
+			"status":      {"200": 4},
+			"passed":      {"pause": 1, "expired": 1},
+			"interrupted": {"released": 1},
+		}},
+	})
+	if a.Pages.Total != 4 {
+		t.Errorf("%d pages, want 4", a.Pages.Total)
+	}
+}

@@ -229,7 +229,7 @@ func TestCrawlStopAsItEndsIsComplete(t *testing.T) {
 	l.waitRequests(1, 2*time.Minute) // robots.txt: the seed, the only page, is fetched next
 	l.run(`cqueue stop --db items.jsonl.db --crawlid items`)
 	r := l.wait(c, stdout, stderr)
-	r.want(t, 0, "1 item exported", "complete: nothing is left queued or in flight")
+	r.want(t, 0, `crawl "items": 1 page in`, "1 item exported", "complete: nothing is left queued or in flight")
 	if strings.Contains(r.stderr, "interrupted") {
 		t.Errorf("the run says it was interrupted:\n%s", r.stderr)
 	}
