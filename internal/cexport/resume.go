@@ -113,7 +113,7 @@ func resumeCSV(f io.ReaderAt, size int64, delim rune) (resumePoint, error) {
 			return rp, nil // the last record, cut short
 		}
 		if first {
-			rp.header = slices.Clone(rec)
+			rp.header = fileHeader(slices.Clone(rec))
 		}
 		rp.keep = end
 	}
@@ -130,7 +130,7 @@ func resumeLines(f io.ReaderAt, size int64, format string) (resumePoint, error) 
 	if err != nil {
 		return resumePoint{}, err
 	}
-	first = strings.TrimSuffix(first, "\n")
+	first = strings.TrimSuffix(strings.TrimSuffix(first, "\n"), "\r")
 	var header []string
 	if format == formatTSV {
 		for _, c := range strings.Split(first, "\t") {
@@ -139,7 +139,17 @@ func resumeLines(f io.ReaderAt, size int64, format string) (resumePoint, error) 
 	} else {
 		header = markdownCells(first)
 	}
-	return resumePoint{keep: i + 1, header: header}, nil
+	return resumePoint{keep: i + 1, header: fileHeader(header)}, nil
+}
+
+// fileHeader is the header h read from the start of a file, without the
+// byte order mark a spreadsheet saving "CSV UTF-8" puts before its first
+// name.
+func fileHeader(h []string) []string {
+	if len(h) > 0 {
+		h[0] = strings.TrimPrefix(h[0], "\ufeff")
+	}
+	return h
 }
 
 // lastIndexByte returns the offset of the last c in the first size bytes

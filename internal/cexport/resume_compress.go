@@ -113,7 +113,7 @@ func (out *output) resumeCompressed(o *Options, size int64, warn func(format str
 		r.Comma = o.delimiter
 		r.FieldsPerRecord = -1
 		if h, err := r.Read(); err == nil {
-			rp.header = h
+			rp.header = fileHeader(h)
 		}
 	}
 	out.resumed = rp

@@ -260,12 +260,21 @@ func TestAppendToForeignFiles(t *testing.T) {
 		{"scrapy.xml", "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items><item><t>A</t></item></items>",
 			"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items><item><t>A</t></item><item><t>N</t></item>\n</items>\n"},
 		{"crlf.csv", "t\r\nA\r\n", "t\r\nA\r\nN\n"},
+		// Saved by a spreadsheet ("CSV UTF-8" starts with a byte order
+		// mark, Windows ends lines with CR LF): the header is still t,u.
+		{"bom.csv", "\ufefft,u\nA,B\n", "\ufefft,u\nA,B\nN,M\n"},
+		{"bom.tsv", "\ufefft\tu\nA\tB\n", "\ufefft\tu\nA\tB\nN\tM\n"},
+		{"crlf.tsv", "t\tu\r\nA\tB\r\n", "t\tu\r\nA\tB\r\nN\tM\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tt.name)
 			os.WriteFile(path, []byte(tt.have), 0o644)
-			if code, stderr := runExport(t, []string{"-o", path}, `{"t":"N"}`); code != 0 {
+			item := `{"t":"N"}`
+			if strings.HasPrefix(tt.name, "bom.") || tt.name == "crlf.tsv" {
+				item = `{"t":"N","u":"M"}`
+			}
+			if code, stderr := runExport(t, []string{"-o", path}, item); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if b, _ := os.ReadFile(path); string(b) != tt.want {
