@@ -25,6 +25,7 @@ func (p *pipeline) release(ctx context.Context) {
 	defer timer.Stop()
 	ctxDone := ctx.Done()
 	interrupted, open := false, true
+	in := p.out // nil once closed: a closed channel would be ready for ever
 	nextCheck := time.Now().Add(holdCheckEvery)
 	for {
 		now := time.Now()
@@ -52,9 +53,9 @@ func (p *pipeline) release(ctx context.Context) {
 			due = timer.C
 		}
 		select {
-		case it, ok := <-p.out:
+		case it, ok := <-in:
 			if !ok {
-				open = false
+				open, in = false, nil
 				break
 			}
 			p.givesBack(w, it)
@@ -62,9 +63,9 @@ func (p *pipeline) release(ctx context.Context) {
 		more:
 			for range 4096 {
 				select {
-				case it, ok := <-p.out:
+				case it, ok := <-in:
 					if !ok {
-						open = false
+						open, in = false, nil
 						break more
 					}
 					p.givesBack(w, it)

@@ -44,21 +44,22 @@ func (p *pipeline) reserve(ctx context.Context) {
 	interrupted := false
 	ctxDone := ctx.Done()
 	inOpen := true
+	in := p.in // nil once closed: a closed channel would be ready for ever
 	for (inOpen || len(parked) > 0) && !p.failed.Load() {
 		var batch []*item
 		select {
-		case it, ok := <-p.in:
+		case it, ok := <-in:
 			if !ok {
-				inOpen = false
+				inOpen, in = false, nil
 				break
 			}
 			batch = append(batch, it)
 		more:
 			for len(batch) < p.o.Batch {
 				select {
-				case it, ok := <-p.in:
+				case it, ok := <-in:
 					if !ok {
-						inOpen = false
+						inOpen, in = false, nil
 						break more
 					}
 					batch = append(batch, it)
@@ -83,7 +84,7 @@ func (p *pipeline) reserve(ctx context.Context) {
 			if !p.tool.DrainOnInterrupt {
 				// The input is not a pipe whose writer stops too: stop
 				// waiting for it (a read may block for ever).
-				inOpen = false
+				inOpen, in = false, nil
 				p.stopReading()
 				batch = append(batch, p.drainIn()...)
 			}
