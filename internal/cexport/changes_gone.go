@@ -14,8 +14,10 @@ import (
 )
 
 // Items gone (--gone ROUND): once a round of a crawl is complete, every
-// key last seen in an earlier round (its row's round) was not seen in
-// this one: its item is gone. It is reported once, as a record of its key
+// key last seen in another round (its row's round) was not seen in this
+// one: its item is gone. Another round is an earlier one, or a later one
+// when the rounds began over (the frontier lost its record of the crawl:
+// a Redis that restarted empty, a new --db). It is reported once, as a record of its key
 // fields, first_seen, last_seen, changed_at (when it was found gone), the
 // round and "change": "gone" — a row of TABLE_history, and with
 // --changed-only an item of a JSON, JSON lines or XML export — and its
@@ -43,7 +45,7 @@ func (c *changeTracker) goneItems(round int) ([][]record.Field, error) {
 	var found []gone
 	err := func() error {
 		rows, err := c.conn.QueryContext(c.ctx, `SELECT key, digest, first_seen, last_seen, changed_at, round FROM cexport_changes
-			WHERE scope = ? AND gone = 0 AND round > 0 AND round < ?`, c.scope, round)
+			WHERE scope = ? AND gone = 0 AND round > 0 AND round != ?`, c.scope, round)
 		if err != nil {
 			return err
 		}
