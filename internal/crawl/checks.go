@@ -155,6 +155,9 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 			tool.Printf("crawl %q: round %d begins (round %d was complete)", o.crawlID, c.round, c.round-1)
 		case s.again > 0:
 			tool.Printf("crawl %q round %d: its last run could fetch nothing (%s): %s queued again", o.crawlID, c.round, c.meta[metaLastFailure], plural(s.again, "seed"))
+		case c.unknown && exportExists(o.out):
+			tool.Printf("crawl %q: the frontier (%s) has no record of it, but %s exists: the crawl begins at round 1, and the export goes on from what the file holds (if the crawl ran before, its frontier was lost: a Redis that restarted empty, another --db)",
+				o.crawlID, storeurl.Redact(o.dsn), o.out)
 		}
 	}
 	return false, nil

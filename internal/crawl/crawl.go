@@ -34,6 +34,7 @@ type crawl struct {
 	round    int  // the round this run crawls
 	newRound bool // this run began it
 	resumes  bool // this run goes on with a round an earlier run began
+	unknown  bool // the frontier had no record of the crawl: this run starts it
 	// failuresFrom is where this run's records begin in --failures FILE
 	// (failuresAppend).
 	failuresFrom int64

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"strings"
 )
 
 func seedsName(s string) string {
@@ -18,6 +20,16 @@ func outName(out string) string {
 		return "stdout"
 	}
 	return out
+}
+
+// exportExists reports whether OUT is a file that already holds
+// something (a database URL or stdout is not looked at).
+func exportExists(out string) bool {
+	if out == "-" || strings.Contains(out, "://") || strings.HasPrefix(out, "sqlite:") {
+		return false
+	}
+	fi, err := os.Stat(out)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
 }
 
 // describeOpen shortens the error of a file that cannot be read.

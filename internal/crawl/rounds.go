@@ -113,6 +113,7 @@ func (c *crawl) startRound(ctx context.Context) error {
 	}
 	c.round = round
 	c.resumes = meta[metaRound] != "" && !c.newRound
+	c.unknown = meta[metaRound] == "" && meta["started_at"] == ""
 	return nil
 }
 
