@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,15 +49,9 @@ func TestCrawlSecondInterruptWritesStats(t *testing.T) {
 		Reasons  []string
 		Pages    struct{ Total int64 }
 	}
-	b, err := os.ReadFile(stats)
-	if err == nil {
-		err = json.Unmarshal(b, &acct)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	readJSONFile(t, stats, &acct)
 	if acct.State != "interrupted" || acct.Complete || acct.Exit == nil || *acct.Exit != 130 ||
 		len(acct.Reasons) == 0 || !strings.Contains(acct.Reasons[len(acct.Reasons)-1], "a second interrupt ended the crawl at once") {
-		t.Errorf("--stats after a second interrupt: %s", b)
+		t.Errorf("--stats after a second interrupt: %+v", acct)
 	}
 }

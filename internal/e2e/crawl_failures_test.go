@@ -36,13 +36,7 @@ func TestCrawlFailures(t *testing.T) {
 			First []json.RawMessage `json:"first"`
 		} `json:"failures"`
 	}
-	b, err := os.ReadFile(filepath.Join(l.dir, "acct.json"))
-	if err == nil {
-		err = json.Unmarshal(b, &acct)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	readJSONFile(t, filepath.Join(l.dir, "acct.json"), &acct)
 	if n := acct.Pages.ByStatus["404"]; n != int64(len(notFound)) {
 		t.Errorf("the account counts %d 404s, failures.jsonl has %d", n, len(notFound))
 	}
@@ -141,12 +135,6 @@ func readFailuresAccount(t *testing.T, l *loop) (f struct{ Count, Earlier int64 
 			Earlier int64 `json:"earlier_runs"`
 		} `json:"failures"`
 	}
-	b, err := os.ReadFile(filepath.Join(l.dir, "acct.json"))
-	if err == nil {
-		err = json.Unmarshal(b, &acct)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	readJSONFile(t, filepath.Join(l.dir, "acct.json"), &acct)
 	return struct{ Count, Earlier int64 }{acct.Failures.Count, acct.Failures.Earlier}
 }
