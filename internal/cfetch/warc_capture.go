@@ -34,12 +34,23 @@ func (c *recConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write records p before it sends it: a server can answer, and the
+// exchange read its response and detach its capture, before the Write
+// returns. What the connection did not take is taken off again, while the
+// capture is still the connection's.
 func (c *recConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	cp, mark := c.cap, 0
+	if cp != nil {
+		mark = cp.req.Len()
+		cp.add(&cp.req, p)
+	}
+	c.mu.Unlock()
 	n, err := c.Conn.Write(p)
-	if n > 0 {
+	if n < len(p) && cp != nil {
 		c.mu.Lock()
-		if c.cap != nil {
-			c.cap.add(&c.cap.req, p[:n])
+		if c.cap == cp && cp.req.Len() > mark+n {
+			cp.req.Truncate(mark + n)
 		}
 		c.mu.Unlock()
 	}
