@@ -165,7 +165,10 @@ func (rp *replay) revisit(ctx context.Context, rec *warc.Record, target string) 
 	if id := rec.Get("WARC-Refers-To"); id != "" {
 		orig, ok = rp.seen.byID[id]
 	}
-	if d := rec.Get("WARC-Payload-Digest"); !ok && d != "" {
+	// A server-not-modified revisit has no payload: a digest on it (of
+	// nothing) would find any record with an empty payload, a robots.txt
+	// 404 or a 204. Its page is found by its URL.
+	if d := rec.Get("WARC-Payload-Digest"); !ok && d != "" && d != emptyPayloadDigest && !strings.HasSuffix(rec.Get("WARC-Profile"), "server-not-modified") {
 		orig, ok = rp.seen.byDigest[d]
 	}
 	if u := strings.Trim(rec.Get("WARC-Refers-To-Target-URI"), "<>"); !ok && u != "" {
@@ -198,6 +201,9 @@ func (rp *replay) revisit(ctx context.Context, rec *warc.Record, target string) 
 	}
 	rp.emit(ctx, rec, target, block, unchanged)
 }
+
+// emptyPayloadDigest is the WARC-Payload-Digest of no payload at all.
+var emptyPayloadDigest = warc.Digest(nil)
 
 // readAt reads the record at r again.
 func readAt(r ref) (*warc.Record, error) {

@@ -195,6 +195,64 @@ func TestWARCRevisitFor304(t *testing.T) {
 	}
 }
 
+// A 304's revisit record was replayed as another page with an empty
+// payload: the revisit carried the digest of its own empty payload, and
+// --from-warc looked its original up by that digest first, so the site's
+// empty robots.txt (a 404 without a body) stood in for the page.
+func TestWARCRevisitFor304IsNotAnotherEmptyPayload(t *testing.T) {
+	site := warcSite()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		site.ServeHTTP(w, r)
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "crawl.warc.gz")
+	args := []string{"--cache-dir", filepath.Join(dir, "cache"), "--cache-policy", "rfc9111", "--warc", path}
+	for round := range 2 {
+		if r := runCfetch(t, s.URL+"/etag\n", args...); r.code != 0 || r.one(t).Unchanged != (round == 1) {
+			t.Fatalf("round %d: exit %d, %+v\n%s", round, r.code, r.resps, r.stderr)
+		}
+	}
+	second := filepath.Join(dir, "crawl-00001.warc.gz")
+	for _, rec := range readWARC(t, second) {
+		if rec.Type() == warc.TypeRevisit && rec.Get("WARC-Payload-Digest") != "" {
+			t.Errorf("the server-not-modified revisit has a WARC-Payload-Digest (%s): it has no payload", rec.Get("WARC-Payload-Digest"))
+		}
+	}
+	r := runCfetch(t, "", "--from-warc", path, second)
+	if r.code != 0 || len(r.resps) != 2 {
+		t.Fatalf("--from-warc: exit %d, %d responses\n%s", r.code, len(r.resps), r.stderr)
+	}
+	if got := r.resps[1]; got.Status != 200 || got.Body != "<h1>etag</h1>" || !got.Unchanged {
+		t.Errorf("revisit replayed as %+v", got)
+	}
+	// A revisit of another tool that carries the empty digest is not
+	// another record with an empty payload either.
+	w, err := warc.Create(filepath.Join(dir, "other.warc.gz"), warc.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := warc.New(warc.TypeRevisit, time.Now(), []byte("HTTP/1.1 304 Not Modified\r\n\r\n"))
+	rv.Set("WARC-Target-URI", s.URL+"/etag")
+	rv.Set("WARC-Profile", "http://netpreserve.org/warc/1.0/revisit/server-not-modified")
+	rv.Set("WARC-Payload-Digest", warc.Digest(nil))
+	if err := w.Write(rv); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	r = runCfetch(t, "", "--from-warc", path, filepath.Join(dir, "other.warc.gz"))
+	if r.code != 0 || len(r.resps) != 2 {
+		t.Fatalf("--from-warc: exit %d, %d responses\n%s", r.code, len(r.resps), r.stderr)
+	}
+	if got := r.resps[1]; got.Status != 200 || got.Body != "<h1>etag</h1>" || !got.Unchanged {
+		t.Errorf("revisit of another tool replayed as %+v", got)
+	}
+}
+
 // TestWARCRotates: past --warc-max-size the next file of the series is
 // started, each with its warcinfo record, and no exchange is lost.
 func TestWARCRotates(t *testing.T) {

@@ -120,6 +120,7 @@ func (f *Fetcher) archiveExchange(c *capture, j *job, target string, status int,
 		resp.Set("WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/server-not-modified")
 		resp.Set("WARC-Refers-To-Target-URI", target)
 		resp.Set("WARC-Truncated", "")
+		resp.Set("WARC-Payload-Digest", "") // it has no payload: the page's is in the record it refers to
 		resp.Fields = dropEmpty(resp.Fields)
 	}
 	req.Set("WARC-Concurrent-To", resp.Get("WARC-Record-ID"))
