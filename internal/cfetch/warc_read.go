@@ -23,7 +23,8 @@ import (
 // runFromWARC is cfetch --from-warc: it fetches nothing, and writes a
 // response record for each HTTP response in the WARC files named, made by
 // the same code as a fetched one (content codings, charsets, --max-size,
-// --save-dir), in the order of the files.
+// --save-dir), in the order of the files (those of one series in the order
+// they were written, whatever order a glob gave them in).
 func (c *command) runFromWARC(ctx context.Context, env *cli.Env) error {
 	tool := env.Tool
 	if len(env.Args) == 0 {
@@ -41,7 +42,7 @@ func (c *command) runFromWARC(ctx context.Context, env *cli.Env) error {
 	rp := &replay{f: f, tool: tool, w: ndjson.NewWriter(out), seen: newReplaySeen(), held: map[string]*heldHop{}}
 	tool.RateOut = true
 	tool.StartProgress(time.Second, nil)
-	for _, name := range env.Args {
+	for _, name := range warc.SeriesOrder(env.Args) {
 		if ctx.Err() != nil || rp.failed {
 			break
 		}

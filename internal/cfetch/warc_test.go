@@ -253,6 +253,33 @@ func TestWARCRevisitFor304IsNotAnotherEmptyPayload(t *testing.T) {
 	}
 }
 
+// cfetch --from-warc shop*.warc.gz: the shell lists shop-00001.warc.gz
+// first, so the revisit of the second run was read before the page it
+// refers to and dropped as unresolved.
+func TestFromWARCReadsASeriesInOrder(t *testing.T) {
+	s := httptest.NewServer(warcSite())
+	defer s.Close()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "crawl.warc.gz")
+	args := []string{"--no-robots", "--cache-dir", filepath.Join(dir, "cache"), "--cache-policy", "rfc9111", "--warc", path}
+	for round := range 2 {
+		if r := runCfetch(t, s.URL+"/etag\n", args...); r.code != 0 {
+			t.Fatalf("round %d: exit %d\n%s", round, r.code, r.stderr)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "crawl*.warc.gz"))
+	if len(files) != 2 || files[0] != filepath.Join(dir, "crawl-00001.warc.gz") {
+		t.Fatalf("glob = %q", files)
+	}
+	r := runCfetch(t, "", append([]string{"--from-warc"}, files...)...)
+	if r.code != 0 || len(r.resps) != 2 {
+		t.Fatalf("--from-warc: exit %d, %d responses\n%s", r.code, len(r.resps), r.stderr)
+	}
+	if got := r.resps[1]; got.Status != 200 || got.Body != "<h1>etag</h1>" || !got.Unchanged {
+		t.Errorf("second response %+v", got)
+	}
+}
+
 // TestWARCRotates: past --warc-max-size the next file of the series is
 // started, each with its warcinfo record, and no exchange is lost.
 func TestWARCRotates(t *testing.T) {

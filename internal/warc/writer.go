@@ -2,11 +2,15 @@ package warc
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -215,4 +219,41 @@ func (w *Writer) Close() error {
 		w.err = errors.New("warc: writer closed")
 	}
 	return err
+}
+
+// seriesName matches the names Name gives past the first: stem, number,
+// ending.
+var seriesName = regexp.MustCompile(`^(.*)-(\d{5,})(\.warc\.gz|\.warc|\.gz)$`)
+
+// SeriesOrder returns names with the files of each series in the order
+// they were written (Name's order): a shell's glob, shop*.warc.gz, lists
+// shop-00001.warc.gz before shop.warc.gz. A series takes the place of the
+// first of its files given; other names keep theirs.
+func SeriesOrder(names []string) []string {
+	type file struct {
+		name  string
+		first int // the position of the series' first file given
+		n     int
+	}
+	firsts := map[string]int{}
+	files := make([]file, len(names))
+	for i, name := range names {
+		key, n := name, 0
+		if m := seriesName.FindStringSubmatch(name); m != nil {
+			key = m[1] + m[3]
+			n, _ = strconv.Atoi(m[2])
+		}
+		if _, ok := firsts[key]; !ok {
+			firsts[key] = i
+		}
+		files[i] = file{name, firsts[key], n}
+	}
+	slices.SortStableFunc(files, func(a, b file) int {
+		return cmp.Or(cmp.Compare(a.first, b.first), cmp.Compare(a.n, b.n))
+	})
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.name
+	}
+	return out
 }
