@@ -255,7 +255,14 @@ func (rp *replay) emit(ctx context.Context, rec *warc.Record, target string, blo
 	j := &job{raw: raw, url: u, method: method, req: record.Request{URL: target, Method: method}}
 	j.warcID = rec.Get("WARC-Record-ID") // the record it was read from
 	out := outcome{url: target}
-	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(block)), &http.Request{Method: method, URL: u})
+	br := bufio.NewReader(bytes.NewReader(block))
+	hreq := &http.Request{Method: method, URL: u}
+	resp, err := http.ReadResponse(br, hreq)
+	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+		// An interim response (100 Continue, 103 Early Hints) recorded
+		// before the final one, as an HTTP client skips it.
+		resp, err = http.ReadResponse(br, hreq)
+	}
 	if err != nil {
 		out.err = fetchErr(ErrProtocol, "the WARC record's HTTP response: %v", err)
 	} else {

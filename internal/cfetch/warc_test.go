@@ -280,6 +280,41 @@ func TestFromWARCReadsASeriesInOrder(t *testing.T) {
 	}
 }
 
+// A response record holds the interim responses (103 Early Hints, 100
+// Continue) that came before the final one, as they went over the wire:
+// --from-warc replayed the page as its first interim response, status 103
+// without a body.
+func TestFromWARCSkipsInterimResponses(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", "</style.css>; rel=preload; as=style")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<h1>hints</h1>")
+	}))
+	defer s.Close()
+	path := filepath.Join(t.TempDir(), "hints.warc.gz")
+	r := runCfetch(t, s.URL+"/\n", "--no-robots", "--warc", path)
+	if r.code != 0 || r.one(t).Status != 200 {
+		t.Fatalf("exit %d, %+v\n%s", r.code, r.resps, r.stderr)
+	}
+	var resp *warc.Record
+	for _, rec := range readWARC(t, path) {
+		if rec.Type() == warc.TypeResponse {
+			resp = rec
+		}
+	}
+	if resp == nil || !bytes.HasPrefix(resp.Block, []byte("HTTP/1.1 103 Early Hints\r\n")) {
+		t.Fatalf("the response record does not start with the 103: %+v", resp)
+	}
+	r = runCfetch(t, "", "--from-warc", path)
+	if r.code != 0 || len(r.resps) != 1 {
+		t.Fatalf("--from-warc: exit %d, %d responses\n%s", r.code, len(r.resps), r.stderr)
+	}
+	if got := r.resps[0]; got.Status != 200 || got.Body != "<h1>hints</h1>" {
+		t.Errorf("replayed as %+v", got)
+	}
+}
+
 // TestWARCRotates: past --warc-max-size the next file of the series is
 // started, each with its warcinfo record, and no exchange is lost.
 func TestWARCRotates(t *testing.T) {
