@@ -1,6 +1,7 @@
 package cextract
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cextract/sitemap"
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/linkfind"
+	"github.com/crawlutils/crawlutils/internal/record"
 )
 
 // sitemapRule reads robots.txt and sitemaps: Scrapy's SitemapSpider.
@@ -19,6 +21,7 @@ type sitemapRule struct {
 	name          string
 	pos           rules.Pos
 	url, notURL   []*regexp.Regexp
+	byDefault     bool // no match.url: also every response requested as a sitemap
 	follow        []*regexp.Regexp
 	allow, deny   []*regexp.Regexp
 	alternate     bool
@@ -37,7 +40,7 @@ func compileSitemapRule(r *rules.Sitemap) *sitemapRule {
 	s := &sitemapRule{name: r.Name, pos: r.Pos, url: r.Match.URL, notURL: r.Match.NotURL, follow: r.Follow,
 		allow: r.Allow, deny: r.Deny, alternate: r.Alternate}
 	if s.url == nil {
-		s.url = []*regexp.Regexp{defaultSitemapURL}
+		s.url, s.byDefault = []*regexp.Regexp{defaultSitemapURL}, true
 	}
 	if t, ok := process.ParseDate(r.LastmodAfter.Value); ok {
 		s.after = t
@@ -50,7 +53,10 @@ func compileSitemapRule(r *rules.Sitemap) *sitemapRule {
 }
 
 func (s *sitemapRule) matches(p *page) (bool, string) {
-	if !anyMatch(s.url, p.url) {
+	if !anyMatch(s.url, p.url) && !(s.byDefault && requestedAsSitemap(p.req)) {
+		if s.byDefault {
+			return false, "the URL is not a robots.txt or a sitemap's (no match.url: /robots.txt, *sitemap*.xml(.gz), or a sitemap a robots.txt or an index listed)"
+		}
 		return false, "the URL matches no match.url"
 	}
 	for _, re := range s.notURL {
@@ -59,6 +65,20 @@ func (s *sitemapRule) matches(p *page) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// requestedAsSitemap says whether req is a sitemap a robots.txt or a
+// sitemap index listed, by the source cextract gave it: whatever its URL,
+// it is read as a sitemap, as Scrapy's SitemapSpider reads them.
+func requestedAsSitemap(req *record.Request) bool {
+	if req == nil {
+		return false
+	}
+	var src string
+	if raw := req.Extra["source"]; len(raw) == 0 || json.Unmarshal(raw, &src) != nil {
+		return false
+	}
+	return src == sourceRobotsSitemap || src == sourceSitemapIndex
 }
 
 // sitemapResult counts what a sitemap rule did with one response.
