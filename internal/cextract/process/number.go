@@ -55,7 +55,8 @@ func numberProc(name string, arg Arg) (func(*Context, Value, []Value) ([]Value, 
 
 // ParseNumber finds the first number in s and returns it as a JSON number,
 // exactly (no rounding through float64): "£1,234.50" → "1234.50",
-// "In stock (22 available)" → "22", "1.234,5" → "1234.5", "-3" → "-3".
+// "In stock (22 available)" → "22", "1.234,5" → "1234.5", "-3" → "-3",
+// "$.99" → "0.99".
 //
 // Thousands separators (",", ".", "'", spaces, no-break spaces) are
 // dropped. decimal is the decimal separator, '.' or ','; when it is 0 it is
@@ -74,10 +75,28 @@ func ParseNumber(s string, decimal byte) (string, bool) {
 	if start < 0 {
 		return "", false
 	}
+	// A fraction written without its leading zero: "$.99", "-.5", "€ ,50"
+	// with "," the decimal separator. Not after a letter or digit: "Rs.500"
+	// is 500.
+	before := start
+	if lead := leadingFraction(s, start, decimal); lead {
+		before = start - 1
+	}
 	neg := false
-	if p := strings.TrimSuffix(strings.TrimSuffix(s[:start], "-"), "\u2212"); len(p) < start {
+	if p := strings.TrimSuffix(strings.TrimSuffix(s[:before], "-"), "\u2212"); len(p) < before {
 		// A minus sign, not a hyphen inside a word ("SKU-12").
 		neg = p == "" || !isAlnum(p[len(p)-1])
+	}
+	if before < start {
+		j := start
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		n := "0." + s[start:j]
+		if neg && strings.Trim(s[start:j], "0") != "" {
+			n = "-" + n
+		}
+		return n, true
 	}
 	// Groups of digits and the separators between them.
 	var groups []string
@@ -147,6 +166,31 @@ func ParseNumber(s string, decimal byte) (string, bool) {
 		n = "0"
 	}
 	return n, true
+}
+
+// leadingFraction says whether the digits at s[start] follow a decimal
+// separator that begins the number: "." or "," (the one given as decimal,
+// if one is) after no letter or digit; a "," guessed is decimal unless
+// exactly three digits follow it, as in the middle of a number.
+func leadingFraction(s string, start int, decimal byte) bool {
+	if start == 0 {
+		return false
+	}
+	sep := s[start-1]
+	if sep != '.' && sep != ',' || start >= 2 && isAlnum(s[start-2]) {
+		return false
+	}
+	if decimal != 0 {
+		return sep == decimal
+	}
+	if sep == ',' {
+		j := start
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		return j-start != 3
+	}
+	return true
 }
 
 func boolInt(b bool) int {
