@@ -239,10 +239,10 @@ func (s *Server) apiHosts(w http.ResponseWriter, r *http.Request) {
 	slices.SortStableFunc(hosts, func(a, b hostJSON) int {
 		return cmp.Or(cmp.Compare(key(b), key(a)), strings.Compare(a.Host, b.Host))
 	})
-	total := len(hosts)
 	if sortBy == "dead" {
 		hosts = slices.DeleteFunc(hosts, func(h hostJSON) bool { return h.Dead == 0 })
 	}
+	total := len(hosts) // the hosts the sort considers, before limit
 	hosts = hosts[:min(limit, len(hosts))]
 	writeJSON(w, http.StatusOK, map[string]any{"as_of": snap.At.UTC().Format(time.RFC3339Nano),
 		"crawlid": c.CrawlID, "sort": sortBy, "total": total, "hosts": hosts})
