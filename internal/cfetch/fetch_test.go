@@ -74,6 +74,11 @@ func TestFaults(t *testing.T) {
 			}
 		}},
 		{name: "unparsable Location host", url: s.URL + "/redirect-to/301?to=http://%5B::1/", args: []string{"--retries", "2"}, wantErr: ErrInvalidURL},
+		{name: "Location with a port out of range is invalid_url, not retried", url: s.URL + "/redirect-to/301?to=http://127.0.0.1:99999/", args: []string{"--retries", "2"}, wantErr: ErrInvalidURL, check: func(t *testing.T, r record.Response) {
+			if r.Retries != 0 || !strings.Contains(r.ErrorDetail, "port 99999 is out of range") {
+				t.Errorf("retries %d detail %q", r.Retries, r.ErrorDetail)
+			}
+		}},
 		{name: "Content-Length not a number", url: s.URL + "/badlength/word", wantErr: ErrProtocol, check: func(t *testing.T, r record.Response) {
 			if r.ErrorDetail != `invalid Content-Length "ten"` {
 				t.Errorf("detail %q", r.ErrorDetail)

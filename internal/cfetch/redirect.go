@@ -3,6 +3,7 @@ package cfetch
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/ascii"
@@ -49,6 +50,11 @@ func checkURL(s string) (*url.URL, *FetchError) {
 	case u.Host == "" || u.Hostname() == "":
 		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: no host", s)
 	}
+	if p := u.Port(); p != "" && !portInRange(p) {
+		// net/url takes any digits; the dial would fail, as a network
+		// error, retried.
+		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: port %s is out of range (0-65535)", s, p)
+	}
 	if err := canonicalHost(u); err != nil {
 		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: host: %v", s, err)
 	}
@@ -57,6 +63,17 @@ func checkURL(s string) (*url.URL, *FetchError) {
 	// percent-encoded (the path net/url escapes itself).
 	u.RawQuery = fingerprint.SafeQuery(u.RawQuery)
 	return u, nil
+}
+
+// portInRange reports whether port, digits as net/url has checked, is a
+// port number, leading zeros allowed (as browsers read ":080").
+func portInRange(port string) bool {
+	digits := strings.TrimLeft(port, "0")
+	if len(digits) > 5 {
+		return false
+	}
+	n, err := strconv.Atoi("0" + digits)
+	return err == nil && n <= 65535
 }
 
 // canonicalHost writes u's host as it goes on the wire and in records, and

@@ -20,6 +20,13 @@ func TestCheckURL(t *testing.T) {
 		{"http://:80/", ErrInvalidURL, `invalid URL "http://:80/": no host`},
 		{"http://a b.com/", ErrInvalidURL, `invalid URL: "http://a b.com/": invalid character " " in host name`},
 		{"http://[::1/", ErrInvalidURL, `invalid URL: "http://[::1/": missing ']' in host`},
+		// A port past 65535 was a "network" error, retried, resting the host.
+		{"http://127.0.0.1:99999/", ErrInvalidURL, `invalid URL "http://127.0.0.1:99999/": port 99999 is out of range (0-65535)`},
+		{"http://example.com:65536/", ErrInvalidURL, `invalid URL "http://example.com:65536/": port 65536 is out of range (0-65535)`},
+		{"http://example.com:0000000000080/", "", ""},
+		{"http://example.com:0000000065536/", ErrInvalidURL, `invalid URL "http://example.com:0000000065536/": port 0000000065536 is out of range (0-65535)`},
+		{"http://example.com:65535/", "", ""},
+		{"http://example.com:/", "", ""},
 	}
 	for _, tt := range tests {
 		u, fe := checkURL(tt.in)
