@@ -40,9 +40,10 @@ const (
 	lockTTL  = frontier.DefaultConsumerTimeout
 )
 
-// lockRun takes the crawl's run lock and keeps it renewed until the
-// returned release is called; with another run holding it, its error
-// says so, with the exit status ExitRunning.
+// lockRun takes the crawl's run lock on this machine and keeps it renewed
+// until the returned release is called; with another run on this machine
+// holding it, its error says so, with the exit status ExitRunning. A run
+// on another machine has a lock of its own: it joins the crawl.
 func (c *crawl) lockRun(ctx context.Context) (release func(), err error) {
 	holder := frontier.LockHolder()
 	cur, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, c.now())
@@ -53,7 +54,7 @@ func (c *crawl) lockRun(ctx context.Context) (release func(), err error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, cli.Errorf(ExitRunning, "crawl %q is already running (%s holds its lock in %s): this run exits; the lock expires %s after that run stops renewing it",
+		return nil, cli.Errorf(ExitRunning, "crawl %q is already running on this machine (%s holds its lock in %s): this run exits; the lock expires %s after that run stops renewing it",
 			c.o.crawlID, frontier.DescribeLockHolder(cur), storeurl.Redact(c.o.dsn), lockTTL)
 	}
 	stop := cli.Every(lockBeat, func() {

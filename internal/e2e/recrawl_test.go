@@ -254,7 +254,7 @@ func recrawlLock(t *testing.T, bin string, env ...string) {
 	}
 	start := time.Now()
 	r := l.runCrawl(`seeds.txt "$RULES" items.jsonl`, env...)
-	r.want(t, 4, `cqueue: crawl "items" is already running (pid `)
+	r.want(t, 4, `cqueue: crawl "items" is already running on this machine (pid `)
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the second run took %s to give up", d)
 	}

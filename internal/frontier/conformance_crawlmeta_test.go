@@ -5,6 +5,7 @@ import (
 	"maps"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The conformance suite (see conformance_test.go): the crawls' metadata.
@@ -90,6 +91,49 @@ func TestCrawlMetaFirstWins(t *testing.T) {
 			if !maps.Equal(got[i], got[0]) || got[i]["rules_sha256"] != got[i]["started_at"] {
 				t.Fatalf("caller %d got %v, caller 0 %v", i, got[i], got[0])
 			}
+		}
+	})
+}
+
+// TestRunLockPerMachine: a crawl's run lock is one a machine. A second
+// holder on the same machine is refused while the lock lasts (it may take
+// it once the first lets go, or the lock expires, or by stealing it from
+// a holder it knows gone); a holder on another machine takes its own, as
+// the same command run on every machine joins one crawl.
+func TestRunLockPerMachine(t *testing.T) {
+	each(t, Options{}, func(t *testing.T, f Frontier) {
+		lock := func(holder, steal string, now time.Time) string {
+			t.Helper()
+			cur, ok, err := f.LockCrawl(ctx, "shop", holder, steal, time.Minute, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprint(cur, " ", ok)
+		}
+		for _, step := range []struct{ holder, steal, want string }{
+			{"a 1 boot", "", "a 1 boot true"},
+			{"a 1 boot", "", "a 1 boot true"}, // renewed
+			{"a 2 boot", "", "a 1 boot false"},
+			{"b 3 boot", "", "b 3 boot true"},         // another machine
+			{"b 4 boot", "", "b 3 boot false"},        // which holds its own
+			{"a 2 boot", "a 1 boot", "a 2 boot true"}, // stolen from one known gone
+			{"a 1 boot", "", "a 2 boot false"},
+		} {
+			if got := lock(step.holder, step.steal, t0); got != step.want {
+				t.Errorf("LockCrawl(%q, steal %q) = %s, want %s", step.holder, step.steal, got, step.want)
+			}
+		}
+		if got := lock("a 5 boot", "", t0.Add(2*time.Minute)); got != "a 5 boot true" {
+			t.Errorf("after the lock expired: %s", got)
+		}
+		if err := f.UnlockCrawl(ctx, "shop", "b 3 boot"); err != nil {
+			t.Fatal(err)
+		}
+		if got := lock("b 4 boot", "", t0); got != "b 4 boot true" {
+			t.Errorf("after b 3 let go: %s", got)
+		}
+		if got := lock("a 6 boot", "", t0.Add(2*time.Minute)); got != "a 5 boot false" {
+			t.Errorf("b letting go freed a's lock: %s", got)
 		}
 	})
 }

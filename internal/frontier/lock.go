@@ -10,9 +10,22 @@ import (
 	"time"
 )
 
-// metaLock is the crawl metadata key of a crawl's run lock: the holder, a
-// tab, and the lock's expiry in Unix milliseconds.
+// metaLock begins the crawl metadata key of a crawl's run lock on one
+// machine (lockKey): the holder, a tab, and the lock's expiry in Unix
+// milliseconds.
 const metaLock = "run_lock"
+
+// lockKey is the metadata key of the run lock holder (a LockHolder)
+// takes: one for each machine. A second run of a crawl on the same
+// machine (an overlapping cron job) is refused, while a run on another
+// machine joins the crawl on a shared frontier (a Redis): the same
+// command on every machine is how a crawl spans machines.
+func lockKey(holder string) string {
+	if c, ok := parseHolder(holder); ok && c.Host != "" {
+		return metaLock + "@" + c.Host
+	}
+	return metaLock
+}
 
 // parseLock splits a run lock's value into its holder and expiry.
 func parseLock(v string) (holder string, expires int64) {
@@ -47,7 +60,7 @@ func (f *SQLite) LockCrawl(ctx context.Context, crawlID, holder, steal string, t
 			return err
 		}
 		var v string
-		err := tx.QueryRowContext(ctx, `SELECT value FROM frontier_crawl_meta WHERE crawlid = ? AND key = ?`, crawlID, metaLock).Scan(&v)
+		err := tx.QueryRowContext(ctx, `SELECT value FROM frontier_crawl_meta WHERE crawlid = ? AND key = ?`, crawlID, lockKey(holder)).Scan(&v)
 		if err != nil && !isNoRows(err) {
 			return err
 		}
@@ -57,7 +70,7 @@ func (f *SQLite) LockCrawl(ctx context.Context, crawlID, holder, steal string, t
 		}
 		cur = holder
 		_, err = tx.ExecContext(ctx, `INSERT INTO frontier_crawl_meta (crawlid, key, value) VALUES (?, ?, ?)
-			ON CONFLICT (crawlid, key) DO UPDATE SET value = excluded.value`, crawlID, metaLock, lockValue(holder, ttl, now))
+			ON CONFLICT (crawlid, key) DO UPDATE SET value = excluded.value`, crawlID, lockKey(holder), lockValue(holder, ttl, now))
 		return err
 	})
 	return cur, ok, err
@@ -70,7 +83,7 @@ func (f *SQLite) UnlockCrawl(ctx context.Context, crawlID, holder string) error 
 			return err
 		}
 		var v string
-		err := tx.QueryRowContext(ctx, `SELECT value FROM frontier_crawl_meta WHERE crawlid = ? AND key = ?`, crawlID, metaLock).Scan(&v)
+		err := tx.QueryRowContext(ctx, `SELECT value FROM frontier_crawl_meta WHERE crawlid = ? AND key = ?`, crawlID, lockKey(holder)).Scan(&v)
 		if err != nil {
 			if isNoRows(err) {
 				return nil
@@ -80,7 +93,7 @@ func (f *SQLite) UnlockCrawl(ctx context.Context, crawlID, holder string) error 
 		if h, _ := parseLock(v); h != holder {
 			return nil
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM frontier_crawl_meta WHERE crawlid = ? AND key = ?`, crawlID, metaLock)
+		_, err = tx.ExecContext(ctx, `DELETE FROM frontier_crawl_meta WHERE crawlid = ? AND key = ?`, crawlID, lockKey(holder))
 		return err
 	})
 }
