@@ -187,6 +187,9 @@ func (f *Fetcher) fillRendered(r *response, p *render.Page) {
 	if p.Screenshot != "" {
 		extra["screenshot_path"], _ = json.Marshal(p.Screenshot)
 	}
+	if p.ScreenshotError != "" {
+		r.Warnings = append(r.Warnings, "not saved to --render-screenshot: "+p.ScreenshotError)
+	}
 	if p.ScriptError != "" {
 		r.Warnings = append(r.Warnings, "--render-script threw: "+p.ScriptError)
 	}

@@ -242,6 +242,33 @@ func startCfetch(t *testing.T, bin, tmp string, args ...string) (*exec.Cmd, *buf
 	return cmd, w, sc, func() { in.Close() }
 }
 
+// TestRenderScreenshotNotWritten: a --render-screenshot DIR that cannot
+// be written (here a file) costs the screenshot, not the page: the DOM is
+// the body, with a warning, as a body not saved to --save-dir is.
+func TestRenderScreenshotNotWritten(t *testing.T) {
+	needBrowser(t)
+	s := newJSSite(t)
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs := runRecords(t, []string{"-q", "--render", "--render-wait", "css:.product", "--render-timeout", "2m", "--render-screenshot", notDir}, s.URL+"/shop\n")
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	r := recs[0]
+	body, _ := r["body"].(string)
+	if r["error"] != nil || r["status"] != 200.0 || r["rendered"] != true || !strings.Contains(body, "Teapot") {
+		t.Errorf("record: error %v (%v), status %v, rendered %v: want the rendered page", r["error"], r["error_detail"], r["status"], r["rendered"])
+	}
+	if r["screenshot_path"] != nil {
+		t.Errorf("screenshot_path %v of a screenshot not written", r["screenshot_path"])
+	}
+	if w := fmt.Sprint(r["warnings"]); !strings.Contains(w, "not saved to --render-screenshot") || !strings.Contains(w, "not a directory") {
+		t.Errorf("warnings %s: want why the screenshot was not saved", w)
+	}
+}
+
 // TestNoBrowserLeftBehind: SIGINT and kill -9 of cfetch leave no process
 // of its browser.
 func TestNoBrowserLeftBehind(t *testing.T) {

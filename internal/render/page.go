@@ -46,6 +46,9 @@ type Page struct {
 	TimedOut bool
 	// Screenshot is the path of the PNG, when Options.ScreenshotDir is set.
 	Screenshot string
+	// ScreenshotError is why the PNG could not be written under
+	// Options.ScreenshotDir ("" when it was): the page is kept without it.
+	ScreenshotError string
 	// ScriptError is what Options.Script threw, "" when it did not.
 	ScriptError string
 }
@@ -195,11 +198,15 @@ func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
 	pg.mu.Unlock()
 	p.HTML = html
 	if dir := r.opts.ScreenshotDir; dir != "" {
-		path, err := screenshot(cctx, t, dir, req.URL)
+		res, err := cdp.Call(cctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
 		if err != nil {
 			return nil, fmt.Errorf("--render-screenshot: %w", err)
 		}
-		p.Screenshot = path
+		if path, err := writeScreenshot(dir, req.URL, res.Data); err != nil {
+			p.ScreenshotError = err.Error()
+		} else {
+			p.Screenshot = path
+		}
 	}
 	return p, nil
 }
@@ -233,18 +240,13 @@ func (pg *pageState) setup(ctx context.Context, req *Request) error {
 	return err
 }
 
-// screenshot writes the tab's PNG under dir, named by a hash of u.
-func screenshot(ctx context.Context, t *chromedp.Target, dir, u string) (string, error) {
-	res, err := cdp.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
-	if err != nil {
-		return "", err
-	}
+// writeScreenshot writes the PNG of u under dir, named by a hash of u.
+func writeScreenshot(dir, u string, png []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(u))
-	path := filepath.Join(dir, hex.EncodeToString(sum[:8])+".png")
-	return path, os.WriteFile(path, res.Data, 0o644)
+	path := filepath.Join(dir, ScreenshotName(u))
+	return path, os.WriteFile(path, png, 0o644)
 }
 
 // ScreenshotName is the file name of u's screenshot under the directory.
