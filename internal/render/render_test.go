@@ -179,6 +179,12 @@ func TestRenderPages(t *testing.T) {
 			}
 		}
 	})
+	t.Run("alert, prompt and confirm dismissed", func(t *testing.T) {
+		p := render(t, r, s.URL+"/dialogs.html")
+		if p.TimedOut || !strings.Contains(p.HTML, `<p id="after">null false</p>`) {
+			t.Errorf("timed out %v, DOM %s: want the script run past its dialogs, each dismissed", p.TimedOut, p.HTML)
+		}
+	})
 	t.Run("refused", func(t *testing.T) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -70,6 +70,10 @@ Promise.allSettled([fetch('/private/secret.json'), fetch('/api/products.json'), 
 	})
 	mux.HandleFunc("/more.html", html(`<!doctype html><html><body><div id="items"><p class="item">1</p></div>
 <button id="more" onclick="const p = document.createElement('p'); p.className = 'item'; p.textContent = document.querySelectorAll('.item').length + 1; document.getElementById('items').appendChild(p);">more</button></body></html>`))
+	mux.HandleFunc("/dialogs.html", html(`<!doctype html><html><body><script>
+alert('hi'); const answer = prompt('name?'); const ok = confirm('sure?');
+document.body.insertAdjacentHTML('beforeend', '<p id="after">' + answer + ' ' + ok + '</p>');
+</script></body></html>`))
 	mux.HandleFunc("/notfound.html", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusNotFound)

@@ -33,6 +33,15 @@ func newTab(b *browser) (*tab, error) {
 	ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
 	tb := &tab{b: b, ctx: ctx, cancel: cancel}
 	err := chromedp.Listen(ctx, func(ev any) {
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			// alert(), confirm(), prompt() and onbeforeunload stop the
+			// page's script until answered: dismissed at once, as
+			// Playwright does (confirm gives false, prompt null).
+			go func() {
+				_, _ = cdp.Call(ctx, tb.t, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+			}()
+			return
+		}
 		if pg := tb.cur.Load(); pg != nil {
 			pg.event(ev)
 		} else if p, ok := ev.(*fetch.EventRequestPaused); ok {
