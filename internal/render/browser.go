@@ -47,6 +47,14 @@ func startBrowser(path, hostRules string, screenshots bool, stderr io.Writer, ge
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("mute-audio", true),
 		chromedp.Flag("hide-scrollbars", true),
+		// No popups: a window a page opens (window.open, a link to
+		// target=_blank) is a tab nothing intercepts, whose requests
+		// would escape robots.txt and the internal-address rule. The
+		// headless shell refuses them all; the full browser's popup
+		// blocker, which chromedp turns off, refuses those opened
+		// without a click, as every one is here.
+		chromedp.Flag("block-new-web-contents", true),
+		chromedp.Flag("disable-popup-blocking", false),
 		// The network service inside the browser's process, not in one
 		// of its own: chromedp's default asks for it by the feature's old
 		// name, which Chromium no longer knows. Each request the page

@@ -200,6 +200,32 @@ func TestRenderPages(t *testing.T) {
 	})
 }
 
+// TestPopupsNotOpened: the windows a page opens (window.open, a link to
+// target=_blank) are not opened: their requests would escape the checks
+// of the page's own (robots.txt here), in a tab nothing watches.
+func TestPopupsNotOpened(t *testing.T) {
+	s := newSite(t)
+	opts := DefaultOptions()
+	opts.Timeout = 60 * time.Second
+	opts.Wait = Wait{Kind: WaitIdle}
+	for _, screenshots := range []bool{false, true} { // the browser is started with other switches for screenshots
+		t.Run(fmt.Sprintf("screenshots=%v", screenshots), func(t *testing.T) {
+			o := opts
+			if screenshots {
+				o.ScreenshotDir = t.TempDir()
+			}
+			before := s.privateHits.Load()
+			p := render(t, newTestRenderer(t, o), s.URL+"/popups.html")
+			if !strings.Contains(p.HTML, `<p id="done">done</p>`) {
+				t.Errorf("DOM %s", p.HTML)
+			}
+			if n := s.privateHits.Load() - before; n != 0 {
+				t.Errorf("the robots-disallowed popups reached the server %d times", n)
+			}
+		})
+	}
+}
+
 // TestBrowserCrash: the browser killed under a page costs one retry in a
 // new browser, and the page is rendered.
 func TestBrowserCrash(t *testing.T) {

@@ -74,6 +74,9 @@ Promise.allSettled([fetch('/private/secret.json'), fetch('/api/products.json'), 
 alert('hi'); const answer = prompt('name?'); const ok = confirm('sure?');
 document.body.insertAdjacentHTML('beforeend', '<p id="after">' + answer + ' ' + ok + '</p>');
 </script></body></html>`))
+	mux.HandleFunc("/popups.html", html(`<!doctype html><html><body><a id="blank" href="/private/blank.html" target="_blank">new tab</a><script>
+window.open('/private/popup.html'); document.getElementById('blank').click();
+</script><p id="done">done</p></body></html>`))
 	mux.HandleFunc("/notfound.html", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusNotFound)
