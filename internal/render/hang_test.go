@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -36,6 +37,10 @@ func TestBrowserHangs(t *testing.T) {
 		_, err := r.Render(context.Background(), &Request{URL: loop.URL + "/"})
 		if !errors.Is(err, ErrBrowser) {
 			t.Fatalf("a page that never yields: %v, want an error wrapping ErrBrowser", err)
+		}
+		// It says what happened: not that the browser died.
+		if msg := err.Error(); !strings.Contains(msg, "each time in a new tab: the page's tab stopped answering") || strings.Contains(msg, "died") {
+			t.Errorf("a page that never yields: %q", msg)
 		}
 		if r.PID() != pid || r.Restarts() != 0 {
 			t.Errorf("the browser was restarted for a hung tab (pid %d → %d, %d restarts)", pid, r.PID(), r.Restarts())

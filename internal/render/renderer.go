@@ -205,20 +205,45 @@ func (r *Renderer) Render(ctx context.Context, req *Request) (*Page, error) {
 			return p, err
 		}
 		last = err
-		if !errors.Is(err, errTabCrashed) || b.dead() {
+		if !tabOnly(err) || b.dead() {
 			r.dropped(b)
 		}
 		_ = try
 	}
-	return nil, fmt.Errorf("%w twice under %s: %v", ErrBrowser, req.URL, last)
+	return nil, &twiceError{url: req.URL, last: last}
 }
+
+// tabOnly reports whether err took down the page's tab only, the browser
+// going on: it crashed, or hung on the page's own script.
+func tabOnly(err error) bool {
+	return errors.Is(err, errTabCrashed) || errors.Is(err, errTabHung)
+}
+
+// twiceError is the error of a page that failed twice: it wraps
+// ErrBrowser and says what happened the second time, in the tab or in the
+// browser.
+type twiceError struct {
+	url  string
+	last error
+}
+
+func (e *twiceError) Error() string {
+	if tabOnly(e.last) {
+		return fmt.Sprintf("the page failed twice under %s, each time in a new tab: %v", e.url, e.last)
+	}
+	return fmt.Sprintf("%v twice under %s: %v", ErrBrowser, e.url, e.last)
+}
+
+func (e *twiceError) Is(target error) bool { return target == ErrBrowser }
+
+func (e *twiceError) Unwrap() error { return e.last }
 
 // crashed reports whether err came from b dying (or hanging past the
 // page's bound).
 func (r *Renderer) crashed(b *browser, err error) bool {
 	var ee *exec.ExitError
 	var le *LoadError
-	if err != nil && !b.dead() && !errors.As(err, &le) && !errors.Is(err, errTabCrashed) {
+	if err != nil && !b.dead() && !errors.As(err, &le) && !tabOnly(err) {
 		// An error of the connection can come just before the drop is seen.
 		t := time.NewTimer(lostGrace)
 		select {
@@ -230,7 +255,7 @@ func (r *Renderer) crashed(b *browser, err error) bool {
 	switch {
 	case errors.As(err, &le):
 		return false
-	case errors.As(err, &ee), b.dead(), errors.Is(err, errTabCrashed), errors.Is(err, ErrBrowser), errors.Is(err, errHung):
+	case errors.As(err, &ee), b.dead(), tabOnly(err), errors.Is(err, ErrBrowser), errors.Is(err, errHung):
 		return true
 	}
 	return false
