@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 )
 
 func seedsName(s string) string {
@@ -23,9 +22,9 @@ func outName(out string) string {
 }
 
 // exportExists reports whether OUT is a file that already holds
-// something (a database URL or stdout is not looked at).
+// something (a database table or stdout is not looked at).
 func exportExists(out string) bool {
-	if out == "-" || strings.Contains(out, "://") || strings.HasPrefix(out, "sqlite:") {
+	if out == "-" || dbOutTable(out) != "" {
 		return false
 	}
 	fi, err := os.Stat(out)

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/net/idna"
 
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
+	"github.com/crawlutils/crawlutils/internal/hostname"
 )
 
 // Domains matches hosts against a list of domains as Scrapy's
@@ -74,7 +75,7 @@ func (d Domains) Match(host string) bool {
 		}
 		return false
 	}
-	if lower := strings.ToLower(host); isASCII(lower) && !strings.Contains(lower, "xn--") {
+	if lower := strings.ToLower(host); hostname.IsASCII(lower) && !strings.Contains(lower, "xn--") {
 		return d.matchName(lower)
 	}
 	for _, h := range nameForms(host) {
@@ -109,7 +110,7 @@ func NormalizeDomain(s string) (string, error) {
 	if d == "" || strings.ContainsAny(d, "/\\:*@ \t\r\n?#[]%") {
 		return "", fmt.Errorf("want a domain name such as example.com, got %q", s)
 	}
-	if isASCII(d) {
+	if hostname.IsASCII(d) {
 		return strings.ToLower(d), nil
 	}
 	forms := nameForms(d)
@@ -125,13 +126,13 @@ func NormalizeDomain(s string) (string, error) {
 // ("xn--…") has the forms of the name they spell too, so a hand-written
 // xn--strae-oqa.test meets strasse.test.
 func nameForms(name string) []string {
-	if isASCII(name) {
+	if hostname.IsASCII(name) {
 		name = strings.ToLower(name)
 		if !strings.Contains(name, "xn--") {
 			return []string{name}
 		}
 		forms := []string{name}
-		if u, err := idna.Lookup.ToUnicode(name); err == nil && !isASCII(u) {
+		if u, err := idna.Lookup.ToUnicode(name); err == nil && !hostname.IsASCII(u) {
 			for _, f := range nameForms(u) {
 				if !slices.Contains(forms, f) {
 					forms = append(forms, f)
@@ -141,22 +142,13 @@ func nameForms(name string) []string {
 		return forms
 	}
 	var forms []string
-	if a, err := idna.Lookup.ToASCII(name); err == nil && a != "" && isASCII(a) {
-		forms = append(forms, strings.ToLower(strings.TrimSuffix(a, ".")))
+	if a, err := hostname.ASCII(name); err == nil && a != "" && hostname.IsASCII(a) {
+		forms = append(forms, strings.TrimSuffix(a, "."))
 	}
 	if c, err := fingerprint.ScrapyCanonical("http://" + name + "/"); err == nil {
-		if h := strings.TrimSuffix(fingerprint.Host(c), "."); h != "" && isASCII(h) && !slices.Contains(forms, h) {
+		if h := strings.TrimSuffix(fingerprint.Host(c), "."); h != "" && hostname.IsASCII(h) && !slices.Contains(forms, h) {
 			forms = append(forms, h)
 		}
 	}
 	return forms
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
