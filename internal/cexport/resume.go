@@ -9,6 +9,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/ndjson"
 )
 
 // Resuming an export: -o FILE appends to what an earlier run left in FILE
@@ -147,7 +149,7 @@ func resumeLines(f io.ReaderAt, size int64, format string) (resumePoint, error) 
 // name.
 func fileHeader(h []string) []string {
 	if len(h) > 0 {
-		h[0] = strings.TrimPrefix(h[0], "\ufeff")
+		h[0] = strings.TrimPrefix(h[0], ndjson.BOM)
 	}
 	return h
 }

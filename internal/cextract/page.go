@@ -15,6 +15,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cextract/csvfeed"
 	"github.com/crawlutils/crawlutils/internal/cextract/rules"
 	"github.com/crawlutils/crawlutils/internal/cextract/sitemap"
+	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/crawlutils/crawlutils/internal/record"
 	"github.com/crawlutils/crawlutils/internal/selector"
 )
@@ -261,7 +262,7 @@ func (p *page) csv(o *rules.CSVOptions) *csvTable {
 	if p.csvRows == nil {
 		p.csvRows = map[[2]byte]*csvTable{}
 	}
-	t := &csvTable{rows: csvfeed.Parse(strings.TrimPrefix(p.body.whole(), "\ufeff"), o.Delimiter, o.Quote)}
+	t := &csvTable{rows: csvfeed.Parse(strings.TrimPrefix(p.body.whole(), ndjson.BOM), o.Delimiter, o.Quote)}
 	if len(t.rows) > 0 {
 		t.first = newCSVHeader(t.rows[0])
 	}
