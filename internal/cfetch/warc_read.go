@@ -179,14 +179,17 @@ func (rp *replay) revisit(ctx context.Context, rec *warc.Record, target string) 
 		orig, ok = rp.seen.byURI[target]
 	}
 	if !ok {
-		rp.tool.Printf("%s: offset %d: revisit of %s: the record it refers to is not in the files read before it", rp.cur, rec.Offset, target)
+		// A page of the archive not replayed: exit 3, as a damaged record.
+		rp.tool.Printf("%s: offset %d: revisit of %s: the record it refers to is not in the files read before it (name the file that holds it first)", rp.cur, rec.Offset, target)
 		st.Drop("warc_revisit_unresolved")
+		rp.tool.MarkPartial()
 		return
 	}
 	o, err := readAt(orig)
 	if err != nil {
 		rp.tool.Printf("%v", err)
 		st.Drop("warc_revisit_unresolved")
+		rp.tool.MarkPartial()
 		return
 	}
 	block := o.Block

@@ -401,3 +401,36 @@ func TestFromWARCDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestFromWARCUnresolvedRevisitExit3: a revisit whose original is in
+// none of the files read before it (a deduplicating crawl's WARC given
+// without the earlier crawl's) is a page not replayed: it is reported,
+// the pages around it are replayed, and the exit status is 3, as for a
+// damaged record.
+func TestFromWARCUnresolvedRevisitExit3(t *testing.T) {
+	s := httptest.NewServer(warcSite())
+	defer s.Close()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "new.warc.gz")
+	if r := runCfetch(t, s.URL+"/plain\n", "--no-robots", "--warc", path); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	w, err := warc.Create(filepath.Join(dir, "dedup.warc.gz"), warc.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := warc.New(warc.TypeRevisit, time.Now(), []byte("HTTP/1.1 200 OK\r\n\r\n"))
+	lost.Set("WARC-Target-URI", "http://old.example/page")
+	lost.Set("WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest")
+	lost.Set("WARC-Payload-Digest", "sha1:BBBB")
+	lost.Set("WARC-Refers-To", "<urn:uuid:00000000-0000-0000-0000-000000000000>")
+	_ = w.Write(lost)
+	_ = w.Close()
+	r := runCfetch(t, "", "--from-warc", path, filepath.Join(dir, "dedup.warc.gz"))
+	if r.code != 3 || len(r.resps) != 1 {
+		t.Fatalf("exit %d, %d responses, want 3 and 1 (the page that is in the files)\n%s", r.code, len(r.resps), r.stderr)
+	}
+	if want := "revisit of http://old.example/page: the record it refers to is not in the files read before it"; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+}
