@@ -69,3 +69,21 @@ func mediaTypeOf(h http.Header, data []byte) (media, charset string, sniffed boo
 	media, _ = parseContentType(http.DetectContentType(data))
 	return media, "", true
 }
+
+// isPage reports whether a document the browser loads for --render is a
+// page to render, from its response's headers: HTML, XHTML or SVG, or no
+// type at all (the browser sniffs it). Any other type (a PDF, JSON, plain
+// text, XML, an image) and a download (Content-Disposition: attachment)
+// is taken as the server sent it: the browser would show its own viewer
+// page around it, or wait for a page that never comes.
+func isPage(h http.Header) bool {
+	if d, _, _ := strings.Cut(h.Get("Content-Disposition"), ";"); ascii.Lower(strings.TrimSpace(d)) == "attachment" {
+		return false
+	}
+	ct := h.Get("Content-Type")
+	if strings.TrimSpace(ct) == "" {
+		return true
+	}
+	media, _ := parseContentType(ct)
+	return isHTMLMedia(media) || media == "image/svg+xml"
+}

@@ -1,13 +1,16 @@
 package cfetch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -112,7 +115,9 @@ func (f *Fetcher) renderStep(ctx context.Context, j *job) *finish {
 	case nil:
 		out.url, out.status, out.header, out.connected = page.URL, page.Status, page.Header, true
 		out.latency = f.now().Sub(start)
-		if f.opts.MaxSize > 0 && int64(len(page.HTML)) > f.opts.MaxSize {
+		if page.AsSent {
+			out.body, out.err = f.asSentBody(ctx, page)
+		} else if f.opts.MaxSize > 0 && int64(len(page.HTML)) > f.opts.MaxSize {
 			out.err = fetchErr(ErrTooLarge, "the rendered DOM is %d bytes, over --max-size %s", len(page.HTML), formatSize(f.opts.MaxSize))
 			page.HTML = ""
 		}
@@ -161,7 +166,8 @@ func (fin *finish) withResp(r *response) *finish {
 // renderRequest is what the browser needs to load j: its headers, the
 // checks of each request the page makes, and the crawl's cookie jar.
 func (f *Fetcher) renderRequest(j *job) *render.Request {
-	req := &render.Request{URL: j.url.String(), Header: j.header, Check: f.renderCheck(j), Hold: f.holdSubrequest, DocumentDone: j.documentDone}
+	req := &render.Request{URL: j.url.String(), Header: j.header, Check: f.renderCheck(j), Hold: f.holdSubrequest, DocumentDone: j.documentDone,
+		IsPage: isPage, MaxBody: f.opts.MaxSize}
 	if f.jars != nil {
 		crawl := j.req.CrawlID
 		req.Cookies = func(u *url.URL) string { return f.jars.header(crawl, u) }
@@ -170,10 +176,30 @@ func (f *Fetcher) renderRequest(j *job) *render.Request {
 	return req
 }
 
+// asSentBody reads the body of a document that was not a page, as the
+// body of a fetched response is read (its charset, --max-size): the
+// browser has undone its content codings.
+func (f *Fetcher) asSentBody(ctx context.Context, p *render.Page) (*body, *FetchError) {
+	h := p.Header.Clone()
+	h.Del("Content-Encoding")
+	// The length the server declared, if any: --max-size judges it as it
+	// does a fetched response's (the body read from the browser is
+	// decoded, so its own length is not that).
+	resp := &http.Response{StatusCode: p.Status, Header: h, Body: io.NopCloser(bytes.NewReader(p.Body)), ContentLength: -1}
+	if n, err := strconv.ParseInt(p.Header.Get("Content-Length"), 10, 64); err == nil && (p.BodyOmitted || p.Header.Get("Content-Encoding") == "") {
+		resp.ContentLength = n
+	}
+	return readBody(ctx, resp, f.opts, f.mem.reserve())
+}
+
 // fillRendered puts the rendered page into its record: the DOM as the
-// body, and the fields that say what rendering did.
+// body, and the fields that say what rendering did. A document that was
+// not a page (Page.AsSent) has its body already, and "rendered": false.
 func (f *Fetcher) fillRendered(r *response, p *render.Page) {
 	extra := map[string]json.RawMessage{"rendered": json.RawMessage("true")}
+	if p.AsSent {
+		extra["rendered"] = json.RawMessage("false")
+	}
 	if len(p.Requests) > 0 {
 		extra["requests"], _ = json.Marshal(p.Requests)
 	}

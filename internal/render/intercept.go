@@ -24,6 +24,10 @@ func (pg *pageState) pausedRequest(ev *fetch.EventRequestPaused) {
 	if ev.Request == nil {
 		return
 	}
+	if ev.ResponseStatusCode != 0 || ev.ResponseErrorReason != "" {
+		pg.pausedResponse(ev) // a document's response (document.go)
+		return
+	}
 	raw := ev.Request.URL
 	if ev.Request.URLFragment != "" {
 		raw += ev.Request.URLFragment

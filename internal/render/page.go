@@ -51,6 +51,14 @@ type Page struct {
 	ScreenshotError string
 	// ScriptError is what Options.Script threw, "" when it did not.
 	ScriptError string
+	// AsSent: the main document was not a page (Request.IsPage), and was
+	// not rendered: Body is its body as the browser received it (its
+	// content codings undone, so Header's Content-Encoding no longer
+	// applies), HTML is empty. BodyOmitted: its Content-Length was over
+	// Request.MaxBody, and Body is nil.
+	AsSent      bool
+	Body        []byte
+	BodyOmitted bool
 }
 
 // Redirect is one redirect of the main document.
@@ -146,6 +154,9 @@ func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
 		}
 	}()
 	res, err := cdp.Call(wctx, t, page.Navigate, page.NavigateParams{URL: req.URL})
+	if p := pg.asSentPage(); p != nil {
+		return p, nil
+	}
 	p := &Page{}
 	switch {
 	case pg.isCrashed():
@@ -270,6 +281,7 @@ type pageState struct {
 	mainStatus int
 	mainHeader http.Header
 	mainRefuse *Refusal
+	asSent     *Page // the main document, when it is not a page (document.go)
 	redirects  []Redirect
 	inflight   map[network.RequestID]bool
 	urls       map[network.RequestID]string // network request → its URL

@@ -167,6 +167,14 @@ type Request struct {
 	// the site is over. Called at most once a page (once more if the page
 	// is loaded again in a new browser), never after Render has returned.
 	DocumentDone func()
+	// IsPage, when set, judges the main document from its response's
+	// headers (after its redirects): a page to render, or a document that
+	// is not one (a PDF, JSON, an image, a download), which the browser
+	// does not load: Render returns it as the server sent it
+	// (Page.AsSent), from the browser's one request. MaxBody > 0: such a
+	// document whose Content-Length is over it comes without its body.
+	IsPage  func(h http.Header) bool
+	MaxBody int64
 }
 
 // Refusal is why a request of a page was not sent.

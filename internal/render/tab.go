@@ -62,7 +62,12 @@ func newTab(b *browser) (*tab, error) {
 		func() error { _, err := cdp.Call(ctx, tb.t, network.Enable, network.EnableParams{}); return err },
 		func() error { _, err := cdp.Call(ctx, tb.t, page.Enable, page.EnableParams{}); return err },
 		func() error {
-			_, err := cdp.Call(ctx, tb.t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}})
+			_, err := cdp.Call(ctx, tb.t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
+				{URLPattern: "*"},
+				// A document's response too, before the browser reads it:
+				// the main document may not be a page (document.go).
+				{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageResponse},
+			}})
 			return err
 		},
 		func() error { _, err := cdp.Call(ctx, tb.t, dom.Disable, cdp.Empty{}); return err },
