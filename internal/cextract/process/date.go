@@ -48,11 +48,48 @@ var dateLayouts = []string{
 func ParseDate(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	for _, l := range dateLayouts {
-		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
-			return t, true
+		t, err := time.ParseInLocation(l, s, time.UTC)
+		if err != nil {
+			continue
 		}
+		if strings.Contains(l, "MST") {
+			// Go reads a zone name it does not know as UTC, and GMT+2
+			// as the hours two hours later: the wall clock read is the
+			// UTC one.
+			return namedZone(t.UTC(), t)
+		}
+		return t, true
 	}
 	return time.Time{}, false
+}
+
+// rfc822Zones are the zone names RFC 822 (5.1) gives offsets, in hours,
+// which the dates of HTTP, mail and RSS are written with. Other names are
+// ambiguous (CST is also China's, IST India's, Ireland's and Israel's).
+var rfc822Zones = map[string]int{
+	"UTC": 0, "GMT": 0,
+	"EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
+	"MST": -7, "MDT": -6, "PST": -8, "PDT": -7,
+}
+
+// namedZone returns the wall clock of wall in the zone that parsed names:
+// an RFC 822 zone name's offset, or GMT+h's (whose offset Go has read).
+// A zone name that is neither is not a date.
+func namedZone(wall, parsed time.Time) (time.Time, bool) {
+	if parsed.Location() == time.UTC {
+		return parsed, true
+	}
+	name, offset := parsed.Zone()
+	if h, ok := rfc822Zones[name]; ok {
+		offset = h * 3600
+	} else if !strings.HasPrefix(name, "GMT") || len(name) == 3 {
+		return time.Time{}, false
+	}
+	loc := time.UTC
+	if offset != 0 {
+		loc = time.FixedZone("", offset)
+	}
+	return time.Date(wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second(), wall.Nanosecond(), loc), true
 }
 
 // writable reports whether t has a year RFC 3339 can write: 0000 to 9999
@@ -144,5 +181,15 @@ func parseStrftime(s, format string) (t time.Time, err error) {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	return timefmt.ParseInLocation(s, format, time.UTC)
+	t, err = timefmt.ParseInLocation(s, format, time.UTC)
+	if err == nil && strings.Contains(format, "%Z") && !strings.Contains(format, "%z") {
+		// %Z reads a zone name as Go does (an unknown one as UTC);
+		// timefmt keeps the wall clock it read.
+		name, _ := t.Zone()
+		var ok bool
+		if t, ok = namedZone(t, t); !ok {
+			return time.Time{}, fmt.Errorf("unknown time zone %q", name)
+		}
+	}
+	return t, err
 }

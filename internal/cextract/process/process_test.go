@@ -235,3 +235,43 @@ func TestChainSingle(t *testing.T) {
 		}
 	}
 }
+
+// TestDateZoneNames: a date written with a zone name is the instant it
+// names. RFC 822's names (RSS, mail, HTTP) have their offsets; GMT+2 is two
+// hours east; a name that is not one of them (CEST, BST: each means more than
+// one zone) is no date, where Go's parser would read it as UTC.
+func TestDateZoneNames(t *testing.T) {
+	tests := []struct {
+		arg  Arg
+		in   string
+		want string
+		why  string
+	}{
+		{Arg{}, "Wed, 01 May 2024 10:00:00 GMT", "'2024-05-01T10:00:00Z'", ""},
+		{Arg{}, "Wed, 01 May 2024 10:00:00 UTC", "'2024-05-01T10:00:00Z'", ""},
+		{Arg{}, "Wed, 01 May 2024 10:00:00 EST", "'2024-05-01T10:00:00-05:00'", ""},
+		{Arg{}, "Wed, 01 May 2024 10:00:00 EDT", "'2024-05-01T10:00:00-04:00'", ""},
+		{Arg{}, "Wed, 01 May 2024 10:00:00 PST", "'2024-05-01T10:00:00-08:00'", ""},
+		{Arg{}, "Wed, 01 May 2024 10:00:00 CDT", "'2024-05-01T10:00:00-05:00'", ""},
+		{Arg{}, "Wednesday, 01-May-24 10:00:00 MST", "'2024-05-01T10:00:00-07:00'", ""},
+		{Arg{}, "Wed May  1 10:00:00 2024", "'2024-05-01T10:00:00Z'", ""},
+		{Arg{}, "Wed, 01 May 2024 10:00:00 GMT+2", "'2024-05-01T10:00:00+02:00'", ""},
+		{Arg{}, "Wed, 01 May 2024 10:00:00 GMT-3", "'2024-05-01T10:00:00-03:00'", ""},
+		{Arg{}, "Wed, 01 May 2024 10:00:00 CEST", "", `date: not a date this processor knows: "Wed, 01 May 2024 10:00:00 CEST" (give a strftime format)`},
+		{scalar("%d.%m.%Y %H:%M %Z"), "01.05.2024 10:30 UTC", "'2024-05-01T10:30:00Z'", ""},
+		{scalar("%d.%m.%Y %H:%M %Z"), "01.05.2024 10:30 GMT", "'2024-05-01T10:30:00Z'", ""},
+		{scalar("%d.%m.%Y %H:%M %Z"), "01.05.2024 10:30 PDT", "'2024-05-01T10:30:00-07:00'", ""},
+		{scalar("%d.%m.%Y %H:%M %Z"), "01.05.2024 10:30 BST", "", `date: "01.05.2024 10:30 BST" does not match %d.%m.%Y %H:%M %Z`},
+	}
+	for _, tt := range tests {
+		p, err := New("date", tt.arg)
+		if err != nil {
+			t.Fatalf("New(date, %v): %v", tt.arg, err)
+		}
+		var why []string
+		got := Chain{p}.Apply(&Context{}, strs(tt.in), func(proc, reason string) { why = append(why, reason) })
+		if show(got) != tt.want || strings.Join(why, "; ") != tt.why {
+			t.Errorf("date(%v) on %q = %s (why %q), want %s (why %q)", tt.arg, tt.in, show(got), why, tt.want, tt.why)
+		}
+	}
+}
