@@ -250,9 +250,10 @@ func (s *xmlSource) values(p *page, ctx any, fn func(process.Value) bool) (err e
 	case bool:
 		fn(toProcess(selector.BoolValue(r)))
 	case *xpath.NodeIterator:
+		var set selector.NodeSet
 		for r.MoveNext() {
 			nav, ok := r.Current().(*xmlquery.NodeNavigator)
-			if !ok {
+			if !ok || !set.Add(nav.Current(), nav) {
 				continue
 			}
 			v := nav.Value()
@@ -281,8 +282,9 @@ func (s *xmlSource) contexts(p *page, ctx any) (out []any, err error) {
 	if !ok {
 		return nil, errors.New("each: the expression does not select elements")
 	}
+	var set selector.NodeSet
 	for it.MoveNext() {
-		if nav, ok := it.Current().(*xmlquery.NodeNavigator); ok && nav.NodeType() == xpath.ElementNode {
+		if nav, ok := it.Current().(*xmlquery.NodeNavigator); ok && nav.NodeType() == xpath.ElementNode && set.Add(nav.Current(), nav) {
 			out = append(out, nav.Current())
 		}
 	}

@@ -266,3 +266,61 @@ func TestRecordFields(t *testing.T) {
 		t.Error("@url selects elements?")
 	}
 }
+
+// TestXPathNodeSetsHoldEachNodeOnce: a node-set holds each node once, as
+// lxml (and parsel) give it. antchfx/xpath's descendant axis walks the
+// subtree of every context node, so a link inside two nested divs came
+// twice from //div//a, and so did the cells of a table inside a table.
+func TestXPathNodeSetsHoldEachNodeOnce(t *testing.T) {
+	d := ParseDoc(`<div class="c"><div class="c"><a href="/1">one</a></div><a href="/2">two</a></div>
+<table><tr><td>A</td><td><table><tr><td>B</td></tr></table></td></tr></table>`, "https://shop.example/")
+	tests := []struct {
+		sel  string
+		want []string
+	}{
+		{"//div//a/@href", []string{"/1", "/2"}},
+		{"//div[@class='c']//a", []string{"one", "two"}},
+		{"//div//text()", []string{"one", "two"}},
+		{"//table//td/text()", []string{"A", "B"}},
+		{"//div/descendant-or-self::div/@class", []string{"c", "c"}},
+	}
+	for _, tt := range tests {
+		s, err := Compile(tt.sel)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", tt.sel, err)
+		}
+		vals, err := s.Select(d)
+		if err != nil {
+			t.Fatalf("Select(%q): %v", tt.sel, err)
+		}
+		var got []string
+		for _, v := range vals {
+			got = append(got, v.Text)
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("Select(%q) = %q, want %q", tt.sel, got, tt.want)
+		}
+	}
+	s, err := Compile("//div//a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if els, err := s.Elements(d, d.Root); err != nil || len(els) != 2 {
+		t.Errorf("Elements(//div//a) = %d elements (%v), want 2", len(els), err)
+	}
+}
+
+// TestXPathAttributesOfOneElement: two attributes of one element are two
+// nodes, whatever their names and values (htmlquery gives no attribute a
+// prefix: href and xlink:href are both "href").
+func TestXPathAttributesOfOneElement(t *testing.T) {
+	d := ParseDoc(`<svg><a href="/x" xlink:href="/x" title="/x"></a></svg>`, "https://shop.example/")
+	s, err := Compile("//a/@*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := s.Select(d)
+	if err != nil || len(vals) != 3 {
+		t.Errorf("Select(//a/@*) = %v (%v), want 3 values", vals, err)
+	}
+}

@@ -104,9 +104,10 @@ func (x *xpathSelector) each(d *Doc, ctx *html.Node, fn func(Value) bool) (err e
 	case bool:
 		fn(BoolValue(r))
 	case *xpath.NodeIterator:
+		var set NodeSet
 		for r.MoveNext() {
 			nav, ok := r.Current().(*htmlquery.NodeNavigator)
-			if !ok {
+			if !ok || !set.Add(nav.Current(), nav) {
 				continue
 			}
 			if !fn(navValue(nav)) {
@@ -127,9 +128,10 @@ func (x *xpathSelector) elements(d *Doc, ctx *html.Node) (nodes []*html.Node, er
 	if !ok {
 		return nil, nil
 	}
+	var set NodeSet
 	for it.MoveNext() {
 		nav, ok := it.Current().(*htmlquery.NodeNavigator)
-		if ok && nav.NodeType() == xpath.ElementNode {
+		if ok && nav.NodeType() == xpath.ElementNode && set.Add(nav.Current(), nav) {
 			nodes = append(nodes, nav.Current())
 		}
 	}
