@@ -248,9 +248,17 @@ func (c *cssSelector) matches(_ *Doc, ctx *html.Node) []*html.Node {
 }
 
 func (c *cssSelector) each(d *Doc, ctx *html.Node, fn func(Value) bool) {
+	// A node is one value however many matches or groups reach it, as in
+	// parsel (whose CSS is an XPath node-set): "div ::text" with nested
+	// divs, "a::text, .x::text" on an <a class=x>. One group without white
+	// space before its pseudo-element reaches each node once.
+	var seen *cssSeen
+	if !c.single || c.groups[0].descendant {
+		seen = &cssSeen{}
+	}
 	// The context node comes first: it precedes its descendants.
 	for i := range c.groups {
-		if c.groups[i].sel == nil && !c.groups[i].values(ctx, fn) {
+		if c.groups[i].sel == nil && !c.groups[i].values(ctx, seen, fn) {
 			return
 		}
 	}
@@ -268,11 +276,41 @@ func (c *cssSelector) each(d *Doc, ctx *html.Node, fn func(Value) bool) {
 			if g.sel == nil || !c.single && !g.sel.Match(n) {
 				continue
 			}
-			if !g.values(n, fn) {
+			if !g.values(n, seen, fn) {
 				return
 			}
 		}
 	}
+}
+
+// cssSeen holds the nodes a selector has given values of. A nil *cssSeen
+// holds nothing and takes every node.
+type cssSeen struct {
+	m map[cssNode]struct{}
+}
+
+// cssNode is a node a value is taken from: an element's text or outer
+// HTML, a text node, an element's attribute.
+type cssNode struct {
+	n      *html.Node
+	pseudo pseudo
+	attr   string
+}
+
+// add reports whether the node is new, and adds it.
+func (s *cssSeen) add(n *html.Node, ps pseudo, attr string) bool {
+	if s == nil {
+		return true
+	}
+	k := cssNode{n, ps, attr}
+	if _, ok := s.m[k]; ok {
+		return false
+	}
+	if s.m == nil {
+		s.m = make(map[cssNode]struct{})
+	}
+	s.m[k] = struct{}{}
+	return true
 }
 
 func (c *cssSelector) elements(d *Doc, ctx *html.Node) ([]*html.Node, error) {
@@ -282,29 +320,34 @@ func (c *cssSelector) elements(d *Doc, ctx *html.Node) ([]*html.Node, error) {
 	return c.matches(d, ctx), nil
 }
 
-// values calls fn with the group's values for the node n.
-func (g *cssGroup) values(n *html.Node, fn func(Value) bool) bool {
+// values calls fn with the group's values for the node n, but for the
+// nodes seen has given already.
+func (g *cssGroup) values(n *html.Node, seen *cssSeen, fn func(Value) bool) bool {
 	switch g.pseudo {
-	case pseudoNone:
+	case pseudoNone, pseudoHTML:
+		if !seen.add(n, g.pseudo, "") {
+			return true
+		}
+		if g.pseudo == pseudoHTML {
+			return fn(StringValue(htmlparse.OuterHTML(n)))
+		}
 		return fn(StringValue(htmlparse.TextContent(n)))
-	case pseudoHTML:
-		return fn(StringValue(htmlparse.OuterHTML(n)))
 	case pseudoText:
 		if !g.descendant {
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
-				if c.Type == html.TextNode && !fn(StringValue(c.Data)) {
+				if c.Type == html.TextNode && seen.add(c, pseudoText, "") && !fn(StringValue(c.Data)) {
 					return false
 				}
 			}
 			return true
 		}
 		for c := n.FirstChild; c != nil; c = htmlparse.NextNode(c, n) {
-			if c.Type == html.TextNode && !fn(StringValue(c.Data)) {
+			if c.Type == html.TextNode && seen.add(c, pseudoText, "") && !fn(StringValue(c.Data)) {
 				return false
 			}
 		}
 	case pseudoAttr:
-		if v, ok := htmlparse.Attr(n, g.attr); ok && !fn(StringValue(v)) {
+		if v, ok := htmlparse.Attr(n, g.attr); ok && seen.add(n, pseudoAttr, g.attr) && !fn(StringValue(v)) {
 			return false
 		}
 		if !g.descendant {
@@ -314,7 +357,7 @@ func (g *cssGroup) values(n *html.Node, fn func(Value) bool) bool {
 			if c.Type != html.ElementNode {
 				continue
 			}
-			if v, ok := htmlparse.Attr(c, g.attr); ok && !fn(StringValue(v)) {
+			if v, ok := htmlparse.Attr(c, g.attr); ok && seen.add(c, pseudoAttr, g.attr) && !fn(StringValue(v)) {
 				return false
 			}
 		}

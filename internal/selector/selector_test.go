@@ -324,3 +324,41 @@ func TestXPathAttributesOfOneElement(t *testing.T) {
 		t.Errorf("Select(//a/@*) = %v (%v), want 3 values", vals, err)
 	}
 }
+
+// TestCSSGivesEachNodeOnce: as parsel's CSS (an XPath node-set), a text
+// node or attribute is one value however many matches of the selector, or
+// groups of it, reach it: "div ::text" with nested divs, "a::text, .x::text"
+// on an <a class=x>.
+func TestCSSGivesEachNodeOnce(t *testing.T) {
+	d := ParseDoc(`<div class="c"><div class="c"><a class="x" href="/1">one</a></div><a href="/2">two</a></div>`, "https://shop.example/")
+	tests := []struct {
+		sel  string
+		want []string
+	}{
+		{"div ::text", []string{"one", "two"}},
+		{"div.c ::attr(href)", []string{"/1", "/2"}},
+		{"div ::attr(class)", []string{"c", "c", "x"}},
+		{"a::text, .x::text", []string{"one", "two"}},
+		{"div a, a.x", []string{"one", "two"}},
+		{"a.x::html, a::html", []string{`<a class="x" href="/1">one</a>`, `<a href="/2">two</a>`}},
+		{"a::attr(href), .x::attr(href), a::text", []string{"/1", "one", "/2", "two"}},
+		{"a.x, a.x::text", []string{"one", "one"}}, // an element's text and its text node are two values
+	}
+	for _, tt := range tests {
+		s, err := Compile(tt.sel)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", tt.sel, err)
+		}
+		vals, err := s.Select(d)
+		if err != nil {
+			t.Fatalf("Select(%q): %v", tt.sel, err)
+		}
+		var got []string
+		for _, v := range vals {
+			got = append(got, v.Text)
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("Select(%q) = %q, want %q", tt.sel, got, tt.want)
+		}
+	}
+}
