@@ -16,7 +16,7 @@ import (
 // A body of streamBodyFrom bytes or more is left in the record, its JSON
 // string read unescaped as it is read (record.StringReader); a
 // gzip-compressed body (body_base64) is kept compressed and read
-// decompressed.
+// decompressed, in UTF-8 as the other bodies are (sitemap.DeclaredUTF8).
 
 // streamBodyFrom is the size of a body's JSON string from which it is left
 // in the record; smaller bodies, most pages, are decoded at once.
@@ -56,7 +56,9 @@ func (b *body) open() io.Reader {
 		if err != nil { // checked when the page was made
 			return strings.NewReader("")
 		}
-		return zr
+		// As it was served: cfetch converts text bodies to UTF-8, not
+		// compressed ones.
+		return sitemap.DeclaredUTF8(zr)
 	}
 	return record.NewStringReader(b.quoted)
 }

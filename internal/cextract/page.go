@@ -77,7 +77,7 @@ func newPageFrom(raw []byte, fields []record.Field, resp *record.Response, req *
 		zr, err := sitemap.GunzipReader(bytes.NewReader(data), sitemap.MaxSize)
 		var n int64
 		if err == nil {
-			n, err = io.Copy(io.Discard, zr)
+			n, err = io.Copy(io.Discard, sitemap.DeclaredUTF8(zr)) // the text's length, as body.open reads it
 		}
 		switch {
 		case errors.Is(err, sitemap.ErrTooLarge):

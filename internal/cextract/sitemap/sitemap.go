@@ -130,7 +130,7 @@ func EachFrom(r io.Reader, size int64, fn func(Kind, Entry)) (Kind, error) {
 		if err != nil {
 			return None, err
 		}
-		return each(zr, fn)
+		return each(DeclaredUTF8(zr), fn)
 	}
 	if size > MaxSize {
 		return None, ErrTooLarge

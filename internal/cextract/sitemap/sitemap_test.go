@@ -98,3 +98,23 @@ func FuzzParse(f *testing.F) {
 		_ = Robots(string(data))
 	})
 }
+
+// TestGzipInDeclaredEncoding: a gzip-compressed sitemap is as it was served,
+// read in the encoding its declaration names; an uncompressed one is
+// cfetch's text, UTF-8 whatever its declaration says.
+func TestGzipInDeclaredEncoding(t *testing.T) {
+	latin1 := "<?xml version='1.0' encoding='ISO-8859-1'?>\n<urlset><url><loc>http://a.test/caf\xe9</loc></url><url><loc>http://a.test/tea</loc></url></urlset>"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(latin1))
+	zw.Close()
+	kind, entries, err := Parse(gz.Bytes())
+	if err != nil || kind != URLSet || len(entries) != 2 || entries[0].Loc != "http://a.test/café" {
+		t.Errorf("gzip ISO-8859-1: %v %+v %v, want 2 entries, the first http://a.test/café", kind, entries, err)
+	}
+	converted := strings.Replace(latin1, "\xe9", "é", 1)
+	kind, entries, err = Parse([]byte(converted))
+	if err != nil || kind != URLSet || len(entries) != 2 || entries[0].Loc != "http://a.test/café" {
+		t.Errorf("UTF-8 text declared ISO-8859-1: %v %+v %v, want 2 entries, the first http://a.test/café", kind, entries, err)
+	}
+}
