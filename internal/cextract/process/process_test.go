@@ -94,6 +94,9 @@ func TestProcessors(t *testing.T) {
 		{"date", list(scalar("%Y"), scalar("%d.%m.%Y %H:%M")), strs("01.05.2024 10:30"), "'2024-05-01T10:30:00Z'", ""},
 		{"date", Arg{}, strs("soon"), "", `date: not a date this processor knows: "soon" (give a strftime format)`},
 		{"map", mapping("One", num("1"), "Two", num("2")), strs("Two", "Six"), "2", `map: "Six" is not one of One, Two`},
+		{"replace", list(scalar(`(\d+)-(\d+)`), scalar("${2}_$1 $$ $ ${x")), strs("10-20"), "'20_10 $ $ ${x'", ""},
+		{"replace", list(scalar(`(?P<a>\w)`), scalar("[$a$0]")), strs("x"), "'[xx]'", ""},
+		{"replace", list(scalar(`\\`), scalar(`/`)), strs(`a\b`), "'a/b'", ""},
 		{"json", Arg{}, strs(`{"a":[1,2.50]}`, `"s"`, `12345678901234567890`), `{"a":[1,2.50]} 's' 12345678901234567890`, ""},
 	}
 	for _, tt := range tests {
@@ -131,6 +134,12 @@ func TestNewErrors(t *testing.T) {
 		{"date", scalar("%Y-%"), `stray "%"`},
 		{"date", scalar("week %V"), `use "%G" to parse ISO year for "%V"`},
 		{"join", list(), "join takes the separator"},
+		// A group the regex does not have is always empty: a mistake.
+		{"replace", list(scalar(`(\d+)-(\d+)`), scalar("$2_$1")), `replace: "$2_" is no group of the regex (a group's name takes the letters, digits and _ after $: write ${2}_)`},
+		{"replace", list(scalar(`(\d+)`), scalar("${2}")), `replace: "${2}" is no group of the regex (it has 1)`},
+		{"replace", list(scalar(`(?P<w>\w+)`), scalar("$word")), `replace: "$word" is no group of the regex (its named groups: w)`},
+		{"replace", list(scalar(`(\d+)-(\d+)`), scalar(`\2-\1`)), `replace: \2 is Python's way to write a group: write ${2}`},
+		{"replace", list(scalar(`(?P<x>\d+)`), scalar(`\g<x>`)), `replace: \g<x> is Python's way to write a group: write ${x}`},
 	}
 	for _, tt := range tests {
 		_, err := New(tt.name, tt.arg)

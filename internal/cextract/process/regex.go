@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 )
 
 // CompileRegexp compiles a rules-file regular expression (Go's RE2 syntax),
@@ -100,7 +101,124 @@ func replaceProc(arg Arg) (func(*Context, Value, []Value) ([]Value, string), err
 	if err != nil {
 		return nil, fmt.Errorf("replace: %v", err)
 	}
+	if err := checkReplacement(re, with); err != nil {
+		return nil, fmt.Errorf("replace: %v", err)
+	}
 	return stringProc(func(s string) string { return re.ReplaceAllString(s, with) }), nil
+}
+
+// checkReplacement finds, in a replacement, a group the regex does not
+// have, which Go's regexp writes as nothing ("$2_" is the group named
+// "2_"), and Python's \1 and \g<name>, which it writes as they are.
+func checkReplacement(re *regexp.Regexp, with string) error {
+	for i := 0; i < len(with); i++ {
+		switch {
+		case with[i] == '\\' && i+1 < len(with) && with[i+1] >= '1' && with[i+1] <= '9':
+			j := i + 2
+			for j < len(with) && with[j] >= '0' && with[j] <= '9' {
+				j++
+			}
+			return fmt.Errorf("%s is Python's way to write a group: write ${%s}", with[i:j], with[i+1:j])
+		case strings.HasPrefix(with[i:], `\g<`):
+			if end := strings.IndexByte(with[i:], '>'); end > 0 {
+				return fmt.Errorf("%s is Python's way to write a group: write ${%s}", with[i:i+end+1], with[i+3:i+end])
+			}
+		case with[i] == '$' && i+1 < len(with):
+			if with[i+1] == '$' {
+				i++
+				continue
+			}
+			ref, name, braced := groupRef(with[i:])
+			if ref == "" {
+				continue
+			}
+			if !hasGroup(re, name) {
+				return fmt.Errorf("%q is no group of the regex (%s)", ref, groupHint(re, name, braced))
+			}
+			i += len(ref) - 1
+		}
+	}
+	return nil
+}
+
+// groupHint says what a reference to the group name, which re does not
+// have, was meant to be.
+func groupHint(re *regexp.Regexp, name string, braced bool) string {
+	if !braced {
+		// "$2_" is the group named "2_"; ${2}_ was meant.
+		k := 0
+		for k < len(name) && name[k] >= '0' && name[k] <= '9' {
+			k++
+		}
+		if k > 0 && k < len(name) && hasGroup(re, name[:k]) {
+			return fmt.Sprintf("a group's name takes the letters, digits and _ after $: write ${%s}%s", name[:k], name[k:])
+		}
+	}
+	if groupNumber(name) >= 0 {
+		return fmt.Sprintf("it has %d", re.NumSubexp())
+	}
+	var names []string
+	for _, n := range re.SubexpNames() {
+		if n != "" {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return "it has no named group"
+	}
+	return "its named groups: " + strings.Join(names, ", ")
+}
+
+// groupRef reads a group reference as regexp.Expand does, at the "$" that
+// begins s: "$name" (the longest run of letters, digits and _) or
+// "${name}". It returns "" where Expand writes the "$" as it is.
+func groupRef(s string) (ref, name string, braced bool) {
+	isName := func(c byte) bool {
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	if strings.HasPrefix(s, "${") {
+		end := strings.IndexByte(s, '}')
+		if end < 3 {
+			return "", "", false
+		}
+		for j := 2; j < end; j++ {
+			if !isName(s[j]) {
+				return "", "", false
+			}
+		}
+		return s[:end+1], s[2:end], true
+	}
+	j := 1
+	for j < len(s) && isName(s[j]) {
+		j++
+	}
+	if j == 1 {
+		return "", "", false
+	}
+	return s[:j], s[1:j], false
+}
+
+// groupNumber is name as a group number, as regexp.Expand reads it, or -1.
+func groupNumber(name string) int {
+	if name == "" || len(name) > 1 && name[0] == '0' || len(name) > 8 {
+		return -1
+	}
+	n := 0
+	for i := 0; i < len(name); i++ {
+		if name[i] < '0' || name[i] > '9' {
+			return -1
+		}
+		n = n*10 + int(name[i]-'0')
+	}
+	return n
+}
+
+// hasGroup reports whether regexp.Expand finds the group name in re.
+func hasGroup(re *regexp.Regexp, name string) bool {
+	if n := groupNumber(name); n >= 0 {
+		return n <= re.NumSubexp()
+	}
+	return re.SubexpIndex(name) >= 0
 }
 
 // jsonProc parses a string as JSON (an embedded JSON-LD block, a data
