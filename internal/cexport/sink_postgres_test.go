@@ -122,6 +122,22 @@ func TestPostgres(t *testing.T) {
 		wantRows(t, pgRows(t, url, "SELECT indexname FROM pg_indexes WHERE tablename = 'books2'"), "books2_key_url")
 	})
 
+	t.Run("key on a table whose name is long", func(t *testing.T) {
+		// The index name was cut inside a character: PostgreSQL refused it
+		// (invalid byte sequence for encoding "UTF8") and the run failed.
+		u := uri("товары_интернет_магазина")
+		in := lines(`{"адрес_страницы":"u1","цена":1}`, `{"адрес_страницы":"u1","цена":2}`)
+		if code, _, stderr := runCexport(t, in, "-o", u, "--key", "адрес_страницы"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		wantRows(t, pgRows(t, url, "SELECT * FROM товары_интернет_магазина"), "u1|2")
+		// Another key: its index is another one.
+		if code, _, stderr := runCexport(t, lines(`{"адрес_страницы":"u2","цена":2}`), "-o", u, "--key", "цена"); code != 0 {
+			t.Fatalf("--key цена: exit %d: %s", code, stderr)
+		}
+		wantRows(t, pgRows(t, url, "SELECT * FROM товары_интернет_магазина"), "u2|2")
+	})
+
 	t.Run("alter and overwrite", func(t *testing.T) {
 		u := uri("books3")
 		in := lines(`{"title":"A"}`, `{"title":"B","color":"red","n":2}`)

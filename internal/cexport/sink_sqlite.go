@@ -2,13 +2,16 @@ package cexport
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/crawlutils/crawlutils/internal/storage"
 	"modernc.org/sqlite"
@@ -160,13 +163,22 @@ func (d *sqliteDriver) ensureKey(ctx context.Context, key []string) error {
 	return d.exec(ctx, "CREATE UNIQUE INDEX IF NOT EXISTS "+name+" ON "+d.table+" ("+strings.Join(q, ", ")+")")
 }
 
-// keyIndexName names the unique index cexport makes for --key.
+// keyIndexName names the unique index cexport makes for --key:
+// TABLE_key_FIELD_FIELD. A name over maxIdent bytes is cut at a character
+// and ends with a hash of the table and key, so that another key of the
+// same table names another index.
 func keyIndexName(table string, key []string) string {
 	n := table + "_key_" + strings.Join(key, "_")
-	if len(n) > maxIdent {
-		n = n[:maxIdent]
+	if len(n) <= maxIdent {
+		return n
 	}
-	return n
+	sum := sha256.Sum256([]byte(table + "\x00" + strings.Join(key, "\x00")))
+	suffix := "_" + hex.EncodeToString(sum[:4])
+	cut := maxIdent - len(suffix)
+	for cut > 0 && !utf8.RuneStart(n[cut]) {
+		cut--
+	}
+	return n[:cut] + suffix
 }
 
 func sameSet(a, b []string) bool {

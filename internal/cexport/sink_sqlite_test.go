@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	_ "modernc.org/sqlite"
@@ -237,4 +238,53 @@ func TestDatabaseUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr:\n%s\nwant %q", tc.args, code, stderr, tc.want)
 		}
 	}
+}
+
+// TestKeyIndexName: the --key index is named NAME_key_FIELD; a name longer
+// than the 63 bytes an identifier may have is cut at a character (a cut
+// inside one made PostgreSQL refuse the index: invalid byte sequence) and
+// made unique to its key, so another --key on a table with a long name gets
+// its own index (the cut name was the old index's, and CREATE INDEX IF NOT
+// EXISTS made none: every upsert failed, no unique constraint matching).
+func TestKeyIndexName(t *testing.T) {
+	t.Parallel()
+	long := "products_from_the_shop_front_page_crawled_every_night_by_cron"
+	for _, tc := range []struct {
+		table string
+		key   []string
+		want  string // "" for any name that fits
+	}{
+		{"books", []string{"url"}, "books_key_url"},
+		{"books", []string{"sku", "EU"}, "books_key_sku_EU"},
+		{"товары_интернет_магазина", []string{"адрес_страницы"}, ""},
+		{long, []string{"url"}, ""},
+		{long, []string{"sku"}, ""},
+		{long, []string{"url", "sku"}, ""},
+	} {
+		got := keyIndexName(tc.table, tc.key)
+		if tc.want != "" && got != tc.want {
+			t.Errorf("keyIndexName(%q, %q) = %q, want %q", tc.table, tc.key, got, tc.want)
+		}
+		if len(got) > maxIdent || !utf8.ValidString(got) {
+			t.Errorf("keyIndexName(%q, %q) = %q: %d bytes, valid UTF-8 %v", tc.table, tc.key, got, len(got), utf8.ValidString(got))
+		}
+	}
+	if a, b := keyIndexName(long, []string{"url"}), keyIndexName(long, []string{"sku"}); a == b {
+		t.Errorf("keys url and sku of table %s: both indexes named %q", long, a)
+	}
+}
+
+// TestSQLiteKeyOnATableWithALongName: a table whose name leaves no room for
+// the key in the index's name takes one --key, then another.
+func TestSQLiteKeyOnATableWithALongName(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "items.db")
+	uri := "sqlite:" + path + "?table=products_from_the_shop_front_page_crawled_every_night_by_cron"
+	if code, _, stderr := runCexport(t, lines(`{"url":"u1","sku":"s1","p":1}`), "-o", uri, "--key", "url"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCexport(t, lines(`{"url":"u2","sku":"s1","p":2}`), "-o", uri, "--key", "sku"); code != 0 {
+		t.Fatalf("--key sku: exit %d: %s", code, stderr)
+	}
+	wantRows(t, sqliteRows(t, path, "SELECT * FROM products_from_the_shop_front_page_crawled_every_night_by_cron"), "u2|s1|2")
 }
