@@ -97,7 +97,7 @@ func openChanges(ctx context.Context, o *Options, now func() time.Time, warn fun
 	if o.History {
 		h := *o
 		t := *o.db
-		t.table += "_history"
+		t.table = t.historyTable()
 		t.display = o.db.display + " (history table " + t.table + ")"
 		h.db, h.Key, h.Alter, h.Overwrite = &t, nil, true, false
 		if c.history, err = openTableSink(ctx, &h, func(line ndjson.Line, err error) {}, warn); err != nil {

@@ -106,6 +106,12 @@ func parsePostgresTarget(s string) (*dbTarget, error) {
 	return t, nil
 }
 
+// historySuffix makes the name of the --history table.
+const historySuffix = "_history"
+
+// historyTable is the name of the --history table of t: TABLE_history.
+func (t *dbTarget) historyTable() string { return t.table + historySuffix }
+
 // tableParam is the table=NAME parameter, items when absent.
 func tableParam(q url.Values) (string, error) {
 	v, ok := q["table"]

@@ -360,6 +360,8 @@ func (o *Options) validateChanges() error {
 		return fmt.Errorf("%s on stdout needs --changes-db FILE: where the items of the last run are remembered", flag)
 	case o.ChangesDB == "" && o.db != nil && o.db.driver != driverSQLite:
 		return fmt.Errorf("%s into PostgreSQL needs --changes-db FILE (an SQLite file): where the items of the last run are remembered", flag)
+	case o.History && checkIdent("table", o.db.historyTable()) != nil:
+		return fmt.Errorf("--history: the history table %s would have a name longer than %d bytes; give -o a table name of at most %d bytes", o.db.historyTable(), maxIdent, maxIdent-len(historySuffix))
 	}
 	return checkNames("--key", o.Key)
 }
