@@ -368,3 +368,40 @@ func TestCompressedTornRunKeepsItsRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestCompressedCSVWithAByteOrderMark: a compressed CSV whose quoted header
+// follows a byte order mark (R's write.csv, pandas' QUOTE_ALL, gzipped)
+// fixes the columns of the rows appended to it. Its header was not read
+// (a "bare quote" to the CSV reader), so the new rows went in the item's
+// order under another header; and of a torn member that began so, no
+// record was kept.
+func TestCompressedCSVWithAByteOrderMark(t *testing.T) {
+	t.Parallel()
+	const have = "\ufeff\"title\",\"price\"\r\n\"A\",1\r\n"
+	for _, ext := range compressions {
+		for _, torn := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s torn %v", ext, torn), func(t *testing.T) {
+				t.Parallel()
+				path := filepath.Join(t.TempDir(), "items.csv"+ext)
+				var file bytes.Buffer
+				c := newCompressWriter(map[string]string{".gz": compressGzip, ".zst": compressZstd}[ext], &file)
+				c.Write([]byte(have))
+				if torn {
+					c.Flush()
+					c.Write([]byte("\"B\",2"))
+				} else {
+					c.EndMember()
+				}
+				if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if code, _, stderr := runCexport(t, lines(`{"price":3,"title":"C"}`), "-o", path); code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				if got, want := decompress(t, path), have+"C,3\n"; got != want {
+					t.Fatalf("got %q, want %q", got, want)
+				}
+			})
+		}
+	}
+}

@@ -90,7 +90,14 @@ func resumeCSV(f io.ReaderAt, size int64, delim rune) (resumePoint, error) {
 	if _, err := f.ReadAt(last[:], size-1); err != nil {
 		return resumePoint{}, err
 	}
-	r := csv.NewReader(bufio.NewReaderSize(io.NewSectionReader(f, 0, size), tailWindow))
+	// The byte order mark is not read as CSV: a quote after it would be a
+	// "bare quote" in the first field.
+	start := int64(0)
+	var head [len(ndjson.BOM)]byte
+	if n, _ := f.ReadAt(head[:], 0); string(head[:n]) == ndjson.BOM {
+		start = int64(n)
+	}
+	r := csv.NewReader(bufio.NewReaderSize(io.NewSectionReader(f, start, size-start), tailWindow))
 	r.Comma = delim
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
@@ -100,7 +107,7 @@ func resumeCSV(f io.ReaderAt, size int64, delim rune) (resumePoint, error) {
 		if err == io.EOF {
 			return rp, nil
 		}
-		end := r.InputOffset()
+		end := start + r.InputOffset()
 		var pe *csv.ParseError
 		switch {
 		case err == nil:
@@ -115,7 +122,7 @@ func resumeCSV(f io.ReaderAt, size int64, delim rune) (resumePoint, error) {
 			return rp, nil // the last record, cut short
 		}
 		if first {
-			rp.header = fileHeader(slices.Clone(rec))
+			rp.header = slices.Clone(rec)
 		}
 		rp.keep = end
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -109,11 +110,11 @@ func (out *output) resumeCompressed(o *Options, size int64, warn func(format str
 	}
 	rp := resumePoint{keep: keep}
 	if o.format == formatCSV && c.n > 0 {
-		r := csv.NewReader(bytes.NewReader(c.head))
+		r := csv.NewReader(bytes.NewReader(ndjson.TrimBOM(c.head)))
 		r.Comma = o.delimiter
 		r.FieldsPerRecord = -1
 		if h, err := r.Read(); err == nil {
-			rp.header = fileHeader(h)
+			rp.header = h
 		}
 	}
 	out.resumed = rp

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/crawlutils/crawlutils/internal/ndjson"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -153,7 +154,10 @@ func wholeRecords(data []byte, o *Options) int {
 	if o.format != formatCSV && o.format != formatTSV {
 		return end
 	}
-	r := csv.NewReader(bytes.NewReader(data[:end]))
+	// The byte order mark is not CSV: a quote after it would be bare.
+	records := ndjson.TrimBOM(data[:end])
+	start := end - len(records)
+	r := csv.NewReader(bytes.NewReader(records))
 	r.Comma = o.delimiter
 	r.FieldsPerRecord = -1
 	r.LazyQuotes = false
@@ -162,7 +166,7 @@ func wholeRecords(data []byte, o *Options) int {
 		if _, err := r.Read(); err != nil {
 			return whole
 		}
-		if off := int(r.InputOffset()); off > 0 && data[off-1] == '\n' {
+		if off := start + int(r.InputOffset()); off > 0 && data[off-1] == '\n' {
 			whole = off
 		}
 	}

@@ -263,6 +263,10 @@ func TestAppendToForeignFiles(t *testing.T) {
 		// Saved by a spreadsheet ("CSV UTF-8" starts with a byte order
 		// mark, Windows ends lines with CR LF): the header is still t,u.
 		{"bom.csv", "\ufefft,u\nA,B\n", "\ufefft,u\nA,B\nN,M\n"},
+		// R's write.csv (fileEncoding "UTF-8-BOM") and pandas' QUOTE_ALL
+		// quote every name: the first one right after the mark was a
+		// "bare quote" to the CSV reader, and -o refused the file.
+		{"bom-quoted.csv", "\ufeff\"t\",\"u\"\r\n\"A\",\"B\"\r\n", "\ufeff\"t\",\"u\"\r\n\"A\",\"B\"\r\nN,M\n"},
 		{"bom.tsv", "\ufefft\tu\nA\tB\n", "\ufefft\tu\nA\tB\nN\tM\n"},
 		{"crlf.tsv", "t\tu\r\nA\tB\r\n", "t\tu\r\nA\tB\r\nN\tM\n"},
 	}
@@ -271,7 +275,7 @@ func TestAppendToForeignFiles(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tt.name)
 			os.WriteFile(path, []byte(tt.have), 0o644)
 			item := `{"t":"N"}`
-			if strings.HasPrefix(tt.name, "bom.") || tt.name == "crlf.tsv" {
+			if strings.HasPrefix(tt.name, "bom") || tt.name == "crlf.tsv" {
 				item = `{"t":"N","u":"M"}`
 			}
 			if code, stderr := runExport(t, []string{"-o", path}, item); code != 0 {
