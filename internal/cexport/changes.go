@@ -164,7 +164,7 @@ func (c *changeTracker) check(raw []byte, fields []record.Field) (string, []reco
 		return "", nil, err
 	}
 	seen, round := itemSeen(raw, c.now)
-	digest := itemDigest(fields)
+	digest := itemDigest(fields, c.fields)
 	row, ok, err := c.lookup(key)
 	if err != nil {
 		return "", nil, err
@@ -292,14 +292,16 @@ func itemKey(fields []record.Field, key []string) (string, error) {
 }
 
 // itemDigest is a digest of fields that does not depend on their order or
-// white space, nor on the change fields themselves.
-func itemDigest(fields []record.Field) [32]byte {
+// white space, nor, when changeFields (--change-fields replaces them in
+// the export), on the change fields. Without it, fields of those names are
+// the item's own data, which counts as any other field.
+func itemDigest(fields []record.Field, changeFields bool) [32]byte {
 	sorted := slices.Clone(fields)
 	slices.SortStableFunc(sorted, func(a, b record.Field) int { return strings.Compare(a.Key, b.Key) })
 	h := sha256.New()
 	var c bytes.Buffer
 	for _, f := range sorted {
-		if slices.Contains(changeFieldNames, f.Key) {
+		if changeFields && slices.Contains(changeFieldNames, f.Key) {
 			continue
 		}
 		c.Reset()
