@@ -39,6 +39,12 @@ const (
 // changeFieldNames are the fields --change-fields adds to each item.
 var changeFieldNames = []string{"first_seen", "last_seen", "changed_at", "round"}
 
+// replacedField reports whether withChangeFields replaces an item's field
+// named name, for an item of round (0: none).
+func replacedField(name string, round int) bool {
+	return slices.Contains(changeFieldNames, name) && (name != "round" || round > 0)
+}
+
 // changesSchema is the state's table: one row per key.
 const changesSchema = `CREATE TABLE IF NOT EXISTS cexport_changes (
 	scope      TEXT NOT NULL, -- the export: its path or table, and key fields
@@ -164,7 +170,7 @@ func (c *changeTracker) check(raw []byte, fields []record.Field) (string, []reco
 		return "", nil, err
 	}
 	seen, round := itemSeen(raw, c.now)
-	digest := itemDigest(fields, c.fields)
+	digest := itemDigest(fields, c.fields, round)
 	row, ok, err := c.lookup(key)
 	if err != nil {
 		return "", nil, err
@@ -203,11 +209,12 @@ func (c *changeTracker) check(raw []byte, fields []record.Field) (string, []reco
 
 // withChangeFields returns fields with first_seen, last_seen,
 // changed_at and, when the item has one (a crawl run by cqueue crawl), its
-// round, replacing fields of those names.
+// round, replacing fields of those names. Without a round, the item's own
+// "round" stays.
 func withChangeFields(fields []record.Field, first, last, changed string, round int) []record.Field {
 	out := make([]record.Field, 0, len(fields)+4)
 	for _, f := range fields {
-		if !slices.Contains(changeFieldNames, f.Key) {
+		if !replacedField(f.Key, round) {
 			out = append(out, f)
 		}
 	}
@@ -293,15 +300,16 @@ func itemKey(fields []record.Field, key []string) (string, error) {
 
 // itemDigest is a digest of fields that does not depend on their order or
 // white space, nor, when changeFields (--change-fields replaces them in
-// the export), on the change fields. Without it, fields of those names are
-// the item's own data, which counts as any other field.
-func itemDigest(fields []record.Field, changeFields bool) [32]byte {
+// the export), on the change fields that withChangeFields replaces for an
+// item of this round. Other fields of those names are the item's own data,
+// which counts as any other field.
+func itemDigest(fields []record.Field, changeFields bool, round int) [32]byte {
 	sorted := slices.Clone(fields)
 	slices.SortStableFunc(sorted, func(a, b record.Field) int { return strings.Compare(a.Key, b.Key) })
 	h := sha256.New()
 	var c bytes.Buffer
 	for _, f := range sorted {
-		if changeFields && slices.Contains(changeFieldNames, f.Key) {
+		if changeFields && replacedField(f.Key, round) {
 			continue
 		}
 		c.Reset()

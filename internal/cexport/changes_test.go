@@ -1,6 +1,7 @@
 package cexport
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/crawlutils/crawlutils/internal/record"
@@ -21,7 +22,7 @@ func TestItemDigest(t *testing.T) {
 		return f
 	}
 	for _, changeFields := range []bool{false, true} {
-		base := itemDigest(fields(`{"url":"u","price":"1.00","tags":["a","b"]}`), changeFields)
+		base := itemDigest(fields(`{"url":"u","price":"1.00","tags":["a","b"]}`), changeFields, 1)
 		for _, c := range []struct {
 			raw  string
 			same bool
@@ -36,10 +37,46 @@ func TestItemDigest(t *testing.T) {
 			{`{"url":"u","price":"1.00"}`, false},
 			{`{"url":"u","price":"1.00","tags":["a","b"],"new":null}`, false},
 		} {
-			if got := itemDigest(fields(c.raw), changeFields) == base; got != c.same {
+			if got := itemDigest(fields(c.raw), changeFields, 1) == base; got != c.same {
 				t.Errorf("--change-fields %v: %s: same digest %v, want %v", changeFields, c.raw, got, c.same)
 			}
 		}
+	}
+}
+
+// TestChangeFieldsKeepTheItemsRound: --change-fields replaces an item's
+// own "round" with the crawl's only when the record has one; without, the
+// item's round is data, kept and compared (it was dropped from the export,
+// and its changes went unseen).
+func TestChangeFieldsKeepTheItemsRound(t *testing.T) {
+	f, err := record.Fields([]byte(`{"bout":"A vs B","round":"final","first_seen":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		round int
+		want  string
+	}{
+		{0, `bout="A vs B" round="final" first_seen="1" last_seen="2" changed_at="3"`},
+		{4, `bout="A vs B" first_seen="1" last_seen="2" changed_at="3" round=4`},
+	} {
+		var got []string
+		for _, f := range withChangeFields(f, "1", "2", "3", c.round) {
+			got = append(got, f.Key+"="+string(f.Value))
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("round %d: %s, want %s", c.round, g, c.want)
+		}
+	}
+	g, err := record.Fields([]byte(`{"bout":"A vs B","round":"semi","first_seen":"y"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if itemDigest(f, true, 0) == itemDigest(g, true, 0) {
+		t.Error(`outside a crawl's rounds, "round" changed from "final" to "semi": same digest`)
+	}
+	if itemDigest(f, true, 4) != itemDigest(g, true, 4) {
+		t.Error(`in round 4, the item's own "round" (replaced) changed the digest`)
 	}
 }
 
