@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/ndjson"
@@ -59,7 +60,8 @@ const changesSchema = `CREATE TABLE IF NOT EXISTS cexport_changes (
 ) WITHOUT ROWID`
 
 // changeTracker decides, item by item, whether it is new, changed or
-// unchanged, and keeps the state. Not safe for concurrent use.
+// unchanged, and keeps the state. Not safe for concurrent use, but for
+// rejected, which a table's batch written behind calls.
 type changeTracker struct {
 	ctx    context.Context
 	db     *storage.DB
@@ -72,6 +74,19 @@ type changeTracker struct {
 
 	pending map[string]changeRow // checked since the last commit
 	history *tableSink
+
+	// lineKeys, with a table output (whose rows can be rejected), is the
+	// key of each item checked since the last commit, by its line;
+	// rejects, the lines of the items the table rejected since.
+	lineKeys  map[lineID]string
+	rejectsMu sync.Mutex
+	rejects   []lineID
+}
+
+// lineID names an input line.
+type lineID struct {
+	source string
+	num    int
 }
 
 // openChanges opens the state for the validated options o.
@@ -85,6 +100,9 @@ func openChanges(ctx context.Context, o *Options, now func() time.Time, warn fun
 		return nil, fmt.Errorf("--changes-db %s: %w", path, err)
 	}
 	c := &changeTracker{ctx: ctx, db: db, path: path, key: o.Key, fields: o.ChangeFields, now: now}
+	if o.db != nil {
+		c.lineKeys = map[lineID]string{}
+	}
 	c.scope = o.changesScope()
 	c.conn, err = db.Conn(ctx)
 	if err == nil {
@@ -164,10 +182,14 @@ func (c *changeTracker) lookup(key string) (changeRow, bool, error) {
 // record, for its fetched_at and round) and the fields to export: with
 // --change-fields, fields and first_seen, last_seen, changed_at and the
 // crawl's round.
-func (c *changeTracker) check(raw []byte, fields []record.Field) (string, []record.Field, error) {
+func (c *changeTracker) check(line ndjson.Line, raw []byte, fields []record.Field) (string, []record.Field, error) {
 	key, err := itemKey(fields, c.key)
 	if err != nil {
 		return "", nil, err
+	}
+	c.forgetRejected()
+	if c.lineKeys != nil {
+		c.lineKeys[lineID{line.Source, line.Num}] = key
 	}
 	seen, round := itemSeen(raw, c.now)
 	digest := itemDigest(fields, c.fields, round)
@@ -227,9 +249,37 @@ func withChangeFields(fields []record.Field, first, last, changed string, round 
 	return out
 }
 
+// rejected says that the table rejected the item read at line: it was not
+// written, so the state of its key is not to change (forgetRejected).
+// Safe to call from another goroutine.
+func (c *changeTracker) rejected(line ndjson.Line) {
+	c.rejectsMu.Lock()
+	c.rejects = append(c.rejects, lineID{line.Source, line.Num})
+	c.rejectsMu.Unlock()
+}
+
+// forgetRejected drops what was checked since the last commit of the keys
+// of rejected items, so their state stays as committed: the next item or
+// run with the key is new or changed, as if the rejected one never came
+// (the items of the key checked since are judged again, and may be
+// written twice, never lost).
+func (c *changeTracker) forgetRejected() {
+	c.rejectsMu.Lock()
+	rejects := c.rejects
+	c.rejects = nil
+	c.rejectsMu.Unlock()
+	for _, id := range rejects {
+		if key, ok := c.lineKeys[id]; ok {
+			delete(c.pending, key)
+		}
+	}
+}
+
 // commit makes the state durable, in one short transaction; call it once
 // the items checked so far are.
 func (c *changeTracker) commit() error {
+	c.forgetRejected()
+	clear(c.lineKeys)
 	if c.history != nil {
 		if err := c.history.Commit(); err != nil {
 			return fmt.Errorf("--history: %w", err)
@@ -356,7 +406,7 @@ func addChangeFlags(f interface {
 // checkChange judges an item; it returns the fields to export, or nil for
 // an unchanged item under --changed-only (counted as dropped "unchanged").
 func (s *session) checkChange(line ndjson.Line, raw []byte, fields []record.Field) ([]record.Field, error) {
-	verdict, out, err := s.changes.check(raw, fields)
+	verdict, out, err := s.changes.check(line, raw, fields)
 	if err != nil {
 		if strings.Contains(err.Error(), "(--key)") {
 			s.tool.Reject(line, "no_key", fmt.Errorf("item not exported: %v", err))

@@ -1,9 +1,13 @@
 package cexport
 
 import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -99,4 +103,60 @@ func TestItemKey(t *testing.T) {
 			t.Errorf("itemKey(%v) = %q, %v", c.key, got, err)
 		}
 	}
+}
+
+// TestChangedOnlyRejectedRowIsNotSeen: an item the table rejects was not
+// written, so the change state must not take it for written: it was, and
+// the next run (with --alter, or once the table takes it) dropped it as
+// unchanged, never to be written until it changed. Rejected before the
+// batch (a field that is not a column) and by the database (a CHECK,
+// in the batch written behind, or at the end).
+func TestChangedOnlyRejectedRowIsNotSeen(t *testing.T) {
+	t.Parallel()
+	t.Run("not a column", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "items.db")
+		uri := "sqlite:" + path + "?table=t"
+		in := lines(`{"url":"u1","p":1}`, `{"url":"u2","p":2,"color":"red"}`, `{"url":"u2","p":2,"color":"red"}`)
+		if code, _, stderr := runCexport(t, in, "-o", uri, "--key", "url", "--changed-only"); code != cli.ExitPartial {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if code, _, stderr := runCexport(t, in, "-o", uri, "--key", "url", "--changed-only", "--alter"); code != 0 {
+			t.Fatalf("--alter: exit %d: %s", code, stderr)
+		}
+		wantRows(t, sqliteRows(t, path, "SELECT * FROM t ORDER BY url"), "u1|1|NULL", "u2|2|red")
+	})
+	t.Run("a constraint", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "items.db")
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`CREATE TABLE t (url TEXT PRIMARY KEY, p INTEGER CHECK (p < 10))`); err != nil {
+			t.Fatal(err)
+		}
+		uri := "sqlite:" + path + "?table=t"
+		var in strings.Builder
+		for i := range batchRows + 10 { // a batch written behind, then the last one
+			p := i % 9
+			if i == 7 || i == batchRows+5 {
+				p = 10
+			}
+			fmt.Fprintf(&in, `{"url":"u%d","p":%d}`+"\n", i, p)
+		}
+		if code, _, stderr := runCexport(t, in.String(), "-o", uri, "--key", "url", "--changed-only"); code != cli.ExitPartial || strings.Count(stderr, "rejected by the database") != 2 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		// The table is made to take them (a new one without the CHECK).
+		if _, err := db.Exec(`ALTER TABLE t RENAME TO old; CREATE TABLE t (url TEXT PRIMARY KEY, p INTEGER); INSERT INTO t SELECT * FROM old; DROP TABLE old`); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		code, _, stderr := runCexport(t, in.String(), "-o", uri, "--key", "url", "--changed-only")
+		if code != 0 {
+			t.Fatalf("second run: exit %d: %s", code, stderr)
+		}
+		wantRows(t, sqliteRows(t, path, "SELECT url, p FROM t WHERE p = 10 ORDER BY url"), fmt.Sprintf("u%d|10", batchRows+5), "u7|10")
+	})
 }

@@ -60,6 +60,9 @@ func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin 
 		sink, err := openTableSink(context.WithoutCancel(ctx), o, func(line ndjson.Line, err error) {
 			tool.Reject(line, "rejected", err)
 			tool.Stats.Out.Add(-1)
+			if s.changes != nil {
+				s.changes.rejected(line)
+			}
 		}, tool.Printf)
 		if err != nil {
 			tool.Fail(err)
