@@ -63,14 +63,20 @@ const changesSchema = `CREATE TABLE IF NOT EXISTS cexport_changes (
 // unchanged, and keeps the state. Not safe for concurrent use, but for
 // rejected, which a table's batch written behind calls.
 type changeTracker struct {
-	ctx    context.Context
-	db     *storage.DB
-	conn   *sql.Conn
-	path   string
-	scope  string
-	key    []string
-	fields bool // --change-fields
-	now    func() time.Time
+	ctx   context.Context
+	db    *storage.DB
+	conn  *sql.Conn
+	path  string
+	scope string
+	key   []string
+	// keyFrom is the item's field of each key field: --key names the
+	// fields as exported, so a name --fields gives is its FIELD's, and
+	// with flatten a dotted name is a member's.
+	keyFrom []string
+	flatten bool
+	flat    []record.Field
+	fields  bool // --change-fields
+	now     func() time.Time
 
 	pending map[string]changeRow // checked since the last commit
 	history *tableSink
@@ -99,7 +105,7 @@ func openChanges(ctx context.Context, o *Options, now func() time.Time, warn fun
 	if err != nil {
 		return nil, fmt.Errorf("--changes-db %s: %w", path, err)
 	}
-	c := &changeTracker{ctx: ctx, db: db, path: path, key: o.Key, fields: o.ChangeFields, now: now}
+	c := &changeTracker{ctx: ctx, db: db, path: path, key: o.Key, keyFrom: keySources(o.Key, o.fields), flatten: o.Flatten, fields: o.ChangeFields, now: now}
 	if o.db != nil {
 		c.lineKeys = map[lineID]string{}
 	}
@@ -183,7 +189,12 @@ func (c *changeTracker) lookup(key string) (changeRow, bool, error) {
 // --change-fields, fields and first_seen, last_seen, changed_at and the
 // crawl's round.
 func (c *changeTracker) check(line ndjson.Line, raw []byte, fields []record.Field) (string, []record.Field, error) {
-	key, err := itemKey(fields, c.key)
+	kf := fields
+	if c.flatten {
+		kf = flatten(fields, c.flat)
+		c.flat = kf[:0]
+	}
+	key, err := itemKey(kf, c.keyFrom)
 	if err != nil {
 		return "", nil, err
 	}
@@ -323,6 +334,18 @@ func (c *changeTracker) close() {
 		c.conn.Close()
 	}
 	c.db.Close()
+}
+
+// keySources returns the item's field of each key field named as exported:
+// the FIELD of a --fields entry FIELD:NAME, else the name itself.
+func keySources(key []string, specs []fieldSpec) []string {
+	from := slices.Clone(key)
+	for i, k := range key {
+		if j := slices.IndexFunc(specs, func(s fieldSpec) bool { return s.To == k }); j >= 0 {
+			from[i] = specs[j].From
+		}
+	}
+	return from
 }
 
 // itemKey is the values of the key fields, as a JSON array; an item

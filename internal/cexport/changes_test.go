@@ -3,6 +3,7 @@ package cexport
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,4 +160,50 @@ func TestChangedOnlyRejectedRowIsNotSeen(t *testing.T) {
 		}
 		wantRows(t, sqliteRows(t, path, "SELECT url, p FROM t WHERE p = 10 ORDER BY url"), fmt.Sprintf("u%d|10", batchRows+5), "u7|10")
 	})
+}
+
+// TestChangedOnlyKeyNamesTheExportedField: --key names a field as it is
+// exported, as the table's key column does: renamed by --fields, or a
+// dotted column of --flatten. Change tracking took only the item's own
+// names, so into a table with the key renamed no --key worked (the
+// tracker wanted url, the table link: every item rejected).
+func TestChangedOnlyKeyNamesTheExportedField(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, out string
+		args      []string
+		in        []string
+	}{
+		{"table, --fields renames the key", "sqlite:items.db?table=t", []string{"--fields", "url:link,p", "--key", "link"},
+			[]string{`{"url":"u1","p":1}`, `{"url":"u2","p":2}`}},
+		{"file, --fields renames the key", "items.jsonl", []string{"--fields", "url:link,p", "--key", "link"},
+			[]string{`{"url":"u1","p":1}`, `{"url":"u2","p":2}`}},
+		{"file, the item's own name", "items.jsonl", []string{"--fields", "url:link,p", "--key", "url"},
+			[]string{`{"url":"u1","p":1}`, `{"url":"u2","p":2}`}},
+		{"csv, --flatten's dotted column", "items.csv", []string{"--flatten", "--key", "id.sku"},
+			[]string{`{"id":{"sku":"A"},"p":1}`, `{"id":{"sku":"B"},"p":2}`}},
+		{"csv, --flatten's column renamed", "items.csv", []string{"--flatten", "--fields", "id.sku:sku,p", "--key", "sku"},
+			[]string{`{"id":{"sku":"A"},"p":1}`, `{"id":{"sku":"B"},"p":2}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out := strings.Replace(tc.out, "items", filepath.Join(dir, "items"), 1)
+			args := append([]string{"-o", out, "--changed-only"}, tc.args...)
+			first := lines(tc.in...)
+			if code, _, stderr := runCexport(t, first, args...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			// The same again, and one changed: one item out.
+			again := lines(tc.in[0], strings.Replace(tc.in[1], `"p":2`, `"p":3`, 1))
+			args = append(args, "--stats", filepath.Join(dir, "stats.json"))
+			if code, _, stderr := runCexport(t, again, args...); code != 0 {
+				t.Fatalf("second run: exit %d: %s", code, stderr)
+			}
+			stats, _ := os.ReadFile(filepath.Join(dir, "stats.json"))
+			if !strings.Contains(string(stats), `"out": 1,`) || !strings.Contains(string(stats), `"unchanged": 1`) {
+				t.Fatalf("second run: want 1 out, 1 unchanged: %s", stats)
+			}
+		})
+	}
 }
