@@ -75,8 +75,10 @@ type changeTracker struct {
 	keyFrom []string
 	flatten bool
 	flat    []record.Field
-	fields  bool // --change-fields
-	now     func() time.Time
+	// specs is --fields, which the history's rows follow as the table's do.
+	specs  []fieldSpec
+	fields bool // --change-fields
+	now    func() time.Time
 
 	pending map[string]changeRow // checked since the last commit
 	history *tableSink
@@ -105,7 +107,7 @@ func openChanges(ctx context.Context, o *Options, now func() time.Time, warn fun
 	if err != nil {
 		return nil, fmt.Errorf("--changes-db %s: %w", path, err)
 	}
-	c := &changeTracker{ctx: ctx, db: db, path: path, key: o.Key, keyFrom: keySources(o.Key, o.fields), flatten: o.Flatten, fields: o.ChangeFields, now: now}
+	c := &changeTracker{ctx: ctx, db: db, path: path, key: o.Key, keyFrom: keySources(o.Key, o.fields), flatten: o.Flatten, specs: o.fields, fields: o.ChangeFields, now: now}
 	if o.db != nil {
 		c.lineKeys = map[lineID]string{}
 	}
@@ -224,20 +226,22 @@ func (c *changeTracker) check(line ndjson.Line, raw []byte, fields []record.Fiel
 	}
 	c.pending[key] = row
 	first, changed := row.first, row.changed
-	out := fields
-	if c.fields || c.history != nil {
-		out = withChangeFields(fields, first, seen, changed, round)
-	}
 	if c.history != nil && verdict != changeUnchanged {
-		h := append(slices.Clip(out), record.Field{Key: "change", Value: json.RawMessage(strconv.Quote(verdict))})
+		// The item as the table has it (--fields), with the change fields.
+		h := fields
+		if len(c.specs) > 0 {
+			h = project(fields, c.specs, nil)
+		}
+		h = withChangeFields(h, first, seen, changed, round)
+		h = append(h, record.Field{Key: "change", Value: json.RawMessage(strconv.Quote(verdict))})
 		if err := c.history.Write(h); err != nil {
 			return "", nil, fmt.Errorf("--history: %w", err)
 		}
 	}
-	if !c.fields {
-		out = fields
+	if c.fields {
+		return verdict, withChangeFields(fields, first, seen, changed, round), nil
 	}
-	return verdict, out, nil
+	return verdict, fields, nil
 }
 
 // withChangeFields returns fields with first_seen, last_seen,

@@ -207,3 +207,28 @@ func TestChangedOnlyKeyNamesTheExportedField(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryFollowsFields: TABLE_history has the item as the table has it,
+// the fields --fields chooses under their names, with the change fields.
+// It had every field of the item under its own name (a field left out on
+// purpose too), and a gone row's key under --fields's name beside them.
+func TestHistoryFollowsFields(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "items.db")
+	args := []string{"-o", "sqlite:" + path + "?table=t", "--fields", "url:link,p", "--key", "link", "--history"}
+	round1 := lines(`{"kind":"item","data":{"url":"u1","p":1,"secret":"s"},"round":1,"fetched_at":"2026-01-01T00:00:00Z"}`,
+		`{"kind":"item","data":{"url":"u2","p":2,"secret":"s"},"round":1,"fetched_at":"2026-01-01T00:00:00Z"}`)
+	round2 := lines(`{"kind":"item","data":{"url":"u1","p":3,"secret":"s"},"round":2,"fetched_at":"2026-01-02T00:00:00Z"}`)
+	for _, in := range []string{round1, round2} {
+		if code, _, stderr := runCexport(t, in, args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	if code, _, stderr := runCexport(t, "", append(args, "--gone", "2")...); code != 0 {
+		t.Fatalf("--gone: exit %d: %s", code, stderr)
+	}
+	wantRows(t, sqliteRows(t, path, "SELECT group_concat(name, ',') FROM pragma_table_info('t_history')"),
+		"link,p,first_seen,last_seen,changed_at,round,change")
+	wantRows(t, sqliteRows(t, path, "SELECT link, p, round, change FROM t_history ORDER BY rowid"),
+		"u1|1|1|new", "u2|2|1|new", "u1|3|2|changed", "u2|NULL|2|gone")
+}
