@@ -75,8 +75,10 @@ type changeTracker struct {
 	keyFrom []string
 	flatten bool
 	flat    []record.Field
-	// specs is --fields, which the history's rows follow as the table's do.
+	// specs is --fields, which choose the fields compared, and which the
+	// history's rows follow as the table's do; proj is reused.
 	specs  []fieldSpec
+	proj   []record.Field
 	fields bool // --change-fields
 	now    func() time.Time
 
@@ -205,7 +207,13 @@ func (c *changeTracker) check(line ndjson.Line, raw []byte, fields []record.Fiel
 		c.lineKeys[lineID{line.Source, line.Num}] = key
 	}
 	seen, round := itemSeen(raw, c.now)
-	digest := itemDigest(fields, c.fields, round)
+	// The item as it is exported: --fields chooses what is compared.
+	exported := fields
+	if len(c.specs) > 0 {
+		exported = project(fields, c.specs, c.proj)
+		c.proj = exported[:0]
+	}
+	digest := itemDigest(exported, c.fields, round)
 	row, ok, err := c.lookup(key)
 	if err != nil {
 		return "", nil, err
@@ -227,12 +235,8 @@ func (c *changeTracker) check(line ndjson.Line, raw []byte, fields []record.Fiel
 	c.pending[key] = row
 	first, changed := row.first, row.changed
 	if c.history != nil && verdict != changeUnchanged {
-		// The item as the table has it (--fields), with the change fields.
-		h := fields
-		if len(c.specs) > 0 {
-			h = project(fields, c.specs, nil)
-		}
-		h = withChangeFields(h, first, seen, changed, round)
+		// The item as the table has it, with the change fields.
+		h := withChangeFields(exported, first, seen, changed, round)
 		h = append(h, record.Field{Key: "change", Value: json.RawMessage(strconv.Quote(verdict))})
 		if err := c.history.Write(h); err != nil {
 			return "", nil, fmt.Errorf("--history: %w", err)

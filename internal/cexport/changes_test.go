@@ -232,3 +232,30 @@ func TestHistoryFollowsFields(t *testing.T) {
 	wantRows(t, sqliteRows(t, path, "SELECT link, p, round, change FROM t_history ORDER BY rowid"),
 		"u1|1|1|new", "u2|2|1|new", "u1|3|2|changed", "u2|NULL|2|gone")
 }
+
+// TestChangedOnlyComparesTheExportedFields: with --fields, an item is
+// changed when a field it is exported with differs: a field left out (a
+// time it was scraped) made every item changed, and the export got the
+// same row again on every run.
+func TestChangedOnlyComparesTheExportedFields(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	args := []string{"-o", filepath.Join(dir, "items.csv"), "--fields", "url,price:p", "--changed-only", "--key", "url", "--stats", filepath.Join(dir, "stats.json")}
+	for i, tc := range []struct {
+		in, counts string
+	}{
+		{`{"url":"u1","price":1,"scraped_at":"2026-01-01"}`, `"new": 1`},
+		{`{"url":"u1","price":1,"scraped_at":"2026-01-02"}`, `"unchanged": 1`},
+		{`{"url":"u1","price":2,"scraped_at":"2026-01-03"}`, `"changed": 1`},
+	} {
+		if code, _, stderr := runCexport(t, lines(tc.in), args...); code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i+1, code, stderr)
+		}
+		if stats, _ := os.ReadFile(filepath.Join(dir, "stats.json")); !strings.Contains(string(stats), tc.counts) {
+			t.Errorf("run %d: want %s: %s", i+1, tc.counts, stats)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "items.csv")); string(b) != "url,p\nu1,1\nu1,2\n" {
+		t.Errorf("items.csv:\n%s", b)
+	}
+}
