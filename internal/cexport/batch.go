@@ -178,8 +178,11 @@ func (b *batchExporter) start() error {
 	}
 	b.part = partName(b.final)
 	f, err := os.OpenFile(b.part, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
-		return fmt.Errorf("%s: %w (is another cexport writing this template?)", b.final, unwrapPath(err))
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("%s: %w (is another cexport writing this template?)", b.part, unwrapPath(err))
+	case err != nil:
+		return fmt.Errorf("%s: %w (the temporary name of batch file %s)", b.part, unwrapPath(err), filepath.Base(b.final))
 	}
 	f.Close()
 	bo := *b.o

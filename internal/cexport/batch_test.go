@@ -250,3 +250,23 @@ func TestBatchSecondsWhileStalled(t *testing.T) {
 		t.Errorf("b-1.jsonl: %q", data)
 	}
 }
+
+// TestBatchTemporaryFileError: a batch's temporary file that cannot be
+// made is named in the error, with the error; only a file that is there
+// already asks whether another cexport writes the template (it was asked
+// of every error: a name too long, a read-only directory, a full disk).
+func TestBatchTemporaryFileError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	name := strings.Repeat("b", 244) + "-%(batch_id)d.csv" // its .part name is over 255 bytes
+	code, stderr := runExport(t, []string{"-o", filepath.Join(dir, name), "--batch-items", "1"}, numbers(1, 1))
+	part := "." + strings.Repeat("b", 244) + "-1.csv.part"
+	if code != 1 || !strings.Contains(stderr, part+": file name too long") || strings.Contains(stderr, "another cexport") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	os.WriteFile(filepath.Join(dir, ".items-1.csv.part"), nil, 0o666)
+	code, stderr = runExport(t, []string{"-o", filepath.Join(dir, "items-%(batch_id)d.csv"), "--batch-items", "1"}, numbers(1, 1))
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
