@@ -421,7 +421,7 @@ func ResolveLink(base *url.URL, href string) (*url.URL, error) {
 	h = safeHref(h)
 	ref, err := url.Parse(h)
 	if err != nil {
-		if ref, err = url.Parse(escapeStrayPercent(h)); err != nil {
+		if ref, err = url.Parse(percent.EscapeStray(h)); err != nil {
 			return nil, err
 		}
 	}
@@ -571,22 +571,4 @@ func slashes(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(s[:end], `\`, "/") + s[end:]
-}
-
-// escapeStrayPercent writes "%" as "%25" where it does not start an escape,
-// before the query (Go checks escapes in the path only).
-func escapeStrayPercent(s string) string {
-	end := strings.IndexAny(s, "?#")
-	if end < 0 {
-		end = len(s)
-	}
-	var b strings.Builder
-	for i := 0; i < end; i++ {
-		if s[i] == '%' && (i+2 >= len(s) || !percent.IsHex(s[i+1]) || !percent.IsHex(s[i+2])) {
-			b.WriteString("%25")
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String() + s[end:]
 }

@@ -2,8 +2,9 @@
 // that the URL canonicalizer (package fingerprint), robots.txt matching
 // (package robots), link extraction (package cextract) and the JSON
 // writers (package record) share, so that "%2f" means the same thing
-// everywhere. Every function works on bytes, allocates nothing and is
-// safe for concurrent use.
+// everywhere. Every function works on bytes, allocates nothing (but
+// EscapeStray, for a URL that has a stray "%") and is safe for
+// concurrent use.
 package percent
 
 import "strings"
@@ -53,4 +54,38 @@ func WriteEscape(b *strings.Builder, c byte) {
 // AppendEscape appends c as "%XY", upper-case hex.
 func AppendEscape(b []byte, c byte) []byte {
 	return append(b, '%', UpperHex[c>>4], UpperHex[c&15])
+}
+
+// EscapeStray writes "%" as "%25" where it does not start an escape,
+// before the query (net/url refuses a bad escape in the path only), as
+// browsers and w3lib's safe_url_string read a stray "%": an href or a URL
+// taken from a page ("/img/50%off.png"). A URL without one is returned as
+// it is.
+func EscapeStray(s string) string {
+	end := strings.IndexAny(s, "?#")
+	if end < 0 {
+		end = len(s)
+	}
+	stray := func(i int) bool { return s[i] == '%' && (i+2 >= len(s) || !IsHex(s[i+1]) || !IsHex(s[i+2])) }
+	first := -1
+	for i := 0; i < end; i++ {
+		if stray(i) {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 4)
+	b.WriteString(s[:first])
+	for i := first; i < end; i++ {
+		if stray(i) {
+			b.WriteString("%25")
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String() + s[end:]
 }

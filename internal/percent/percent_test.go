@@ -57,3 +57,22 @@ func TestDecodeAt(t *testing.T) {
 		}
 	}
 }
+
+func TestEscapeStray(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"/a/b.png", "/a/b.png"},
+		{"/img/50%off.png", "/img/50%25off.png"},
+		{"/a%2Fb%zz%", "/a%2Fb%25zz%25"},
+		{"100%.html?q=1%#x%", "100%25.html?q=1%#x%"}, // the query and fragment as they are
+		{"%", "%25"},
+		{"%4", "%254"},
+		{"%41", "%41"},
+	} {
+		if got := EscapeStray(c.in); got != c.want {
+			t.Errorf("EscapeStray(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = EscapeStray("/a/b%20c.png?q=%") }); n != 0 {
+		t.Errorf("EscapeStray of a URL without a stray %%: %v allocations", n)
+	}
+}

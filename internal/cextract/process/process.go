@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/percent"
 )
 
 // Kind is the type of a Value.
@@ -337,9 +339,13 @@ func absoluteURL(c *Context, v Value, out []Value) ([]Value, string) {
 	if v.Kind != String {
 		return out, "absolute_url: not a string: " + v.Text
 	}
-	ref, err := url.Parse(strings.TrimSpace(v.Text))
+	s := strings.TrimSpace(v.Text)
+	ref, err := url.Parse(s)
 	if err != nil {
-		return out, "absolute_url: not a URL: " + quote(v.Text)
+		// A stray "%" ("50%off.png"), written "%25" as a link's is.
+		if ref, err = url.Parse(percent.EscapeStray(s)); err != nil {
+			return out, "absolute_url: not a URL: " + quote(v.Text)
+		}
 	}
 	if !ref.IsAbs() {
 		base := c.baseURL()

@@ -72,6 +72,9 @@ func TestProcessors(t *testing.T) {
 		{"default", num("0"), nil, "0", ""},
 		{"absolute_url", Arg{}, strs("../c?x=1", "https://o.example/", "//cdn.example/i.png"),
 			"'https://shop.example/c?x=1' 'https://o.example/' 'https://cdn.example/i.png'", ""},
+		// A stray "%" is written "%25", as a link with one is followed.
+		{"absolute_url", Arg{}, strs("/img/50%off.png", "100%.html?q=1%"),
+			"'https://shop.example/img/50%25off.png' 'https://shop.example/a/100%25.html?q=1%'", ""},
 		{"int", Arg{}, strs("In stock (22 available)"), "22", ""},
 		{"int", Arg{}, strs("1,234"), "1234", ""},
 		{"int", Arg{}, strs("22.00"), "22", ""},
