@@ -138,6 +138,8 @@ func (c *command) options(f *cli.Flags) (*Options, error) {
 	default:
 		o.Output = f.Output
 	}
+	// CEXPORT_CSV_DELIMITER's or the config file's is for CSV exports.
+	o.delimiterDefault = !f.OnCommandLine("csv-delimiter")
 	if err := o.Validate(); err != nil {
 		return nil, cli.Usagef("%v", err)
 	}

@@ -90,6 +90,9 @@ type Options struct {
 	BatchSeconds float64
 	// CSVDelimiter is one character ("\t" and "tab" mean a tab).
 	CSVDelimiter string
+	// delimiterDefault: CSVDelimiter came from the environment or a
+	// config file, and applies to CSV exports only.
+	delimiterDefault bool
 	// NoHeader leaves out the CSV header line.
 	NoHeader bool
 	// XMLRoot and XMLItem name the XML document and item elements ("" is
@@ -222,6 +225,14 @@ func (o *Options) Validate() error {
 		return err
 	}
 	o.delimiter = d
+	if d != ',' && o.format != formatCSV {
+		// TSV's separator is a tab; the other formats have none. One from
+		// the environment or the config file is for CSV exports only.
+		if !o.delimiterDefault {
+			return fmt.Errorf("--csv-delimiter is for csv, not %s", o.formatName())
+		}
+		o.delimiter = ','
+	}
 	for _, e := range []struct{ flag, name string }{{"--xml-root", o.XMLRoot}, {"--xml-item", o.XMLItem}} {
 		if !isXMLName(e.name) {
 			return fmt.Errorf("%s %q: not a valid XML element name (letters, digits, _, - and ., not starting with a digit, - or .)", e.flag, e.name)

@@ -54,6 +54,7 @@ type Flags struct {
 	statsTo     string
 	statsCrawl  string
 	config      string
+	args        map[string]bool // the flags the command line set
 	showHelp    bool
 	showVersion bool
 }
@@ -115,6 +116,8 @@ func (f *Flags) parse(args []string, stdout io.Writer) (rest []string, err error
 		fmt.Fprintf(stdout, "%s %s (crawlutils)\n", f.tool.Name, Version)
 		return nil, errStop
 	}
+	f.args = map[string]bool{}
+	f.Visit(func(fl *pflag.Flag) { f.args[fl.Name] = true })
 	if err := f.applyEnv(); err != nil {
 		return nil, Usagef("%v", err)
 	}
@@ -192,6 +195,13 @@ func (f *Flags) applyEnv() error {
 	})
 	return err
 }
+
+// OnCommandLine reports whether the command line set flag, as opposed to
+// the environment, the config file or its default: a setting of one
+// format (cexport's --csv-delimiter) from the environment or the config
+// file is a default for that format, one on the command line is asked of
+// this run.
+func (f *Flags) OnCommandLine(flag string) bool { return f.args[flag] }
 
 // fromEnv reports whether a variable sets flag.
 func (f *Flags) fromEnv(flag string) bool {
