@@ -72,8 +72,40 @@ func sendable(name string, values []string) bool {
 // Conditional returns the validators with which to ask the server whether
 // the stale entry e still stands: If-None-Match from its ETag and
 // If-Modified-Since from its Last-Modified, "" for one it has not.
+//
+// A Last-Modified later than the response's Date (else than when it was
+// stored) is no validator (RFC 9110 §8.8.2.1: a server replaces a date in
+// the future with the response's). Static file servers send a file's
+// date as it is, one in the future too, and answer 304 to an
+// If-Modified-Since not older than the file: sent back, that date would
+// make every later edit a 304. One that cannot be read as a date is sent
+// back as it came: the server that wrote it may compare it as a string.
 func (e *Entry) Conditional() (ifNoneMatch, ifModifiedSince string) {
-	return e.Header.Get("ETag"), e.Header.Get("Last-Modified")
+	ifModifiedSince = e.Header.Get("Last-Modified")
+	if modified, ok := parseDate(ifModifiedSince); ok && modified.After(e.responseDate()) {
+		ifModifiedSince = ""
+	}
+	return e.Header.Get("ETag"), ifModifiedSince
+}
+
+// parseDate reads an HTTP date (http.ParseTime's three formats), or one
+// with a numeric zone, as PHP's date('r') writes Last-Modified
+// ("Thu, 21 Dec 2000 16:01:07 +0200").
+func parseDate(v string) (time.Time, bool) {
+	if t, err := http.ParseTime(v); err == nil {
+		return t, true
+	}
+	t, err := time.Parse(time.RFC1123Z, v)
+	return t, err == nil
+}
+
+// responseDate is when the server sent e: its Date, else when it was
+// stored.
+func (e *Entry) responseDate() time.Time {
+	if d, err := http.ParseTime(e.Header.Get("Date")); err == nil {
+		return d
+	}
+	return e.StoredAt
 }
 
 // MustRevalidate reports whether a stale e may not stand in for a

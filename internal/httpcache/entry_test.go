@@ -2,7 +2,9 @@ package httpcache
 
 import (
 	"encoding/json"
+	"net/http"
 	"testing"
+	"time"
 )
 
 // FuzzCacheMeta: a metadata file is refused, or is a usable entry that
@@ -39,4 +41,44 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestConditionalLastModified: If-Modified-Since is the stored
+// Last-Modified unless that is a date later than the response's own (its
+// Date, else when it was stored). A static file server (Go's
+// http.FileServer, python3 -m http.server) sends a file's date as it is,
+// one in the future too, and answers 304 to any If-Modified-Since not
+// older than the file: sent back, such a date made every later edit of
+// the page a 304.
+func TestConditionalLastModified(t *testing.T) {
+	stored := time.Date(2026, 12, 7, 22, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, date, lastModified, want string
+	}{
+		{"years old", "Mon, 07 Dec 2026 22:00:00 GMT", "Thu, 01 Jan 1970 00:00:00 GMT", "Thu, 01 Jan 1970 00:00:00 GMT"},
+		{"the same second as Date", "Mon, 07 Dec 2026 22:00:00 GMT", "Mon, 07 Dec 2026 22:00:00 GMT", "Mon, 07 Dec 2026 22:00:00 GMT"},
+		{"after Date", "Mon, 07 Dec 2026 22:00:00 GMT", "Mon, 07 Dec 2026 22:00:01 GMT", ""},
+		{"far in the future", "Mon, 07 Dec 2026 22:00:00 GMT", "Fri, 01 Jan 2100 00:00:00 GMT", ""},
+		{"no Date, before it was stored", "", "Mon, 07 Dec 2026 21:00:00 GMT", "Mon, 07 Dec 2026 21:00:00 GMT"},
+		{"no Date, after it was stored", "", "Fri, 01 Jan 2100 00:00:00 GMT", ""},
+		{"a numeric zone, before Date", "Mon, 07 Dec 2026 22:00:00 GMT", "Mon, 07 Dec 2026 23:30:00 +0200", "Mon, 07 Dec 2026 23:30:00 +0200"},
+		{"a numeric zone, after Date", "Mon, 07 Dec 2026 22:00:00 GMT", "Mon, 07 Dec 2026 22:30:00 +0000", ""},
+		{"not a date: sent as it came", "Mon, 07 Dec 2026 22:00:00 GMT", "yesterday", "yesterday"},
+		{"none", "Mon, 07 Dec 2026 22:00:00 GMT", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"Etag": {`W/"a"`}}
+			if tc.date != "" {
+				h.Set("Date", tc.date)
+			}
+			if tc.lastModified != "" {
+				h.Set("Last-Modified", tc.lastModified)
+			}
+			e := &Entry{Header: h, StoredAt: stored}
+			inm, ims := e.Conditional()
+			if inm != `W/"a"` || ims != tc.want {
+				t.Errorf("Conditional() = %q, %q; want %q, %q", inm, ims, `W/"a"`, tc.want)
+			}
+		})
+	}
 }
