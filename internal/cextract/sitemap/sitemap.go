@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/crawlutils/crawlutils/internal/robots"
 )
 
 // Kind is the kind of a sitemap document.
@@ -227,20 +229,15 @@ func each(r io.Reader, fn func(Kind, Entry)) (Kind, error) {
 
 // Robots returns the URLs of the Sitemap: lines of a robots.txt, in order
 // (the field name in any case; comments removed), as Scrapy's
-// sitemap_urls_from_robots does.
+// sitemap_urls_from_robots does. The lines are read as cfetch reads the
+// file (robots.EachLine: a line ends at CR or LF, a byte order mark is
+// skipped).
 func Robots(body string) []string {
 	var out []string
-	for _, line := range strings.Split(body, "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
+	robots.EachLine([]byte(body), func(key, value string) {
+		if key == "sitemap" && value != "" {
+			out = append(out, value)
 		}
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "sitemap") {
-			continue
-		}
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
+	})
 	return out
 }

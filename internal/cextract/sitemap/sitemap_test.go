@@ -76,6 +76,17 @@ func TestRobots(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q", got)
 	}
+	// Lines end at CR as at LF (RFC 9309 §2.2: old Mac files, as robots.txt
+	// itself is read), and a byte order mark before the first line is not
+	// part of its field name.
+	for _, body := range []string{
+		"Sitemap: https://a.example/sitemap.xml\rUser-agent: *\rDisallow: /private\rSitemap: https://a.example/s2.xml\r",
+		"\ufeffSitemap: https://a.example/sitemap.xml\r\nUser-agent: *\r\nSitemap: https://a.example/s2.xml\r\n",
+	} {
+		if got := Robots(body); !reflect.DeepEqual(got, want) {
+			t.Errorf("Robots(%q) = %q, want %q", body, got, want)
+		}
+	}
 }
 
 // FuzzParse: any bytes give a kind and entries with a loc, never a panic.
