@@ -1,6 +1,7 @@
 package cfetch
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -276,11 +277,11 @@ var errUnknownCoding = errors.New("unknown content coding")
 func newDecoder(coding string, r io.Reader) (io.Reader, func(), error) {
 	switch coding {
 	case "gzip", "x-gzip":
-		zr, _ := gzipPool.Get().(*gzip.Reader)
+		zr, _ := gzipPool.Get().(*gzipReader)
 		if zr == nil {
-			zr = new(gzip.Reader)
+			zr = new(gzipReader)
 		}
-		if err := zr.Reset(r); err != nil {
+		if err := zr.reset(r); err != nil {
 			gzipPool.Put(zr)
 			return nil, nil, err
 		}
@@ -321,6 +322,57 @@ func newDecoder(coding string, r io.Reader) (io.Reader, func(), error) {
 		return fr, func() { fr.Close() }, nil
 	}
 	return nil, nil, errUnknownCoding
+}
+
+// gzipReader decodes a gzip body member by member (RFC 1952: members
+// may be concatenated), and ends it at the end of a member that is
+// followed by anything but another one: servers pad a body with zeros or
+// write a stray newline after it, and browsers (Chrome's
+// GzipSourceStream, Firefox) and Scrapy ignore those bytes, where a
+// multistream gzip.Reader takes them for a broken header.
+type gzipReader struct {
+	zr gzip.Reader
+	br *bufio.Reader // the body, so that what follows a member can be peeked at
+}
+
+// reset starts reading the first member of r.
+func (g *gzipReader) reset(r io.Reader) error {
+	if g.br == nil {
+		g.br = bufio.NewReader(r)
+	} else {
+		g.br.Reset(r)
+	}
+	return g.member()
+}
+
+// member reads the header of the member g.br is at.
+func (g *gzipReader) member() error {
+	if err := g.zr.Reset(g.br); err != nil {
+		return err
+	}
+	g.zr.Multistream(false)
+	return nil
+}
+
+func (g *gzipReader) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	for err == io.EOF { // a member ended, its checksum right
+		next, perr := g.br.Peek(2)
+		if perr != nil && perr != io.EOF {
+			return n, perr // the connection failed: not the end
+		}
+		if len(next) < 2 || next[0] != 0x1f || next[1] != 0x8b {
+			return n, io.EOF // the end, or bytes after it that are no member
+		}
+		if err = g.member(); err != nil {
+			return n, err
+		}
+		if n > 0 {
+			return n, nil
+		}
+		n, err = g.zr.Read(p)
+	}
+	return n, err
 }
 
 // zstdMaxWindow bounds the memory a zstd frame can make us allocate.

@@ -65,6 +65,16 @@ func TestReadBody(t *testing.T) {
 		{"unknown coding", "compress", strings.NewReader("\x1f\x9dabc"), -1, []byte("\x1f\x9dabc"), "", true, `unknown Content-Encoding "compress": body left encoded`},
 		{"invalid gzip", "gzip", strings.NewReader("not gzip"), -1, nil, ErrDecode, false, ""},
 		{"truncated gzip stream", "gzip", bytes.NewReader(gz[:len(gz)/2]), -1, nil, ErrDecode, false, ""},
+		// Browsers (Chrome's GzipSourceStream, Firefox) and Scrapy ignore
+		// what follows a complete gzip member when it is not another one:
+		// servers pad with zeros, or write a stray newline after it.
+		{"gzip then zero padding", "gzip", bytes.NewReader(append(compress("gzip", []byte("abc")), 0, 0, 0, 0)), -1, []byte("abc"), "", false, ""},
+		{"gzip then a stray newline", "gzip", bytes.NewReader(append(compress("gzip", []byte("abc")), "\r\n"...)), -1, []byte("abc"), "", false, ""},
+		{"gzip then garbage longer than a header", "gzip", bytes.NewReader(append(compress("gzip", []byte("abc")), "<!-- served in 3 ms -->\n"...)), -1, []byte("abc"), "", false, ""},
+		{"two gzip members", "gzip", bytes.NewReader(append(compress("gzip", []byte("ab")), compress("gzip", []byte("c"))...)), -1, []byte("abc"), "", false, ""},
+		{"two gzip members then padding", "gzip", bytes.NewReader(append(append(compress("gzip", []byte("ab")), compress("gzip", []byte("c"))...), 0, 0)), -1, []byte("abc"), "", false, ""},
+		{"gzip then a broken second member", "gzip", bytes.NewReader(append(compress("gzip", []byte("ab")), compress("gzip", []byte("cdefgh"))[:12]...)), -1, nil, ErrDecode, false, ""},
+		{"gzip then garbage, under br", "gzip, br", bytes.NewReader(compress("br", append(compress("gzip", []byte("abc")), 0))), -1, []byte("abc"), "", false, ""},
 		{"invalid br", "br", strings.NewReader("not brotli at all, no"), -1, nil, ErrDecode, false, ""},
 		{"invalid zstd", "zstd", strings.NewReader("not zstd"), -1, nil, ErrDecode, false, ""},
 		{"connection cut inside gzip", "gzip", &brokenReader{gz[:len(gz)/2], io.ErrUnexpectedEOF}, -1, nil, ErrTruncated, false, ""},
