@@ -68,7 +68,13 @@ func (c *cookieJars) header(crawl string, u *url.URL) string {
 	}
 	parts := make([]string, len(cookies))
 	for i, ck := range cookies {
-		parts[i] = ck.Name + "=" + ck.Value
+		if ck.Quoted {
+			// Set in double quotes: they are part of what the server
+			// reads back (RFC 6265 §4.1.1), as browsers send it.
+			parts[i] = ck.Name + `="` + ck.Value + `"`
+		} else {
+			parts[i] = ck.Name + "=" + ck.Value
+		}
 	}
 	return strings.Join(parts, "; ")
 }
