@@ -9,6 +9,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/ascii"
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/hostname"
+	"github.com/crawlutils/crawlutils/internal/percent"
 )
 
 // isRedirect reports whether status is a redirect cfetch follows.
@@ -38,7 +39,7 @@ func redirectMethod(status int, method string) (string, bool) {
 // checkURL parses an absolute http or https URL, with the error a response
 // record should carry when it is not one.
 func checkURL(s string) (*url.URL, *FetchError) {
-	u, err := url.Parse(strings.TrimSpace(s))
+	u, err := parseURL(strings.TrimSpace(s))
 	if err != nil {
 		return nil, fetchErr(ErrInvalidURL, "invalid URL: %s", strings.TrimPrefix(err.Error(), "parse "))
 	}
@@ -118,7 +119,26 @@ func resolveLocation(base *url.URL, loc string) (*url.URL, error) {
 		}
 		loc = strings.ReplaceAll(loc[:end], "\\", "/") + loc[end:]
 	}
-	return base.Parse(loc)
+	u, err := base.Parse(loc)
+	if err != nil {
+		if v, err2 := base.Parse(percent.EscapeStray(loc)); err2 == nil {
+			return v, nil
+		}
+	}
+	return u, err
+}
+
+// parseURL parses s as net/url does, but for a '%' that starts no escape
+// ("/sale-50%-off"), which net/url refuses and browsers, curl and servers
+// take for itself: it is sent as "%25", as cextract writes it in links.
+func parseURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		if v, err2 := url.Parse(percent.EscapeStray(s)); err2 == nil {
+			return v, nil
+		}
+	}
+	return u, err
 }
 
 // specialRef reports whether a reference resolved against an http(s) URL

@@ -91,3 +91,36 @@ func FuzzCheckURL(f *testing.F) {
 		}
 	})
 }
+
+// TestStrayPercent: a '%' that starts no escape in a URL's path
+// ("/sale-50%-off"), which net/url refuses, is sent as "%25", as wget and
+// cextract's links write it: a request with such a URL, or a redirect to
+// one (browsers and curl follow it), is fetched, not answered invalid_url.
+func TestStrayPercent(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://shop.example/sale-50%-off", "http://shop.example/sale-50%25-off"},
+		{"http://shop.example/x%", "http://shop.example/x%25"},
+		{"http://shop.example/a%2Fb%zz?d=100%", "http://shop.example/a%2Fb%25zz?d=100%"},
+	} {
+		u, fe := checkURL(tc.in)
+		if fe != nil || u.String() != tc.want {
+			t.Errorf("checkURL(%q) = %v, %v; want %s", tc.in, u, fe, tc.want)
+		}
+	}
+	base, _ := url.Parse("http://shop.example/promo/")
+	for _, tc := range []struct{ loc, want string }{
+		{"/sale-50%-off", "http://shop.example/sale-50%25-off"},
+		{"100%", "http://shop.example/promo/100%25"},
+		{"http://other.example/%zz", "http://other.example/%25zz"},
+	} {
+		next, err := resolveLocation(base, tc.loc)
+		if err != nil {
+			t.Errorf("resolveLocation(%q): %v", tc.loc, err)
+			continue
+		}
+		u, fe := checkURL(next.String())
+		if fe != nil || u.String() != tc.want {
+			t.Errorf("Location %q: %v, %v; want %s", tc.loc, u, fe, tc.want)
+		}
+	}
+}

@@ -2,9 +2,10 @@
 // that the URL canonicalizer (package fingerprint), robots.txt matching
 // (package robots), link extraction (package cextract) and the JSON
 // writers (package record) share, so that "%2f" means the same thing
-// everywhere. Every function works on bytes, allocates nothing (but
-// EscapeStray, for a URL that has a stray "%") and is safe for
-// concurrent use.
+// everywhere; and how a '%' that starts no escape is written (EscapeStray),
+// which link extraction, cfetch and the records' bare URL lines share.
+// Every function works on bytes and is safe for concurrent use; none
+// allocates but EscapeStray, for the string it returns.
 package percent
 
 import "strings"
@@ -56,19 +57,44 @@ func AppendEscape(b []byte, c byte) []byte {
 	return append(b, '%', UpperHex[c>>4], UpperHex[c&15])
 }
 
-// EscapeStray writes "%" as "%25" where it does not start an escape,
-// before the query (net/url refuses a bad escape in the path only), as
-// browsers and w3lib's safe_url_string read a stray "%": an href or a URL
-// taken from a page ("/img/50%off.png"). A URL without one is returned as
-// it is.
+// EscapeStray writes each '%' that does not start an escape ('%' and two
+// hex digits) as "%25", in the path of a URL (or reference) and in its
+// fragment: net/url refuses such a '%' there ("/sale-50%-off"), where
+// browsers, curl and servers take it for itself. The scheme, the
+// authority (a host is no place for one) and the query (net/url takes a
+// '%' there) are left as they are. s is returned as it is when it has
+// none.
 func EscapeStray(s string) string {
-	end := strings.IndexAny(s, "?#")
-	if end < 0 {
-		end = len(s)
+	start := 0
+	if i := strings.IndexAny(s, ":/?#"); i > 0 && s[i] == ':' {
+		start = i + 1 // the scheme
 	}
-	stray := func(i int) bool { return s[i] == '%' && (i+2 >= len(s) || !IsHex(s[i+1]) || !IsHex(s[i+2])) }
+	if strings.HasPrefix(s[start:], "//") {
+		if i := strings.IndexAny(s[start+2:], "/?#"); i >= 0 {
+			start += 2 + i
+		} else {
+			return s // the authority alone
+		}
+	}
+	head, frag, hasFrag := strings.Cut(s[start:], "#")
+	path, query, hasQuery := strings.Cut(head, "?")
+	out := s[:start] + escapeStray(path)
+	if hasQuery {
+		out += "?" + query
+	}
+	if hasFrag {
+		out += "#" + escapeStray(frag)
+	}
+	return out
+}
+
+// escapeStray writes each '%' of s that starts no escape as "%25".
+func escapeStray(s string) string {
+	stray := func(i int) bool {
+		return s[i] == '%' && (i+2 >= len(s) || !IsHex(s[i+1]) || !IsHex(s[i+2]))
+	}
 	first := -1
-	for i := 0; i < end; i++ {
+	for i := 0; i < len(s); i++ {
 		if stray(i) {
 			first = i
 			break
@@ -80,12 +106,12 @@ func EscapeStray(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 4)
 	b.WriteString(s[:first])
-	for i := first; i < end; i++ {
+	for i := first; i < len(s); i++ {
 		if stray(i) {
 			b.WriteString("%25")
 			continue
 		}
 		b.WriteByte(s[i])
 	}
-	return b.String() + s[end:]
+	return b.String()
 }

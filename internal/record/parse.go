@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/crawlutils/crawlutils/internal/percent"
 )
 
 // Envelope is one input line, classified but not decoded.
@@ -188,7 +190,13 @@ func bareURL(b []byte) (string, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return "", fmt.Errorf("not a JSON object or a URL: %s", strings.TrimPrefix(err.Error(), "parse "))
+		// A '%' that starts no escape ("/sale-50%-off") is a URL all the
+		// same: the tools that send it write it "%25".
+		v, err2 := url.Parse(percent.EscapeStray(s))
+		if err2 != nil {
+			return "", fmt.Errorf("not a JSON object or a URL: %s", strings.TrimPrefix(err.Error(), "parse "))
+		}
+		u = v
 	}
 	if u.Scheme == "" {
 		if strings.Contains(s, ".") && !strings.HasPrefix(s, "/") {

@@ -75,6 +75,15 @@ func TestBareURLBecomesRequest(t *testing.T) {
 	if got, want := string(env.Raw), `{"kind":"request","url":"https://example.com/?q=a&b=2"}`; got != want {
 		t.Fatalf("Raw = %s, want %s", got, want)
 	}
+	// A '%' that starts no escape is a URL all the same (browsers, curl
+	// and wget fetch it); the tools that send it write it "%25".
+	env, err = Parse([]byte("https://example.com/sale-50%-off"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(env.Raw), `{"kind":"request","url":"https://example.com/sale-50%-off"}`; got != want {
+		t.Fatalf("Raw = %s, want %s", got, want)
+	}
 }
 
 func TestDecodeKeepsUnknownFields(t *testing.T) {
