@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/crawlutils/crawlutils/internal/hostname"
+	"github.com/crawlutils/crawlutils/internal/percent"
 )
 
 // defaultPorts are the ports a host key leaves out.
@@ -21,7 +22,13 @@ var defaultPorts = map[string]string{"http": "80", "https": "443"}
 // is). Both are "" for a URL without a host. A name that has no ASCII
 // form stays as it is, lowercased.
 func HostKey(raw string) (key, origin string) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if err != nil {
+		// A '%' that starts no escape ("/sale-50%-off") does not make the
+		// URL any less one: cfetch sends it as "%25".
+		u, err = url.Parse(percent.EscapeStray(raw))
+	}
 	if err != nil || u.Host == "" {
 		return "", ""
 	}

@@ -24,6 +24,10 @@ func TestHostKey(t *testing.T) {
 		"mailto:a@b.test":            {"", ""},
 		"":                           {"", ""},
 		"http://%zz/":                {"", ""},
+		// A '%' that starts no escape in the path is the page's business,
+		// not the host's: the request is throttled as any other.
+		"http://example.com/sale-50%-off": {"example.com", "http://example.com"},
+		"http://example.com/b%":           {"example.com", "http://example.com"},
 	} {
 		key, origin := HostKey(raw)
 		if key != want[0] || origin != want[1] {
