@@ -419,11 +419,9 @@ func ResolveLink(base *url.URL, href string) (*url.URL, error) {
 		h = h[len(sch)+1:]
 	}
 	h = safeHref(h)
-	ref, err := url.Parse(h)
+	ref, err := percent.ParseURL(h)
 	if err != nil {
-		if ref, err = url.Parse(percent.EscapeStray(h)); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	u := ref
 	if !ref.IsAbs() {

@@ -39,7 +39,7 @@ func redirectMethod(status int, method string) (string, bool) {
 // checkURL parses an absolute http or https URL, with the error a response
 // record should carry when it is not one.
 func checkURL(s string) (*url.URL, *FetchError) {
-	u, err := parseURL(strings.TrimSpace(s))
+	u, err := percent.ParseURL(strings.TrimSpace(s))
 	if err != nil {
 		return nil, fetchErr(ErrInvalidURL, "invalid URL: %s", strings.TrimPrefix(err.Error(), "parse "))
 	}
@@ -122,19 +122,6 @@ func resolveLocation(base *url.URL, loc string) (*url.URL, error) {
 	u, err := base.Parse(loc)
 	if err != nil {
 		if v, err2 := base.Parse(percent.EscapeStray(loc)); err2 == nil {
-			return v, nil
-		}
-	}
-	return u, err
-}
-
-// parseURL parses s as net/url does, but for a '%' that starts no escape
-// ("/sale-50%-off"), which net/url refuses and browsers, curl and servers
-// take for itself: it is sent as "%25", as cextract writes it in links.
-func parseURL(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		if v, err2 := url.Parse(percent.EscapeStray(s)); err2 == nil {
 			return v, nil
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
+	"github.com/crawlutils/crawlutils/internal/percent"
 	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
@@ -104,7 +105,7 @@ func (p Policy) Validate(req *record.Request) error {
 	if req.URL == "" {
 		return errors.New("url: required")
 	}
-	u, err := url.Parse(strings.TrimSpace(req.URL))
+	u, err := percent.ParseURL(strings.TrimSpace(req.URL)) // "/sale-50%-off" as cfetch sends it
 	if err != nil {
 		return fmt.Errorf("url: %v", strings.TrimPrefix(err.Error(), "parse "))
 	}

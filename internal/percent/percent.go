@@ -8,7 +8,10 @@
 // allocates but EscapeStray, for the string it returns.
 package percent
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // Hex digits, indexed by value.
 const (
@@ -114,4 +117,18 @@ func escapeStray(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// ParseURL parses a URL (or a reference) as net/url does, but for a '%'
+// that starts no escape, which it reads as itself (EscapeStray), as
+// browsers, curl and w3lib's safe_url_string do: the one way every tool
+// reads a URL it is given. The error is net/url's for s.
+func ParseURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		if v, err2 := url.Parse(EscapeStray(s)); err2 == nil {
+			return v, nil
+		}
+	}
+	return u, err
 }

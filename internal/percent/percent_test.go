@@ -96,3 +96,22 @@ func TestEscapeStray(t *testing.T) {
 		}
 	}
 }
+
+func TestParseURL(t *testing.T) {
+	for _, c := range []struct{ in, want, err string }{
+		{"http://a.test/sale-50%-off", "http://a.test/sale-50%25-off", ""},
+		{"/img/50%off.png", "/img/50%25off.png", ""},
+		{"http://a.test/%41", "http://a.test/%41", ""},
+		{"http://a b/", "", "invalid character"},
+	} {
+		u, err := ParseURL(c.in)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("ParseURL(%q) = %v, %v; want an error with %q", c.in, u, err, c.err)
+			}
+		case err != nil || u.String() != c.want:
+			t.Errorf("ParseURL(%q) = %v, %v; want %s", c.in, u, err, c.want)
+		}
+	}
+}

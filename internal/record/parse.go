@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -188,15 +187,11 @@ func bareURL(b []byte) (string, error) {
 	if strings.ContainsAny(s, " \t\"{}<>") {
 		return "", fmt.Errorf("not a JSON object or a URL: %s", Snippet(b, 60))
 	}
-	u, err := url.Parse(s)
+	// A '%' that starts no escape ("/sale-50%-off") is a URL all the
+	// same: the tools that send it write it "%25".
+	u, err := percent.ParseURL(s)
 	if err != nil {
-		// A '%' that starts no escape ("/sale-50%-off") is a URL all the
-		// same: the tools that send it write it "%25".
-		v, err2 := url.Parse(percent.EscapeStray(s))
-		if err2 != nil {
-			return "", fmt.Errorf("not a JSON object or a URL: %s", strings.TrimPrefix(err.Error(), "parse "))
-		}
-		u = v
+		return "", fmt.Errorf("not a JSON object or a URL: %s", strings.TrimPrefix(err.Error(), "parse "))
 	}
 	if u.Scheme == "" {
 		if strings.Contains(s, ".") && !strings.HasPrefix(s, "/") {

@@ -2,7 +2,6 @@ package throttle
 
 import (
 	"net"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -23,12 +22,9 @@ var defaultPorts = map[string]string{"http": "80", "https": "443"}
 // form stays as it is, lowercased.
 func HostKey(raw string) (key, origin string) {
 	raw = strings.TrimSpace(raw)
-	u, err := url.Parse(raw)
-	if err != nil {
-		// A '%' that starts no escape ("/sale-50%-off") does not make the
-		// URL any less one: cfetch sends it as "%25".
-		u, err = url.Parse(percent.EscapeStray(raw))
-	}
+	// A '%' that starts no escape ("/sale-50%-off") does not make the
+	// URL any less one: cfetch sends it as "%25".
+	u, err := percent.ParseURL(raw)
 	if err != nil || u.Host == "" {
 		return "", ""
 	}

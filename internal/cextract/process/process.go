@@ -340,12 +340,9 @@ func absoluteURL(c *Context, v Value, out []Value) ([]Value, string) {
 		return out, "absolute_url: not a string: " + v.Text
 	}
 	s := strings.TrimSpace(v.Text)
-	ref, err := url.Parse(s)
+	ref, err := percent.ParseURL(s) // a stray "%" ("50%off.png") written "%25", as a link's is
 	if err != nil {
-		// A stray "%" ("50%off.png"), written "%25" as a link's is.
-		if ref, err = url.Parse(percent.EscapeStray(s)); err != nil {
-			return out, "absolute_url: not a URL: " + quote(v.Text)
-		}
+		return out, "absolute_url: not a URL: " + quote(v.Text)
 	}
 	if !ref.IsAbs() {
 		base := c.baseURL()
