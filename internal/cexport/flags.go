@@ -49,7 +49,12 @@ acks of the unwritten items held back.
 --type and --where choose the items (a filtered item is counted, not an error; the acks after
 it pass on); --fields chooses, orders and renames fields (price:cost). With --batch-items N or
 --batch-seconds S, -o is a template (items-%(batch_id)05d.csv, %(batch_time)s): each batch is
-written as .NAME.part and gets its name only when complete; a rerun numbers after the last.`,
+written as .NAME.part and gets its name only when complete; a rerun numbers after the last.
+
+When the reader of stdout goes away (cexport -o FILE | head, or the next command of the loop
+exited), cexport stops reading, completes FILE with the items it has read (the JSON array or
+XML document closed, the gzip or zstd stream ended, the last batch committed) and exits 141,
+the status SIGPIPE would have given; after SIGINT/SIGTERM it reads on and exits 130.`,
 	Output: "export the items to `FILE`, appending to what it holds (created if missing), or into a database table (sqlite:FILE?table=NAME, postgres://…?table=NAME); pass other records on to stdout (Scrapy's -o)",
 	Examples: `  # items to CSV, requests and acks flow on to the frontier
   cqueue pop --follow | cfetch | cextract -r rules.yml | cexport -r rules.yml -o items.csv | cqueue push
@@ -89,6 +94,8 @@ written as .NAME.part and gets its name only when complete; a rerun numbers afte
 
   # a quick look: a Markdown table of two fields
   cexport -f markdown --fields title,price < items.jsonl`,
+	ExitCodes: `  141  with -o, the reader of stdout went away (| head, the next command exited): FILE was
+       completed with the items read, and cexport stopped reading (as SIGPIPE would have)`,
 }
 
 // command is a run of cexport: its options, and -O, which sets them only

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -37,18 +38,28 @@ func (c *command) run(ctx context.Context, env *cli.Env) error {
 	// Upstream got the same signal and will close the pipe after its own
 	// in-flight work: read that too, then close the export properly.
 	env.Tool.DrainOnInterrupt = env.DrainsOnInterrupt(env.Args)
-	return run(ctx, env.Tool, o, env.Args, env.Stdin, env.Stdout, env.Now)
+	var gone chan struct{}
+	if o.toFile() {
+		// The export is a file (or a table) of its own: stdout's reader
+		// going away must not end the process before it is complete.
+		gone = make(chan struct{})
+		var once sync.Once
+		env.OnReaderGone(func() { once.Do(func() { close(gone) }) })
+	}
+	return run(ctx, env.Tool, o, env.Args, env.Stdin, env.Stdout, env.Now, gone)
 }
 
 // run exports with validated options; now is the clock of the ack batching.
-func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin io.Reader, stdout io.Writer, now func() time.Time) error {
+// gone, when not nil, is closed when the reader of stdout has gone (the
+// process's stdout watcher found it so: see cli.Env.OnReaderGone).
+func run(ctx context.Context, tool *cli.Tool, o *Options, files []string, stdin io.Reader, stdout io.Writer, now func() time.Time, gone <-chan struct{}) error {
 	if f := inputIsOutput(o.Output, files); f != "" {
 		return cli.Usagef("%s %s: it is also an input (%s); write to another file", o.outputFlag(), o.Output, f)
 	}
 	if o.Gone > 0 {
 		return runGone(ctx, tool, o, files, stdout, now)
 	}
-	s := &session{tool: tool, opts: o, stdout: stdout}
+	s := &session{ctx: ctx, tool: tool, opts: o, stdout: stdout, gone: gone}
 	if d := o.declared; d != nil && o.isTable() && len(o.header) == 0 {
 		if w := d.unreached(o.Types); w != "" {
 			tool.Printf("%s", w)
@@ -152,6 +163,7 @@ type session struct {
 	// mu is held while a record is handled or the output flushed: the
 	// batch clock (startBatchClock) works on the export in between.
 	mu   sync.Mutex
+	ctx  context.Context
 	tool *cli.Tool
 	opts *Options
 	out  *output
@@ -177,6 +189,15 @@ type session struct {
 	// the export's own output, which then cannot be closed properly.
 	err    error
 	broken bool
+
+	// gone is closed when the process's stdout watcher finds the reader
+	// of stdout gone (nil: not watched). stdoutGone says a write to stdout
+	// found it gone (or the watcher did): nothing more is written there.
+	// stopped says the reading stops there, the reader gone without an
+	// interrupt: the export ends with the records read (readerLeft).
+	gone       <-chan struct{}
+	stdoutGone bool
+	stopped    bool
 }
 
 func (s *session) export(ctx context.Context, r *ndjson.Reader) {
@@ -187,25 +208,89 @@ func (s *session) export(ctx context.Context, r *ndjson.Reader) {
 	}
 	if s.err == nil {
 		stop := s.startBatchClock()
-		for line, p := range cli.RecordsFunc(ctx, s.tool, r, s.flush, s.parse) {
-			s.mu.Lock()
-			if s.err == nil { // else set while waiting for this line
-				s.handle(line, p.env, p.fields)
-				if s.pass != nil && s.err == nil {
-					if err := s.pass.Seen(); err != nil {
-						s.fail(err, true)
-					}
-				}
-			}
-			failed := s.err != nil
-			s.mu.Unlock()
-			if failed {
-				break
+		if s.gone == nil {
+			s.read(ctx, r)
+		} else {
+			// The read may wait on an input that stays silent (the
+			// commands before are idle): when the reader of stdout goes,
+			// the export ends without waiting for it. The goroutine
+			// blocked in the read then only ends with the process; what
+			// it would still read is not handled (stopped).
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				s.read(ctx, r)
+			}()
+			select {
+			case <-done:
+			case <-s.gone:
+				s.mu.Lock()
+				s.readerLeft(nil)
+				s.mu.Unlock()
 			}
 		}
 		stop()
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.end()
+}
+
+// read handles the records of r until its end, an output error or the
+// reader of stdout gone.
+func (s *session) read(ctx context.Context, r *ndjson.Reader) {
+	for line, p := range cli.RecordsFunc(ctx, s.tool, r, s.flush, s.parse) {
+		s.mu.Lock()
+		if s.err == nil && !s.stopped { // else set while waiting for this line
+			s.handle(line, p.env, p.fields)
+			if s.pass != nil && s.err == nil {
+				if err := s.pass.Seen(); err != nil {
+					s.passFailed(err)
+				}
+			}
+		}
+		done := s.err != nil || s.stopped
+		s.mu.Unlock()
+		if done {
+			break
+		}
+	}
+}
+
+// passFailed handles an error of the pass-through: stdout's (a write to
+// it failed) or the export's (making the items before a held ack durable).
+func (s *session) passFailed(err error) {
+	switch {
+	case s.passOut.Err() == nil:
+		s.fail(err, true)
+	case errors.Is(err, syscall.EPIPE):
+		s.readerLeft(err)
+	default:
+		s.fail(err, false)
+	}
+}
+
+// readerLeft handles the reader of stdout gone, found by a write that
+// failed with err (EPIPE), or by the process's stdout watcher (err nil).
+// After an interrupt that is what the interrupt asked for: nothing more
+// is passed on (counted as dropped "interrupted"), and the items still
+// coming are exported to the end of the input. Without one, the export
+// stops reading and ends with the items read, complete, and the exit
+// status is cli.ExitReaderGone (128+SIGPIPE, as SIGPIPE would have ended
+// it). The caller holds s.mu.
+func (s *session) readerLeft(err error) {
+	if s.stdoutGone {
+		return
+	}
+	s.stdoutGone = true
+	if err != nil && cli.ReaderGoneOnInterrupt(s.ctx, err) {
+		return
+	}
+	s.stopped = true
+	s.tool.ReaderGone()
+	if !s.tool.Quiet {
+		s.tool.Printf("stdout: the reader is gone (the next command of the pipeline exited); stopped reading, and ended %s with the items read", s.out.name)
+	}
 }
 
 // startBatchClock ends a batch whose --batch-seconds are up while the
@@ -407,13 +492,17 @@ func (s *session) other(env record.Envelope) {
 		s.tool.Stats.Count("ignored", kind, 1)
 		return
 	}
+	if s.stdoutGone {
+		s.tool.Stats.Drop("interrupted")
+		return
+	}
 	s.tool.Stats.Count("passed", kind, 1)
 	if env.Kind == record.KindAck {
 		s.pass.Ack(env.Raw)
 		return
 	}
 	if err := s.pass.Forward(env.Raw); err != nil {
-		s.fail(err, false)
+		s.passFailed(err)
 	}
 }
 
@@ -422,10 +511,13 @@ func (s *session) other(env record.Envelope) {
 func (s *session) flush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
 	if s.err != nil || s.exp == nil {
-		if s.err == nil && s.pass != nil {
+		if s.err == nil && s.pass != nil && !s.stdoutGone {
 			if err := s.pass.Flush(); err != nil {
-				s.fail(err, false)
+				s.passFailed(err)
 			}
 		}
 		return
@@ -438,9 +530,9 @@ func (s *session) flush() {
 		s.fail(err, true)
 		return
 	}
-	if s.pass != nil {
+	if s.pass != nil && !s.stdoutGone {
 		if err := s.pass.Flush(); err != nil {
-			s.fail(err, s.passOut.Err() == nil)
+			s.passFailed(err)
 		}
 	}
 }
@@ -499,20 +591,31 @@ func (s *session) end() {
 	s.release()
 }
 
-// release passes the held acks on, unless the export broke.
+// release passes the held acks on, unless the export broke or stdout's
+// reader has gone.
 func (s *session) release() {
 	if s.pass == nil {
 		return
 	}
+	if s.stdoutGone {
+		// Held acks never reach the frontier: their pages are handed out
+		// again, as after a kill.
+		if n := int64(len(s.pass.pending)); n > 0 {
+			s.tool.Stats.Count("passed", record.KindAck, -n)
+			s.tool.Stats.DropN("interrupted", n)
+		}
+		return
+	}
 	if !s.broken {
 		if err := s.pass.Release(); err != nil {
-			s.fail(err, false)
+			s.passFailed(err)
+			return
 		}
 	} else if n := len(s.pass.pending); n > 0 {
 		s.tool.Printf("%d held ack(s) not passed on: the items before them may not be in %s", n, s.out.name)
 	}
 	if err := s.passOut.Flush(); err != nil {
-		s.fail(err, false)
+		s.passFailed(err)
 	}
 }
 

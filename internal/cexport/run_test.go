@@ -374,7 +374,7 @@ func TestDrainAfterInterrupt(t *testing.T) {
 	in := newChunkReader()
 	stdout := &watchedBuffer{}
 	code := make(chan int, 1)
-	go func() { code <- cli.ExitCode(run(ctx, tool, o, nil, in, stdout, time.Now)) }()
+	go func() { code <- cli.ExitCode(run(ctx, tool, o, nil, in, stdout, time.Now, nil)) }()
 	in.chunks <- `{"n":1}` + "\n"
 	cancel(cli.ErrInterrupted)
 	in.chunks <- `{"n":2}` + "\n" + `{"n":3}` + "\n"

@@ -21,6 +21,10 @@ const (
 	ExitUsage       = 2   // bad flags or arguments
 	ExitPartial     = 3   // finished, but some records were invalid or failed
 	ExitInterrupted = 130 // stopped by SIGINT or SIGTERM
+	// ExitReaderGone is the status of a command that completed a file of
+	// its own after its stdout's reader went away (see Env.OnReaderGone):
+	// 128+SIGPIPE, what a shell shows for a command SIGPIPE ended.
+	ExitReaderGone = 141
 )
 
 // ExitCodesHelp is the exit-status table printed by every --help.
@@ -93,9 +97,14 @@ func withProcess(run func(ctx context.Context) int) int {
 	}()
 	defer watchSupervisor()()
 	defer watchOutput(os.Stdout, outputWatchEvery, func() {
-		if !interruptedWithinLag(ctx) {
-			outputGone()
+		if interruptedWithinLag(ctx) {
+			return
 		}
+		if gone := readerGoneHook.Load(); gone != nil {
+			(*gone)()
+			return
+		}
+		outputGone()
 	})()
 	tuneGC()
 	stop := startProfile()
@@ -121,6 +130,32 @@ func outputGone() {
 	}
 	runAbortHooks()
 	os.Exit(ExitFailure)
+}
+
+// readerGoneHook is what the stdout watcher calls instead of outputGone
+// when the process's command has a file of its own to complete (see
+// Env.OnReaderGone).
+var readerGoneHook atomic.Pointer[func()]
+
+// OnReaderGone is for a command whose work is a file of its own, stdout
+// only passing records on (cexport -o FILE): the reader of its stdout
+// going away (| head, the next command of the pipeline exited) must not
+// end it before it has completed the file. From now on a write to that
+// stdout fails with EPIPE instead of killing the process by SIGPIPE, and
+// the stdout watcher calls gone (once, on a goroutine of its own) instead
+// of ending the process: when the command has nothing to write, gone is
+// how it hears of it. The command then stops reading, completes its file
+// and ends with ExitReaderGone (Tool.ReaderGone), as SIGPIPE would have
+// ended it; after an interrupt, the reader going is what the interrupt
+// asked for (ReaderGoneOnInterrupt) and gone is not called. Only the
+// process's own command (OwnProcess) changes how the process ends; for
+// another, OnReaderGone does nothing.
+func (e *Env) OnReaderGone(gone func()) {
+	if !e.process {
+		return
+	}
+	ignoreSIGPIPE()
+	readerGoneHook.Store(&gone)
 }
 
 // processInterrupted is set at the process's first interrupt (or drain

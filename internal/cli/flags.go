@@ -38,6 +38,9 @@ type Help struct {
 	Examples    string // indented shell examples
 	// Output replaces the help text of -o/--output when not empty.
 	Output string
+	// ExitCodes are more rows of the exit-status table, for statuses of
+	// the command's own ("  141  …").
+	ExitCodes string
 }
 
 // Flags is a command's flag set with the flags every command shares:
@@ -342,4 +345,7 @@ func (f *Flags) printHelp(w io.Writer) {
 		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(h.Examples, "\n"))
 	}
 	fmt.Fprintf(w, "\n%s\n", ExitCodesHelp)
+	if h.ExitCodes != "" {
+		fmt.Fprintf(w, "%s\n", strings.TrimRight(h.ExitCodes, "\n"))
+	}
 }

@@ -66,12 +66,13 @@ type Tool struct {
 	// the command's Env.
 	Getenv func(string) string
 
-	mu       sync.Mutex
-	failed   bool
-	partial  bool
-	progress *progress
-	writer   *statsWriter
-	stopPub  func(code int) // of the publisher, once started
+	mu         sync.Mutex
+	failed     bool
+	partial    bool
+	readerGone bool
+	progress   *progress
+	writer     *statsWriter
+	stopPub    func(code int) // of the publisher, once started
 }
 
 // NewTool returns a Tool writing messages to stderr, reading no
@@ -152,6 +153,15 @@ func (t *Tool) answer(line ndjson.Line) {
 	}
 	t.Stats.Count("acks", "invalid_record", 1)
 	t.Answer(b)
+}
+
+// ReaderGone makes the exit status ExitReaderGone (unless the command was
+// interrupted or failed): the command stopped early, its file complete,
+// because its stdout's reader went away (see Env.OnReaderGone).
+func (t *Tool) ReaderGone() {
+	t.mu.Lock()
+	t.readerGone = true
+	t.mu.Unlock()
 }
 
 // MarkPartial makes the exit status 3 (unless something worse happened).
@@ -258,6 +268,8 @@ func (t *Tool) exitCode(ctx context.Context) int {
 		return ExitInterrupted
 	case t.failed:
 		return ExitFailure
+	case t.readerGone:
+		return ExitReaderGone
 	case t.partial:
 		return ExitPartial
 	}
