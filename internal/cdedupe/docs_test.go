@@ -35,3 +35,19 @@ func TestDocsSayWhatIsStored(t *testing.T) {
 		t.Error(`docs/cdedupe.md says "It is exact": it stores hashes`)
 	}
 }
+
+// TestDocsWarnOfSeenBeforeRead: docs/cdedupe.md warns that a key is seen
+// once its batch is checked, before anyone reads the record (the case
+// seen_once_written_not_once_read shows it), and says what to do instead.
+func TestDocsWarnOfSeenBeforeRead(t *testing.T) {
+	b, err := os.ReadFile("../../docs/cdedupe.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, want := range []string{"## Seen once passed on, not once read", "cdedupe --db seen.db … | head", "--namespace try-1", "cqueue push"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("docs/cdedupe.md does not say %q", want)
+		}
+	}
+}

@@ -29,7 +29,10 @@ var help = cli.Help{
 	Description: `Reads records (stdin, or the FILEs) and writes each one the first time its key is seen
 in the seen-set, an SQLite file (--db, or $CRAWLUTILS_DB) or Redis (--redis, or
 $CRAWLUTILS_REDIS) that every process naming it shares, across runs. Later ones are dropped
-and counted as "duplicate".
+and counted as "duplicate". A key is seen once its batch is checked, before the next command
+reads the record: what a | head or a dead next command never read is dropped by later runs
+too, so look at the output under a namespace of its own (--namespace try-1). The set holds
+64-bit hashes of the keys: the odds that two of n keys in a namespace collide are about n²/2^65.
 
 Keys: a request's fingerprint (method, canonical URL and body, as the frontier computes it;
 --scrapy-fingerprints for Scrapy's SHA-1), an item's data, or the value of the jq expression
