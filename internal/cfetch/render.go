@@ -216,6 +216,9 @@ func (f *Fetcher) fillRendered(r *response, p *render.Page) {
 	if p.ScreenshotError != "" {
 		r.Warnings = append(r.Warnings, "not saved to --render-screenshot: "+p.ScreenshotError)
 	}
+	if p.MovedFrom != "" {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the page moved on by itself as it loaded, from %s: url is where it ended up, status and headers are those of the first document", p.MovedFrom))
+	}
 	if p.ScriptError != "" {
 		r.Warnings = append(r.Warnings, "--render-script threw: "+p.ScriptError)
 	}

@@ -51,6 +51,11 @@ type Page struct {
 	ScreenshotError string
 	// ScriptError is what Options.Script threw, "" when it did not.
 	ScriptError string
+	// MovedFrom is the main document's URL when the page moved on by
+	// itself as it loaded (location.replace, history.replaceState): URL is
+	// then where it ended up, and Status and Header are still the main
+	// document's.
+	MovedFrom string
 	// AsSent: the main document was not a page (Request.IsPage), and was
 	// not rendered: Body is its body as the browser received it (its
 	// content codings undone, so Header's Content-Encoding no longer
@@ -208,6 +213,15 @@ func (r *Renderer) renderTab(b *browser, tb *tab, req *Request) (*Page, error) {
 	p.Requests, p.Blocked = pg.requestsLocked(), pg.blocked
 	pg.mu.Unlock()
 	p.HTML = html
+	// Where the page is now: it may have moved on as it loaded
+	// (location.replace, a router's history.replaceState), and its
+	// relative links are the DOM's, resolved against where it is.
+	var href string
+	if err := evaluate(cctx, t, "location.href", &href); err == nil {
+		if moved := movedTo(p.URL, href); moved != "" {
+			p.MovedFrom, p.URL = p.URL, moved
+		}
+	}
 	if dir := r.opts.ScreenshotDir; dir != "" {
 		res, err := cdp.Call(cctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
 		if err != nil {
@@ -601,4 +615,20 @@ func leave(ctx context.Context, t *chromedp.Target) error {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
+}
+
+// movedTo is where a page whose main document came from main is now
+// (href, its location), or "" when it is there still: the same URL but for
+// the fragment, or a location that is no http(s) URL (about:blank).
+func movedTo(main, href string) string {
+	u, err := url.Parse(href)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	u.Fragment, u.RawFragment = "", ""
+	base, _, _ := strings.Cut(main, "#")
+	if u.String() == base {
+		return ""
+	}
+	return u.String()
 }
