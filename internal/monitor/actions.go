@@ -60,9 +60,25 @@ func (s *Server) sampleSoon() {
 	}
 }
 
+// known answers 404 unknown_crawl, and false, when the frontier does not
+// know crawl id: an action on a mistyped name would record a stop or a
+// pause that no crawl meets but a later crawl of that name (cqueue stop
+// refuses it so too).
+func (s *Server) known(w http.ResponseWriter, r *http.Request, id, what string) bool {
+	known, err := frontier.CrawlKnown(r.Context(), s.fr, id)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "store", err.Error())
+		return false
+	}
+	if !known {
+		writeError(w, http.StatusNotFound, "unknown_crawl", fmt.Sprintf("no crawl %q in this frontier: nothing to %s (GET /api/v1/crawls lists them)", id, what))
+	}
+	return known
+}
+
 func (s *Server) actStop(w http.ResponseWriter, r *http.Request) {
 	id, ok := decode(w, r, true)
-	if !ok {
+	if !ok || !s.known(w, r, id, "stop") {
 		return
 	}
 	n, kept, err := frontier.StopCrawl(r.Context(), s.fr, id, s.now())
@@ -108,16 +124,7 @@ func (s *Server) actPause(pause bool) func(w http.ResponseWriter, r *http.Reques
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, ok := decode(w, r, true)
-		if !ok {
-			return
-		}
-		known, err := frontier.CrawlKnown(r.Context(), s.fr, id)
-		if err != nil {
-			writeError(w, http.StatusServiceUnavailable, "store", err.Error())
-			return
-		}
-		if !known {
-			writeError(w, http.StatusNotFound, "unknown_crawl", fmt.Sprintf("no crawl %q in this frontier: nothing to %s (GET /api/v1/crawls lists them)", id, kind))
+		if !ok || !s.known(w, r, id, kind) {
 			return
 		}
 		at := ""

@@ -11,9 +11,10 @@ import (
 	"github.com/crawlutils/crawlutils/internal/redistest"
 )
 
-// TestPauseOfAnUnknownCrawlIsRefused: pausing (or resuming) a crawl the
-// frontier does not know answers 404 unknown_crawl and sets nothing, so
-// no hidden pause waits for a later crawl of that name; a known crawl is
+// TestPauseOfAnUnknownCrawlIsRefused: pausing (or resuming, or stopping,
+// as cqueue stop refuses it) a crawl the frontier does not know answers
+// 404 unknown_crawl and sets nothing, so no hidden pause or stop waits
+// for a later crawl of that name; a known crawl is
 // paused with the time of its pause, and resumed. On SQLite and on a real
 // redis-server.
 func TestPauseOfAnUnknownCrawlIsRefused(t *testing.T) {
@@ -36,13 +37,16 @@ func testPauseUnknown(t *testing.T, dsn string) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	for _, path := range []string{"/api/v1/pause", "/api/v1/resume"} {
+	for _, path := range []string{"/api/v1/pause", "/api/v1/resume", "/api/v1/stop"} {
 		status, body := post(path, "nightly")
 		if status != 404 || !strings.Contains(body, `"code":"unknown_crawl"`) || !strings.Contains(body, `no crawl \"nightly\"`) {
 			t.Errorf("%s of an unknown crawl: %d %s, want 404 unknown_crawl naming it", path, status, body)
 		}
 		if m, err := k.fr.CrawlMeta(ctx, "nightly"); err != nil || len(m) != 0 {
 			t.Errorf("after %s of an unknown crawl: meta %v, %v; want none", path, m, err)
+		}
+		if known, err := frontier.CrawlKnown(ctx, k.fr, "nightly"); err != nil || known {
+			t.Errorf("after %s of an unknown crawl: the frontier knows it (%v, %v)", path, known, err)
 		}
 	}
 
