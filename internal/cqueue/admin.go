@@ -162,7 +162,8 @@ flight finish when acked; their follow-ups are refused (reason "stopped").
 A crawl run by 'cqueue crawl' keeps its queue instead ({"purged":0,"kept":true}):
 its run ends gracefully within seconds (exit 5, "stopped"), and the next run
 says how to resume it (--resume) or begin its next round over (--next-round);
-with --purge it is purged as any crawl. A crawl the frontier does not know is
+with --purge it is purged as any crawl (its run then ends stopped, exit 5, and
+the next run needs --next-round). A crawl the frontier does not know is
 refused (exit 1): nothing is recorded.`,
 		Examples: `  cqueue stop --db crawl.db --crawlid shop`,
 	}, func(f *cli.Flags) {

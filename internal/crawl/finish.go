@@ -23,6 +23,7 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	a.Failures = c.readFailures()
 	bg := context.WithoutCancel(ctx)
 	info, err := c.fr.Info(bg, frontier.InfoFilter{CrawlID: o.crawlID})
+	purged := err == nil && purgedStop(info, o.crawlID)
 	if err == nil {
 		a.Left = frontier.Counts{}
 		for _, ci := range info.Crawls {
@@ -57,7 +58,9 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 			failures = append(failures, desc)
 		}
 	}
-	a.Complete = err == nil && a.Left.Queued == 0 && a.Left.InFlight == 0
+	// A crawl whose queue cqueue stop --purge dropped is not complete,
+	// however little is left.
+	a.Complete = err == nil && a.Left.Queued == 0 && a.Left.InFlight == 0 && !purged
 	if interrupted && a.Complete && c.stopEndedLoop(ctx) {
 		// A cqueue stop read as the last pages were in flight: the tools
 		// drained as after a Ctrl-C, but every page was fetched and
@@ -99,7 +102,7 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 			a.State = "complete"
 		}
 	}
-	code = c.markStopped(bg, &a, code, cli.Interrupted(ctx))
+	code = c.markStopped(bg, &a, code, cli.Interrupted(ctx), purged)
 	code = c.markBudget(bg, &a, code, cli.Interrupted(ctx))
 	c.markPaused(bg, &a)
 	if len(failures) > 0 {
@@ -257,6 +260,8 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 	switch {
 	case a.StopReason != "":
 		lines = append(lines, c.budgetLine(a))
+	case a.State == stateStopped && a.StoppedAt == "":
+		// purged (markStopped): said in a.Reasons
 	case a.State == stateStopped:
 		lines = append(lines, c.stoppedLine(a))
 	case a.Complete && a.State != "interrupted":

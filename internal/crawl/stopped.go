@@ -57,19 +57,29 @@ func (c *crawl) watchStop(ctx context.Context) (loop context.Context, stop func(
 func (c *crawl) checkStopped(ctx context.Context) error {
 	o := &c.o
 	at := c.meta[frontier.MetaStopped]
+	purged := false
 	if at == "" {
-		return nil
+		info, err := c.fr.Info(ctx, frontier.InfoFilter{CrawlID: o.crawlID})
+		if err != nil {
+			return err
+		}
+		if purged = purgedStop(info, o.crawlID); !purged {
+			return nil
+		}
 	}
 	round := c.meta[metaRound]
 	clear := map[string]string{frontier.MetaStopped: "", frontier.MetaPaused: "0"}
 	switch {
+	case purged && !o.nextRound:
+		return cli.Errorf(ExitStopped, "crawl %q was stopped with its queue purged (cqueue stop --purge)%s: what it had queued is gone, so there is nothing to resume, and this run does nothing. To begin the next round over from the seeds, run the same command with --next-round",
+			o.crawlID, inRound(round))
 	case o.resume:
 		clear[metaRoundState] = "running"
 		if !o.quiet {
 			c.tool.Printf("crawl %q: resuming round %s, stopped at %s (--resume)", o.crawlID, round, at)
 		}
 	case o.nextRound:
-		purged, err := c.fr.Stop(ctx, o.crawlID, c.now())
+		n, err := c.fr.Stop(ctx, o.crawlID, c.now())
 		if err == nil {
 			err = c.fr.Unstop(ctx, o.crawlID, c.now())
 		}
@@ -77,8 +87,14 @@ func (c *crawl) checkStopped(ctx context.Context) error {
 			return err
 		}
 		clear[metaRoundState] = "complete"
-		if !o.quiet {
-			c.tool.Printf("crawl %q: round %s, stopped at %s, is left as it was: %d request(s) it had queued are dropped (--next-round)", o.crawlID, round, at, purged)
+		switch {
+		case o.quiet:
+		case at == "" && round == "":
+			c.tool.Printf("crawl %q was stopped with its queue purged (cqueue stop --purge): it begins over (--next-round)", o.crawlID)
+		case at == "":
+			c.tool.Printf("crawl %q: round %s, stopped with its queue purged (cqueue stop --purge), is left as it was (--next-round)", o.crawlID, round)
+		default:
+			c.tool.Printf("crawl %q: round %s, stopped at %s, is left as it was: %d request(s) it had queued are dropped (--next-round)", o.crawlID, round, at, n)
 		}
 	default:
 		queued, inFlight, err := c.leftOf(ctx)
@@ -94,6 +110,27 @@ func (c *crawl) checkStopped(ctx context.Context) error {
 	}
 	c.meta = m
 	return nil
+}
+
+// purgedStop says whether info has crawl crawlID stopped in the frontier
+// itself (frontier.Stop: cqueue stop --purge, as Scrapy Cluster stops a
+// crawl): its queue was purged and its pushes are refused, so its round
+// can be neither complete nor resumed, only begun over (--next-round).
+func purgedStop(info frontier.Info, crawlID string) bool {
+	for _, ci := range info.Crawls {
+		if ci.CrawlID == crawlID && ci.State == frontier.StateStopped {
+			return true
+		}
+	}
+	return false
+}
+
+// inRound is " in round N" for a message, or "" before the crawl's first.
+func inRound(round string) string {
+	if round == "" {
+		return ""
+	}
+	return " in round " + round
 }
 
 // leftOf is what the frontier holds of the crawl.
@@ -116,7 +153,20 @@ func (c *crawl) stopEndedLoop(ctx context.Context) bool {
 // and returns its exit status: ExitStopped, unless the run was
 // interrupted as well or nothing is left (then the crawl is complete and
 // the stop has nothing to keep: it is cleared).
-func (c *crawl) markStopped(ctx context.Context, a *crawlAccount, code int, interrupted bool) int {
+func (c *crawl) markStopped(ctx context.Context, a *crawlAccount, code int, interrupted, purged bool) int {
+	if purged && !interrupted {
+		// cqueue stop --purge: what was queued is gone, whatever is left.
+		if _, err := c.fr.SetCrawlMeta(ctx, c.o.crawlID, map[string]string{metaRoundState: stateStopped}, true); err != nil {
+			c.tool.Printf("%v", err)
+		}
+		a.State, a.Complete = stateStopped, false
+		a.Reasons = append(a.Reasons, fmt.Sprintf("stopped: its queue was purged (cqueue stop --purge) after %s: what it had queued is gone; the next run does nothing until given --next-round (begin round %d over)",
+			plural(a.Pages.Total, "page"), c.round+1))
+		if code == cli.ExitOK || code == cli.ExitPartial {
+			return ExitStopped
+		}
+		return code
+	}
 	m, err := c.fr.CrawlMeta(ctx, c.o.crawlID)
 	if err != nil || m[frontier.MetaStopped] == "" || interrupted {
 		return code

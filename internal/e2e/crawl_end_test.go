@@ -218,6 +218,44 @@ func TestCrawlStopped(t *testing.T) {
 	}
 }
 
+// cqueue stop --purge of a crawl run by cqueue crawl drops what it had
+// queued: the run is stopped, not complete (it ended "complete: nothing is
+// left queued or in flight", exit 0, and marked the round complete, so
+// that a --changed-only export would report the pages it never fetched
+// gone), and the runs after it say so and how to go on (they ended
+// "nothing to crawl", exit 1, --next-round and --resume too).
+func TestCrawlStopPurgedIsNotComplete(t *testing.T) {
+	slow := loopSite
+	slow.Latency = 20 * time.Millisecond
+	l := crawlEndSetup(t, slow)
+	// A small window keeps the crawl's requests queued, for the purge.
+	c, stdout, stderr := l.startCrawl(`--stats stopped.json --cfetch '--concurrency 2' --pop '--window 4' seeds.txt "$RULES" items-0.jsonl`)
+	l.waitRequests(30, 5*time.Minute)
+	if out := l.run(`cqueue stop --purge --db items-0.jsonl.db --crawlid items-0`); strings.Contains(out, `"purged":0`) {
+		r := l.wait(c, stdout, stderr)
+		t.Fatalf("cqueue stop --purge purged nothing (the crawl ended first?): %s\n%s", out, r.stderr)
+	}
+	r := l.wait(c, stdout, stderr)
+	r.want(t, 5, "cqueue: stopped: its queue was purged (cqueue stop --purge)")
+	if strings.Contains(r.stderr, "complete: nothing is left") {
+		t.Errorf("a purged crawl said complete:\n%s", r.stderr)
+	}
+	if s := l.readStats("stopped.json"); s.State != "stopped" || s.Complete || s.Exit == nil || *s.Exit != 5 {
+		t.Errorf("--stats of the purged run: %+v", s)
+	}
+	if round, state := l.roundOf("items-0.jsonl.db", "items-0"); round != 1 || state != "stopped" {
+		t.Errorf("cqueue info says round %d %q, want round 1 stopped", round, state)
+	}
+	for _, args := range []string{"", "--resume "} {
+		l.runCrawl(args+`seeds.txt "$RULES" items-0.jsonl`).want(t, 5,
+			`was stopped with its queue purged (cqueue stop --purge) in round 1`, `run the same command with --next-round`)
+	}
+	l.runCrawl(`--next-round seeds.txt "$RULES" items-0.jsonl`).want(t, 0, `round 2 begins`, "complete: nothing is left queued or in flight")
+	if round, state := l.roundOf("items-0.jsonl.db", "items-0"); round != 2 || state != "complete" {
+		t.Errorf("after --next-round, cqueue info says round %d %q", round, state)
+	}
+}
+
 // A cqueue stop read while the crawl's last page is in flight: the page is
 // fetched and exported, nothing is left, so the round is complete — not
 // "interrupted" (exit 130, as if someone had pressed Ctrl-C) with the
