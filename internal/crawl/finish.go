@@ -23,7 +23,10 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	a.Failures = c.readFailures()
 	bg := context.WithoutCancel(ctx)
 	info, err := c.fr.Info(bg, frontier.InfoFilter{CrawlID: o.crawlID})
-	purged := err == nil && purgedStop(info, o.crawlID)
+	purged := ""
+	if err == nil {
+		purged = purgedState(info, o.crawlID)
+	}
 	if err == nil {
 		a.Left = frontier.Counts{}
 		for _, ci := range info.Crawls {
@@ -58,9 +61,9 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 			failures = append(failures, desc)
 		}
 	}
-	// A crawl whose queue cqueue stop --purge dropped is not complete,
-	// however little is left.
-	a.Complete = err == nil && a.Left.Queued == 0 && a.Left.InFlight == 0 && !purged
+	// A crawl whose queue was purged (cqueue stop --purge, its expiry) is
+	// not complete, however little is left.
+	a.Complete = err == nil && a.Left.Queued == 0 && a.Left.InFlight == 0 && purged == ""
 	if interrupted && a.Complete && c.stopEndedLoop(ctx) {
 		// A cqueue stop read as the last pages were in flight: the tools
 		// drained as after a Ctrl-C, but every page was fetched and
@@ -261,7 +264,7 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 	case a.StopReason != "":
 		lines = append(lines, c.budgetLine(a))
 	case a.State == stateStopped && a.StoppedAt == "":
-		// purged (markStopped): said in a.Reasons
+		// purged or expired (markStopped): said in a.Reasons
 	case a.State == stateStopped:
 		lines = append(lines, c.stoppedLine(a))
 	case a.Complete && a.State != "interrupted":

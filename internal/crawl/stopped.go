@@ -63,7 +63,7 @@ func (c *crawl) checkStopped(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if purged = purgedStop(info, o.crawlID); !purged {
+		if purged = purgedState(info, o.crawlID) == frontier.StateStopped; !purged {
 			return nil
 		}
 	}
@@ -112,17 +112,19 @@ func (c *crawl) checkStopped(ctx context.Context) error {
 	return nil
 }
 
-// purgedStop says whether info has crawl crawlID stopped in the frontier
-// itself (frontier.Stop: cqueue stop --purge, as Scrapy Cluster stops a
-// crawl): its queue was purged and its pushes are refused, so its round
-// can be neither complete nor resumed, only begun over (--next-round).
-func purgedStop(info frontier.Info, crawlID string) bool {
+// purgedState is frontier.StateStopped when info has crawl crawlID
+// stopped in the frontier itself (frontier.Stop: cqueue stop --purge, as
+// Scrapy Cluster stops a crawl), frontier.StateExpired when the expires of
+// its requests passed, else "". Either way its queue was purged, so its
+// round cannot be complete; a stopped one's pushes are refused, so it can
+// only be begun over (--next-round).
+func purgedState(info frontier.Info, crawlID string) string {
 	for _, ci := range info.Crawls {
-		if ci.CrawlID == crawlID && ci.State == frontier.StateStopped {
-			return true
+		if ci.CrawlID == crawlID && (ci.State == frontier.StateStopped || ci.State == frontier.StateExpired) {
+			return ci.State
 		}
 	}
-	return false
+	return ""
 }
 
 // inRound is " in round N" for a message, or "" before the crawl's first.
@@ -153,15 +155,21 @@ func (c *crawl) stopEndedLoop(ctx context.Context) bool {
 // and returns its exit status: ExitStopped, unless the run was
 // interrupted as well or nothing is left (then the crawl is complete and
 // the stop has nothing to keep: it is cleared).
-func (c *crawl) markStopped(ctx context.Context, a *crawlAccount, code int, interrupted, purged bool) int {
-	if purged && !interrupted {
-		// cqueue stop --purge: what was queued is gone, whatever is left.
+func (c *crawl) markStopped(ctx context.Context, a *crawlAccount, code int, interrupted bool, purged string) int {
+	if purged != "" && !interrupted {
+		// cqueue stop --purge, or the crawl's expiry: what was queued is
+		// gone, whatever is left.
 		if _, err := c.fr.SetCrawlMeta(ctx, c.o.crawlID, map[string]string{metaRoundState: stateStopped}, true); err != nil {
 			c.tool.Printf("%v", err)
 		}
 		a.State, a.Complete = stateStopped, false
-		a.Reasons = append(a.Reasons, fmt.Sprintf("stopped: its queue was purged (cqueue stop --purge) after %s: what it had queued is gone; the next run does nothing until given --next-round (begin round %d over)",
-			plural(a.Pages.Total, "page"), c.round+1))
+		why := fmt.Sprintf("stopped: its queue was purged (cqueue stop --purge) after %s: what it had queued is gone; the next run does nothing until given --next-round (begin round %d over)",
+			plural(a.Pages.Total, "page"), c.round+1)
+		if purged == frontier.StateExpired {
+			why = fmt.Sprintf("stopped: the crawl expired (the expires of its requests passed) after %s: what it had queued was purged",
+				plural(a.Pages.Total, "page"))
+		}
+		a.Reasons = append(a.Reasons, why)
 		if code == cli.ExitOK || code == cli.ExitPartial {
 			return ExitStopped
 		}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -253,6 +254,29 @@ func TestCrawlStopPurgedIsNotComplete(t *testing.T) {
 	l.runCrawl(`--next-round seeds.txt "$RULES" items-0.jsonl`).want(t, 0, `round 2 begins`, "complete: nothing is left queued or in flight")
 	if round, state := l.roundOf("items-0.jsonl.db", "items-0"); round != 2 || state != "complete" {
 		t.Errorf("after --next-round, cqueue info says round %d %q", round, state)
+	}
+}
+
+// A crawl whose seeds carry expires (Scrapy Cluster's crawl expiry) that
+// passes while it runs has its queue purged by the frontier: the run is
+// stopped, not complete (it ended "complete: nothing is left queued or in
+// flight", exit 0, and marked the round complete, so that a
+// --changed-only export would report the pages it never fetched gone).
+func TestCrawlExpiredIsNotComplete(t *testing.T) {
+	slow := loopSite
+	slow.Latency = 50 * time.Millisecond // 300 products, 2 at a time: over 8 s
+	l := crawlEndSetup(t, slow)
+	l.writeFile("seeds.txt", fmt.Sprintf(`{"url":%q,"expires":%d}`+"\n", l.url+"/", time.Now().Add(5*time.Second).Unix()))
+	r := l.runCrawl(`--stats expired.json --cfetch '--concurrency 2' --pop '--window 4' seeds.txt "$RULES" items-0.jsonl`)
+	r.want(t, 5, "cqueue: stopped: the crawl expired (the expires of its requests passed) after ")
+	if strings.Contains(r.stderr, "complete: nothing is left") {
+		t.Errorf("an expired crawl said complete:\n%s", r.stderr)
+	}
+	if s := l.readStats("expired.json"); s.State != "stopped" || s.Complete || s.Exit == nil || *s.Exit != 5 {
+		t.Errorf("--stats of the expired run: %+v", s)
+	}
+	if round, state := l.roundOf("items-0.jsonl.db", "items-0"); round != 1 || state != "stopped" {
+		t.Errorf("cqueue info says round %d %q, want round 1 stopped", round, state)
 	}
 }
 
