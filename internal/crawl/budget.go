@@ -85,7 +85,7 @@ func (c *crawl) checkBudget(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.meta = m
+	c.meta, c.leftRound = m, true
 	if !c.o.quiet {
 		c.tool.Printf("crawl %q: round %s, stopped (%s), is left as it was: %d request(s) it had queued are dropped (--next-round)", c.o.crawlID, m[metaRound], why, purged)
 	}

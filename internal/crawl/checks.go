@@ -151,6 +151,8 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 	}
 	if !o.quiet {
 		switch {
+		case c.newRound && c.leftRound:
+			tool.Printf("crawl %q: round %d begins (round %d was stopped, and is left unfinished: --next-round)", o.crawlID, c.round, c.round-1)
 		case c.newRound:
 			tool.Printf("crawl %q: round %d begins (round %d was complete)", o.crawlID, c.round, c.round-1)
 		case s.again > 0:

@@ -38,6 +38,9 @@ type crawl struct {
 	// failuresFrom is where this run's records begin in --failures FILE
 	// (failuresAppend).
 	failuresFrom int64
+	// leftRound says --next-round left the last round unfinished (it was
+	// stopped): the round this run begins follows one that was not complete.
+	leftRound bool
 	// again says this run queues the round's seeds again: its last run
 	// could fetch nothing (failed.go).
 	again bool

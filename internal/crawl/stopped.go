@@ -87,6 +87,7 @@ func (c *crawl) checkStopped(ctx context.Context) error {
 			return err
 		}
 		clear[metaRoundState] = "complete"
+		c.leftRound = true
 		switch {
 		case o.quiet:
 		case at == "" && round == "":

@@ -207,7 +207,7 @@ func TestCrawlStopped(t *testing.T) {
 					t.Errorf("%d products exported twice", dups)
 				}
 			case "next-round":
-				l.runCrawl(`--next-round seeds.txt "$RULES" items-0.jsonl`).want(t, 0, `(--next-round)`, `round 2 begins (round 1 was complete)`, "complete: nothing is left queued or in flight")
+				l.runCrawl(`--next-round seeds.txt "$RULES" items-0.jsonl`).want(t, 0, `(--next-round)`, `round 2 begins (round 1 was stopped, and is left unfinished: --next-round)`, "complete: nothing is left queued or in flight")
 				if round, state := l.roundOf("items-0.jsonl.db", "items-0"); round != 2 || state != "complete" {
 					t.Errorf("after --next-round, cqueue info says round %d %q", round, state)
 				}
