@@ -55,8 +55,9 @@ func (s *seedResult) rejectedNote() string {
 
 // readSeeds spools stdin to a file when SEEDS is "-", and sums up the
 // seeds for the crawl's identity: the sha256 of their lines, blank ones
-// aside, sorted, each once. So the same seeds in another order, or with a
-// blank line more or less, are the same seeds.
+// and "#" comments aside (ndjson.IsComment), sorted, each once. So the
+// same seeds in another order, or with a blank line or a comment more or
+// less, are the same seeds.
 func (c *crawl) readSeeds() error {
 	path := c.o.seeds
 	if path == "-" {
@@ -88,8 +89,8 @@ func (c *crawl) readSeeds() error {
 			// with it are the same seeds.
 			line = ndjson.TrimBOM(line)
 		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			sums = append(sums, sha256.Sum256(t))
+		if !ndjson.IsComment(line) {
+			sums = append(sums, sha256.Sum256(bytes.TrimSpace(line)))
 		}
 		if err == io.EOF {
 			break
@@ -125,6 +126,7 @@ func (c *crawl) pushSeeds(ctx context.Context) error {
 	} else {
 		r = ndjson.NewReader([]string{c.o.seeds}, nil)
 	}
+	r.Comments = true // a file written by hand: blank lines and # comments skipped
 	if err := cqueue.PushSeeds(ctx, t, c.fr, r, cqueue.Seeds{CrawlID: c.o.crawlID, AppID: c.o.appID, Round: c.round,
 		Store: c.o.store, Now: c.now, Meta: c.meta, Discover: c.o.discover, Again: c.again}); err != nil {
 		return cli.Exit(cli.ExitFailure) // reported by the pusher

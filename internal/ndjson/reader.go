@@ -39,6 +39,11 @@ func (e *LineError) Error() string { return e.Line.Pos() + ": " + e.Err.Error() 
 type Reader struct {
 	// MaxLine caps the length of one line; longer lines give a *LineError.
 	MaxLine int
+	// Comments: the input is a list written by hand (a crawl's seeds), in
+	// which a blank line and one whose first other character is "#" are
+	// skipped, as wget -i and a shell skip them; they still count for the
+	// line numbers. In a stream of records they are errors.
+	Comments bool
 
 	names  []string
 	stdin  io.Reader
@@ -92,8 +97,18 @@ func (r *Reader) Next() (Line, error) {
 				return Line{}, fmt.Errorf("read %s: %w", src, err)
 			}
 		}
+		if err == nil && r.Comments && IsComment(line.Bytes) {
+			continue
+		}
 		return line, err
 	}
+}
+
+// IsComment reports whether a line of a list written by hand (see
+// Reader.Comments) is no entry: blank, or a "#" comment.
+func IsComment(b []byte) bool {
+	b = bytes.TrimSpace(TrimBOM(b))
+	return len(b) == 0 || b[0] == '#'
 }
 
 // Buffered reports whether the next line can be read without blocking on
