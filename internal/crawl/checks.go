@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -119,6 +120,8 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 			return true, cli.Exit(cli.ExitUsage) // reported above
 		}
 		_, err = c.fr.SetCrawlMeta(ctx, o.crawlID, c.id.identityMeta(), true)
+	} else if err == nil && c.id.oldSeedsSum(stored) {
+		_, err = c.fr.SetCrawlMeta(ctx, o.crawlID, map[string]string{"seeds_sha256": c.id.seedsSHA, "seeds_count": strconv.Itoa(c.id.seedCount)}, true)
 	}
 	if err != nil {
 		return true, err

@@ -13,7 +13,10 @@ type identity struct {
 	rules, rulesSHA string
 	seeds, seedsSHA string
 	seedCount       int
-	out             string
+	// seedsSHAOld is the seeds' sum as runs before comments were skipped
+	// made it, their "#" lines counted as seeds: the same seeds still.
+	seedsSHAOld string
+	out         string
 }
 
 // identityMeta is the metadata --force replaces.
@@ -39,11 +42,17 @@ func (id identity) conflicts(crawlID string, m map[string]string) []string {
 		out = append(out, fmt.Sprintf("crawl %q was started with rules %s (sha256 %s…); this run has other rules (%s, sha256 %s…): use --force to go on with them, or another --crawlid",
 			crawlID, m["rules"], short(sha), id.rules, short(id.rulesSHA)))
 	}
-	if sha := m["seeds_sha256"]; sha != "" && sha != id.seedsSHA {
+	if sha := m["seeds_sha256"]; sha != "" && sha != id.seedsSHA && sha != id.seedsSHAOld {
 		out = append(out, fmt.Sprintf("crawl %q was started with seeds %s (%s seed(s), sha256 %s…); this run has other seeds (%s: %d seed(s), sha256 %s…): use --force to add them to the crawl, or another --crawlid",
 			crawlID, seedsName(m["seeds"]), m["seeds_count"], short(sha), seedsName(id.seeds), id.seedCount, short(id.seedsSHA)))
 	}
 	return out
+}
+
+// oldSeedsSum reports whether m holds the seeds' sum as runs before
+// comments were skipped made it, not this run's: to be replaced.
+func (id identity) oldSeedsSum(m map[string]string) bool {
+	return id.seedsSHAOld != id.seedsSHA && m["seeds_sha256"] == id.seedsSHAOld
 }
 
 func sha(b []byte) string {

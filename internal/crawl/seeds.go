@@ -79,7 +79,7 @@ func (c *crawl) readSeeds() error {
 		return cli.Errorf(cli.ExitUsage, "seeds: %v", describeOpen(err))
 	}
 	defer f.Close()
-	var sums [][sha256.Size]byte
+	var sums, old [][sha256.Size]byte // old: with the comments, as earlier runs summed them
 	r := bufio.NewReader(f)
 	for first := true; ; first = false {
 		line, err := r.ReadBytes('\n')
@@ -89,8 +89,12 @@ func (c *crawl) readSeeds() error {
 			// with it are the same seeds.
 			line = ndjson.TrimBOM(line)
 		}
-		if !ndjson.IsComment(line) {
-			sums = append(sums, sha256.Sum256(bytes.TrimSpace(line)))
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			sum := sha256.Sum256(t)
+			old = append(old, sum)
+			if !ndjson.IsComment(line) {
+				sums = append(sums, sum)
+			}
 		}
 		if err == io.EOF {
 			break
@@ -100,14 +104,22 @@ func (c *crawl) readSeeds() error {
 		}
 	}
 	c.seed.lines = len(sums)
+	sum, n := seedsSum(sums)
+	c.id.seeds, c.id.seedsSHA, c.id.seedCount = c.o.seeds, sum, n
+	c.id.seedsSHAOld, _ = seedsSum(old)
+	return nil
+}
+
+// seedsSum is the sha256 of the seeds' sums, sorted, each once, and how
+// many there are.
+func seedsSum(sums [][sha256.Size]byte) (string, int) {
 	slices.SortFunc(sums, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
 	sums = slices.Compact(sums)
 	h := sha256.New()
 	for _, s := range sums {
 		h.Write(s[:])
 	}
-	c.id.seeds, c.id.seedsSHA, c.id.seedCount = c.o.seeds, fmt.Sprintf("%x", h.Sum(nil)), len(sums)
-	return nil
+	return fmt.Sprintf("%x", h.Sum(nil)), len(sums)
 }
 
 // pushSeeds queues the seeds in crawl --crawlid as cqueue push does,
