@@ -434,3 +434,66 @@ func TestFromWARCUnresolvedRevisitExit3(t *testing.T) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 	}
 }
+
+// WARC-Truncated says whether the response record lacks bytes the server
+// sent, and why: a body that did not decode (Content-Encoding: gzip over
+// plain text) was recorded whole but marked "disconnect", as if the
+// connection had been lost, so replay tools took a whole record for a cut
+// one.
+func TestWARCTruncatedSaysWhy(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/not-gzip":
+			w.Header().Set("Content-Encoding", "gzip")
+			fmt.Fprint(w, "this is not gzip at all, and it is the whole body")
+		case "/not-gzip-long":
+			// cfetch stops at its first bytes: the rest is not read.
+			w.Header().Set("Content-Encoding", "gzip")
+			fmt.Fprint(w, strings.Repeat("not gzip ", 200_000))
+		case "/big":
+			fmt.Fprint(w, strings.Repeat("x", 100_000))
+		case "/nothing":
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			fmt.Fprint(w, "<h1>whole</h1>")
+		}
+	}))
+	defer s.Close()
+	for _, tc := range []struct {
+		path, args, want string
+	}{
+		{"/page", "", ""},
+		{"/nothing", "", ""},
+		{"/page", "HEAD", ""},
+		{"/not-gzip", "", ""},
+		{"/not-gzip-long", "", "unspecified"},
+		{"/big", "--max-size 10k", "length"},
+	} {
+		t.Run(tc.path+tc.args, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.warc.gz")
+			in := s.URL + tc.path + "\n"
+			args := []string{"--no-robots", "--retries", "0", "--warc", path}
+			if tc.args == "HEAD" {
+				in = fmt.Sprintf(`{"url":%q,"method":"HEAD"}`+"\n", s.URL+tc.path)
+			} else if tc.args != "" {
+				args = append(args, strings.Fields(tc.args)...)
+			}
+			r := runCfetch(t, in, args...)
+			if len(r.resps) != 1 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			var resp *warc.Record
+			for _, rec := range readWARC(t, path) {
+				if rec.Type() == warc.TypeResponse {
+					resp = rec
+				}
+			}
+			if resp == nil {
+				t.Fatal("no response record")
+			}
+			if got := resp.Get("WARC-Truncated"); got != tc.want {
+				t.Errorf("WARC-Truncated %q, want %q (the fetch: %s %s)", got, tc.want, r.resps[0].Error, r.resps[0].ErrorDetail)
+			}
+		})
+	}
+}

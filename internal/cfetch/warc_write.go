@@ -105,13 +105,20 @@ func (f *Fetcher) archiveExchange(c *capture, j *job, target string, status int,
 		resp.Set("WARC-Payload-Digest", warc.Digest(c.resp.Bytes()[i+4:]))
 	}
 	switch {
-	case c.cut || fe != nil && fe.Code == ErrTooLarge:
+	case c.cut:
+		resp.Set("WARC-Truncated", "length")
+	case c.eof || status == http.StatusNotModified || status == http.StatusNoContent || j.method == http.MethodHead:
+		// Read to its end: the record is whole, whatever cfetch made of
+		// the body (one that does not decode, one over --max-size).
+	case fe != nil && fe.Code == ErrTooLarge:
 		resp.Set("WARC-Truncated", "length")
 	case fe != nil && fe.Code == ErrTimeout:
 		resp.Set("WARC-Truncated", "time")
+	case fe != nil && (fe.Code == ErrDecode || fe.Code == ErrProtocol):
+		resp.Set("WARC-Truncated", "unspecified") // cfetch stopped at bytes it could not use
 	case fe != nil:
 		resp.Set("WARC-Truncated", "disconnect")
-	case !c.eof && !(status == http.StatusNotModified || status == http.StatusNoContent || j.method == http.MethodHead):
+	default:
 		resp.Set("WARC-Truncated", "length") // a redirect's body, not read whole
 	}
 	if status == http.StatusNotModified {
