@@ -98,6 +98,17 @@ func (rp *replay) file(ctx context.Context, name string) {
 	defer fh.Close()
 	r := warc.NewReader(fh, name)
 	rp.cur = name
+	// A record is replayed once the record after it is read: warcio (and
+	// pywb and Browsertrix with it) writes an exchange's request record
+	// after its response, and the response needs the request's method.
+	var pending *warc.Record
+	replayPending := func() {
+		if pending != nil && ctx.Err() == nil && !rp.failed {
+			rp.record(ctx, name, pending)
+		}
+		pending = nil
+	}
+	defer replayPending()
 	for ctx.Err() == nil && !rp.failed {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -105,13 +116,20 @@ func (rp *replay) file(ctx context.Context, name string) {
 		}
 		rp.tool.Stats.In.Add(1)
 		if err != nil {
+			replayPending()
 			// "cfetch: crawl.warc.gz: offset 1234: truncated record"
 			rp.tool.Printf("%v", err)
 			rp.tool.Stats.Drop("warc_corrupt")
 			rp.tool.MarkPartial()
 			continue
 		}
-		rp.record(ctx, name, rec)
+		if rec.Type() == warc.TypeRequest {
+			rp.record(ctx, name, rec) // its method, for the response before it
+			replayPending()
+			continue
+		}
+		replayPending()
+		pending = rec
 	}
 }
 

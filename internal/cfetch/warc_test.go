@@ -3,6 +3,7 @@ package cfetch
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -495,5 +496,50 @@ func TestWARCTruncatedSaysWhy(t *testing.T) {
 				t.Errorf("WARC-Truncated %q, want %q (the fetch: %s %s)", got, tc.want, r.resps[0].Error, r.resps[0].ErrorDetail)
 			}
 		})
+	}
+}
+
+// warcio (and pywb and Browsertrix, which write with it) writes an
+// exchange's response record before its request record, the request
+// naming the response in WARC-Concurrent-To. --from-warc learnt the
+// method from the request only after it had replayed the response: a
+// HEAD was replayed as a GET whose body was missing (error "truncated"),
+// a POST as a GET.
+func TestFromWARCResponseBeforeItsRequest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "warcio.warc.gz")
+	w, err := warc.Create(path, warc.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []struct{ method, path, resp string }{
+		{"HEAD", "/head", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Type: text/html\r\n\r\n"},
+		{"POST", "/post", "HTTP/1.1 200 OK\r\nContent-Length: 7\r\nContent-Type: text/html\r\n\r\nposted!"},
+		{"GET", "/get", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Type: text/html\r\n\r\ngot"},
+	} {
+		resp := warc.New(warc.TypeResponse, time.Now(), []byte(x.resp))
+		resp.Set("WARC-Target-URI", "http://example.com"+x.path)
+		resp.Set("Content-Type", "application/http; msgtype=response")
+		req := warc.New(warc.TypeRequest, time.Now(), []byte(x.method+" "+x.path+" HTTP/1.1\r\nHost: example.com\r\n\r\n"))
+		req.Set("WARC-Target-URI", "http://example.com"+x.path)
+		req.Set("Content-Type", "application/http; msgtype=request")
+		req.Set("WARC-Concurrent-To", resp.Get("WARC-Record-ID"))
+		if err := w.Write(resp, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = w.Close()
+	r := runCfetch(t, "", "--from-warc", path)
+	if r.code != 0 || len(r.resps) != 3 {
+		t.Fatalf("exit %d, %d responses\n%s", r.code, len(r.resps), r.stderr)
+	}
+	for i, want := range []string{"HEAD", "POST", ""} {
+		got := r.resps[i]
+		var rq record.Request
+		if err := json.Unmarshal(got.Request, &rq); err != nil {
+			t.Fatal(err)
+		}
+		if rq.Method != want || got.Error != "" || got.Status != 200 {
+			t.Errorf("%s: replayed as %s %d %s %s, want %q and no error", got.URL, rq.Method, got.Status, got.Error, got.ErrorDetail, want)
+		}
 	}
 }
