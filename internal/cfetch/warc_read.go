@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -75,6 +74,7 @@ type replay struct {
 type ref struct {
 	file   string
 	offset int64
+	skip   int
 }
 
 // replaySeen indexes the response records read so far, for revisits:
@@ -152,7 +152,7 @@ func (rp *replay) record(ctx context.Context, name string, rec *warc.Record) {
 			st.Drop("warc_not_http")
 			return
 		}
-		here := ref{name, rec.Offset}
+		here := ref{name, rec.Offset, rec.Skip}
 		rp.seen.byID[rec.Get("WARC-Record-ID")] = here
 		rp.seen.byURI[target] = here
 		if d := rec.Get("WARC-Payload-Digest"); d != "" {
@@ -234,18 +234,7 @@ func readAt(r ref) (*warc.Record, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	if _, err := fh.Seek(r.offset, io.SeekStart); err != nil {
-		return nil, err
-	}
-	rec, err := warc.NewReader(fh, r.file).Next()
-	if err != nil {
-		var we *warc.Error
-		if errors.As(err, &we) {
-			we.Offset += r.offset
-		}
-		return nil, err
-	}
-	return rec, nil
+	return warc.ReadAt(fh, r.file, r.offset, r.skip)
 }
 
 // emit writes the response record of an HTTP response block.

@@ -543,3 +543,46 @@ func TestFromWARCResponseBeforeItsRequest(t *testing.T) {
 		}
 	}
 }
+
+// A WARC file gzipped whole (gzip crawl.warc) is one gzip member: a
+// revisit in it was given the file's first record, its warcinfo, for the
+// page it refers to, and replayed as an error, exit 0.
+func TestFromWARCRevisitInAFileGzippedWhole(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "crawl.warc")
+	w, err := warc.Create(plain, warc.WriterOptions{Info: []warc.Field{{Name: "software", Value: "test"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head, body = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 13\r\n\r\n", "<h1>same</h1>"
+	page := warc.New(warc.TypeResponse, time.Now(), []byte(head+body))
+	page.Set("WARC-Target-URI", "http://example.com/a")
+	page.Set("WARC-Payload-Digest", warc.Digest([]byte(body)))
+	rv := warc.New(warc.TypeRevisit, time.Now(), []byte(head))
+	rv.Set("WARC-Target-URI", "http://example.com/b")
+	rv.Set("WARC-Profile", "http://netpreserve.org/warc/1.0/revisit/identical-payload-digest")
+	rv.Set("WARC-Payload-Digest", page.Get("WARC-Payload-Digest"))
+	rv.Set("WARC-Refers-To", page.Get("WARC-Record-ID"))
+	if err := w.Write(page, rv); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	data, _ := os.ReadFile(plain)
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	_, _ = zw.Write(data)
+	_ = zw.Close()
+	whole := plain + ".gz"
+	if err := os.WriteFile(whole, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCfetch(t, "", "--from-warc", whole)
+	if r.code != 0 || len(r.resps) != 2 {
+		t.Fatalf("exit %d, %d responses\n%s", r.code, len(r.resps), r.stderr)
+	}
+	for _, got := range r.resps {
+		if got.Status != 200 || got.Body != body || got.Error != "" {
+			t.Errorf("%s replayed as %d %q %s %s", got.URL, got.Status, got.Body, got.Error, got.ErrorDetail)
+		}
+	}
+}

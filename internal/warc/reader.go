@@ -42,6 +42,7 @@ type Reader struct {
 	zr       *gzip.Reader
 	member   *bufio.Reader // the gzip member being read; nil between members
 	mstart   int64         // offset of that member
+	mread    int           // records read from that member
 	MaxBlock int64         // records with a longer block are skipped with an *Error
 }
 
@@ -71,7 +72,8 @@ func (r *Reader) Next() (*Record, error) {
 			if err != nil {
 				return nil, r.fail(r.mstart, err)
 			}
-			rec.Offset = r.mstart
+			rec.Offset, rec.Skip = r.mstart, r.mread
+			r.mread++
 			return rec, nil
 		}
 		start := r.offset()
@@ -83,7 +85,7 @@ func (r *Reader) Next() (*Record, error) {
 			if err := r.startMember(); err != nil {
 				return nil, r.fail(start, err)
 			}
-			r.mstart = start
+			r.mstart, r.mread = start, 0
 			continue
 		}
 		if skipBlank(r.br) {

@@ -1,6 +1,7 @@
 package warc
 
 import (
+	"errors"
 	"io"
 	"os"
 )
@@ -24,5 +25,32 @@ func ReadFile(path string) ([]*Record, error) {
 			return recs, err
 		}
 		recs = append(recs, rec)
+	}
+}
+
+// ReadAt reads again the record a Reader read from f at offset, skip
+// records into the gzip member there (Record.Offset and Record.Skip). An
+// *Error names the file and the offset of the record in it.
+func ReadAt(f io.ReadSeeker, name string, offset int64, skip int) (*Record, error) {
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	r := NewReader(f, name)
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			var we *Error
+			if errors.As(err, &we) {
+				we.Offset += offset
+			}
+			if err == io.EOF {
+				err = &Error{Name: name, Offset: offset, Err: ErrTruncated}
+			}
+			return nil, err
+		}
+		if skip == 0 {
+			return rec, nil
+		}
+		skip--
 	}
 }

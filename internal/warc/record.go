@@ -27,11 +27,15 @@ type Field struct {
 }
 
 // Record is one WARC record: its header fields, in order, and its block.
-// Offset is where the record starts in its file (set by Reader).
+// Offset is where the record starts in its file, and Skip is 0 (set by
+// Reader); in a gzip member of several records (a file gzipped whole)
+// Offset is where the member starts and Skip how many records come before
+// the record in it. ReadAt reads the record again from there.
 type Record struct {
 	Fields []Field
 	Block  []byte
 	Offset int64
+	Skip   int
 }
 
 // Get returns the value of the first field named name (case-insensitive),

@@ -263,3 +263,54 @@ func TestResyncSkipsGzippedPayloads(t *testing.T) {
 		t.Errorf("cut: errors %v, %d records", errs, len(recs))
 	}
 }
+
+// TestReadAgain: a record read from a file is read again from where the
+// reader says it is (Offset, Skip), whatever the compression. A file
+// gzipped whole is one gzip member: every record had the member's offset,
+// and reading one again gave the file's first record, its warcinfo.
+func TestReadAgain(t *testing.T) {
+	for _, layout := range []string{"per-record.warc.gz", "plain.warc", "whole.warc.gz"} {
+		t.Run(layout, func(t *testing.T) {
+			name := layout
+			if layout == "whole.warc.gz" {
+				name = "whole.warc"
+			}
+			w, path := testWriter(t, name, 0)
+			if err := w.Write(response("http://a/", "12345"), response("http://b/", "x"), response("http://c/", "")); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if layout == "whole.warc.gz" {
+				data, _ := os.ReadFile(path)
+				var z bytes.Buffer
+				zw := gzip.NewWriter(&z)
+				_, _ = zw.Write(data)
+				_ = zw.Close()
+				path += ".gz"
+				if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			recs, errs := readAll(t, path)
+			if len(errs) > 0 || len(recs) != 4 {
+				t.Fatalf("%d records, errors %v", len(recs), errs)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			for _, want := range recs {
+				got, err := ReadAt(f, path, want.Offset, want.Skip)
+				if err != nil {
+					t.Fatalf("%s at %d+%d: %v", want.Get("WARC-Target-URI"), want.Offset, want.Skip, err)
+				}
+				if got.Get("WARC-Record-ID") != want.Get("WARC-Record-ID") || !bytes.Equal(got.Block, want.Block) {
+					t.Errorf("at %d+%d: read %s %s again, want %s %s", want.Offset, want.Skip, got.Type(), got.Get("WARC-Target-URI"), want.Type(), want.Get("WARC-Target-URI"))
+				}
+			}
+		})
+	}
+}
