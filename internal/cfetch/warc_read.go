@@ -162,7 +162,7 @@ func (rp *replay) record(ctx context.Context, name string, rec *warc.Record) {
 			st.Drop("warc_robots_txt")
 			return
 		}
-		rp.emit(ctx, rec, target, rec.Block, false)
+		rp.emit(ctx, rec, target, rec.Block, rec.Get("WARC-Truncated"), false)
 	case warc.TypeRevisit:
 		rp.revisit(ctx, rec, target)
 	default:
@@ -221,7 +221,10 @@ func (rp *replay) revisit(ctx context.Context, rec *warc.Record, target string) 
 			unchanged = false
 		}
 	}
-	rp.emit(ctx, rec, target, block, unchanged)
+	// The payload is the original's, and so is its truncation: a
+	// revisit's own WARC-Truncated says its payload was left out (wget's
+	// "length").
+	rp.emit(ctx, rec, target, block, o.Get("WARC-Truncated"), unchanged)
 }
 
 // emptyPayloadDigest is the WARC-Payload-Digest of no payload at all.
@@ -237,8 +240,9 @@ func readAt(r ref) (*warc.Record, error) {
 	return warc.ReadAt(fh, r.file, r.offset, r.skip)
 }
 
-// emit writes the response record of an HTTP response block.
-func (rp *replay) emit(ctx context.Context, rec *warc.Record, target string, block []byte, unchanged bool) {
+// emit writes the response record of an HTTP response block; truncated
+// is the WARC-Truncated of the record its payload was read from.
+func (rp *replay) emit(ctx context.Context, rec *warc.Record, target string, block []byte, truncated string, unchanged bool) {
 	u, err := url.Parse(target)
 	if err != nil || u.Scheme == "" {
 		rp.tool.Printf("%s: offset %d: WARC-Target-URI %q is not a URL", rp.cur, rec.Offset, target)
@@ -278,8 +282,8 @@ func (rp *replay) emit(ctx context.Context, rec *warc.Record, target string, blo
 	} else {
 		out.status, out.header = resp.StatusCode, resp.Header
 		out.body, out.err = readBody(ctx, resp, rp.f.opts, rp.f.mem.reserve())
-		if t := rec.Get("WARC-Truncated"); t != "" && out.err == nil {
-			j.warnings = append(j.warnings, fmt.Sprintf("recorded truncated in the WARC file (WARC-Truncated: %s)", t))
+		if truncated != "" && out.err == nil {
+			j.warnings = append(j.warnings, fmt.Sprintf("recorded truncated in the WARC file (WARC-Truncated: %s)", truncated))
 		}
 	}
 	out.unchanged = unchanged

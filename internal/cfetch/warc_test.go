@@ -586,3 +586,48 @@ func TestFromWARCRevisitInAFileGzippedWhole(t *testing.T) {
 		}
 	}
 }
+
+// wget writes its revisit records (--warc-dedup) with "WARC-Truncated:
+// length": the block is the response's header, its payload left out for
+// the original's. --from-warc gave the original's whole payload and said
+// all the same "recorded truncated in the WARC file"; what is said now is
+// the original's truncation.
+func TestFromWARCRevisitTruncation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "wget.warc.gz")
+	w, err := warc.Create(path, warc.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
+	for _, x := range []struct{ path, truncated string }{{"/whole", ""}, {"/cut", "time"}} {
+		page := warc.New(warc.TypeResponse, time.Now(), []byte(head+"<h1>"+x.path[1:]+"</h1>"))
+		page.Set("WARC-Target-URI", "http://example.com"+x.path)
+		page.Set("WARC-Payload-Digest", warc.Digest([]byte("<h1>"+x.path[1:]+"</h1>")))
+		if x.truncated != "" {
+			page.Set("WARC-Truncated", x.truncated)
+		}
+		rv := warc.New(warc.TypeRevisit, time.Now(), []byte(head))
+		rv.Set("WARC-Target-URI", "http://example.com"+x.path+"/again")
+		rv.Set("WARC-Refers-To", page.Get("WARC-Record-ID"))
+		rv.Set("WARC-Profile", "http://netpreserve.org/warc/1.0/revisit/identical-payload-digest")
+		rv.Set("WARC-Truncated", "length")
+		rv.Set("WARC-Payload-Digest", page.Get("WARC-Payload-Digest"))
+		if err := w.Write(page, rv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = w.Close()
+	r := runCfetch(t, "", "--from-warc", path)
+	if r.code != 0 || len(r.resps) != 4 {
+		t.Fatalf("exit %d, %d responses\n%s", r.code, len(r.resps), r.stderr)
+	}
+	for _, got := range r.resps {
+		want := []string(nil)
+		if strings.Contains(got.URL, "/cut") {
+			want = []string{"recorded truncated in the WARC file (WARC-Truncated: time)"}
+		}
+		if !slices.Equal(got.Warnings, want) || got.Status != 200 || got.Error != "" {
+			t.Errorf("%s: replayed as %d %q, warnings %q, want %q", got.URL, got.Status, got.Body, got.Warnings, want)
+		}
+	}
+}
