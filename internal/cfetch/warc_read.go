@@ -214,10 +214,15 @@ func (rp *replay) revisit(ctx context.Context, rec *warc.Record, target string) 
 	unchanged := true
 	if strings.HasSuffix(rec.Get("WARC-Profile"), "identical-payload-digest") && bytes.HasPrefix(rec.Block, []byte("HTTP/")) {
 		// The revisit's own status line and headers, the original's payload.
-		head, _, _ := bytes.Cut(rec.Block, []byte("\r\n\r\n"))
-		_, payload, found := bytes.Cut(o.Block, []byte("\r\n\r\n"))
-		if found {
-			block = append(append(append([]byte{}, head...), "\r\n\r\n"...), payload...)
+		head := rec.Block
+		if h, ok := warc.PayloadOffset(head); ok {
+			head = head[:h:h]
+		} else {
+			head = bytes.TrimRight(head, "\r\n")
+			head = append(head[:len(head):len(head)], "\r\n\r\n"...)
+		}
+		if p, ok := warc.PayloadOffset(o.Block); ok {
+			block = append(head, o.Block[p:]...)
 			unchanged = false
 		}
 	}

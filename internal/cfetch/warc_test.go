@@ -1,10 +1,13 @@
 package cfetch
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -629,5 +632,53 @@ func TestFromWARCRevisitTruncation(t *testing.T) {
 		if !slices.Equal(got.Warnings, want) || got.Status != 200 || got.Error != "" {
 			t.Errorf("%s: replayed as %d %q, warnings %q, want %q", got.URL, got.Status, got.Body, got.Warnings, want)
 		}
+	}
+}
+
+// A server that ends its header lines with a bare LF (old servers and
+// devices do; HTTP readers take it) had its response recorded without a
+// WARC-Payload-Digest: the end of the header was looked for as CRLF CRLF
+// only.
+func TestWARCPayloadDigestAfterBareLFHeader(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					l, err := br.ReadString('\n')
+					if err != nil || l == "\r\n" {
+						break
+					}
+				}
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Length: 5\nConnection: close\n\nhello")
+			}()
+		}
+	}()
+	path := filepath.Join(t.TempDir(), "lf.warc.gz")
+	if r := runCfetch(t, "http://"+ln.Addr().String()+"/\n", "--no-robots", "--warc", path); r.code != 0 || r.one(t).Body != "hello" {
+		t.Fatalf("exit %d, %+v\n%s", r.code, r.resps, r.stderr)
+	}
+	n := 0
+	for _, rec := range readWARC(t, path) {
+		if rec.Type() != warc.TypeResponse {
+			continue
+		}
+		n++
+		if got, want := rec.Get("WARC-Payload-Digest"), warc.Digest([]byte("hello")); got != want {
+			t.Errorf("WARC-Payload-Digest %q, want %q (of %q)", got, want, rec.Block)
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d response records", n)
 	}
 }

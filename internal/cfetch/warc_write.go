@@ -1,7 +1,6 @@
 package cfetch
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -101,8 +100,8 @@ func (f *Fetcher) archiveExchange(c *capture, j *job, target string, status int,
 	}
 	resp.Set("Content-Type", "application/http;msgtype=response")
 	req.Set("Content-Type", "application/http;msgtype=request")
-	if i := bytes.Index(c.resp.Bytes(), []byte("\r\n\r\n")); i >= 0 {
-		resp.Set("WARC-Payload-Digest", warc.Digest(c.resp.Bytes()[i+4:]))
+	if i, ok := warc.PayloadOffset(c.resp.Bytes()); ok {
+		resp.Set("WARC-Payload-Digest", warc.Digest(c.resp.Bytes()[i:]))
 	}
 	switch {
 	case c.cut:

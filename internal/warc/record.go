@@ -112,6 +112,27 @@ func (d *Digester) String() string {
 	return "sha1:" + base32.StdEncoding.EncodeToString(d.h.Sum(nil))
 }
 
+// PayloadOffset returns where the payload of an HTTP message block
+// (application/http) starts: after the empty line that ends its header,
+// CRLF or a bare LF, as HTTP readers take it. It says false when the
+// header has no end. An interim response (100 Continue) recorded before
+// the final one counts as the header, as warcio reads it.
+func PayloadOffset(block []byte) (int, bool) {
+	for i := 0; ; {
+		j := bytes.IndexByte(block[i:], '\n')
+		if j < 0 {
+			return 0, false
+		}
+		i += j + 1
+		switch {
+		case bytes.HasPrefix(block[i:], []byte("\n")):
+			return i + 1, true
+		case bytes.HasPrefix(block[i:], []byte("\r\n")):
+			return i + 2, true
+		}
+	}
+}
+
 // marshal appends the record, as it is on disk uncompressed, to buf.
 func (r *Record) marshal(buf *bytes.Buffer) {
 	buf.WriteString("WARC/1.1\r\n")

@@ -314,3 +314,30 @@ func TestReadAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestPayloadOffset: the payload of an HTTP message block starts after
+// the header's empty line, CRLF or a bare LF (as old servers send it, and
+// as HTTP readers take it).
+func TestPayloadOffset(t *testing.T) {
+	for _, tc := range []struct {
+		block string
+		want  int // -1: no end of header
+	}{
+		{"HTTP/1.1 200 OK\r\nA: b\r\n\r\nbody", 25},
+		{"HTTP/1.1 200 OK\nA: b\n\nbody", 22},
+		{"HTTP/1.1 200 OK\r\nA: b\r\n\nbody", 24},
+		{"HTTP/1.1 200 OK\nA: b\n\r\nbody", 23},
+		{"HTTP/1.1 204 No Content\r\n\r\n", 27},
+		{"HTTP/1.1 200 OK\r\nA: b\r\n", -1},
+		{"HTTP/1.1 200 OK\r\nA: b\r\n\r", -1},
+		{"", -1},
+	} {
+		got, ok := PayloadOffset([]byte(tc.block))
+		if !ok {
+			got = -1
+		}
+		if got != tc.want {
+			t.Errorf("PayloadOffset(%q) = %d, want %d", tc.block, got, tc.want)
+		}
+	}
+}
