@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -339,5 +340,28 @@ func TestPayloadOffset(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("PayloadOffset(%q) = %d, want %d", tc.block, got, tc.want)
 		}
+	}
+}
+
+// TestRotationSyncs: every file of a series is synced to disk before it
+// is closed. Only the last one was (at Close): a power cut after the
+// crawl had ended lost the end of the files before it.
+func TestRotationSyncs(t *testing.T) {
+	w, _ := testWriter(t, "s.warc.gz", 600)
+	var synced []string
+	w.sync = func(f *os.File) error {
+		synced = append(synced, f.Name())
+		return f.Sync()
+	}
+	for i := 0; i < 20; i++ {
+		if err := w.Write(response("http://a/", strings.Repeat("b", 300))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if files := w.Files(); len(files) < 3 || !slices.Equal(synced, files) {
+		t.Errorf("synced %v, want every file of %v", synced, files)
 	}
 }

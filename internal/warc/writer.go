@@ -45,6 +45,7 @@ type Writer struct {
 	files []string
 	err   error // a failed write: the file is no longer written
 	used  bool  // f holds more than its warcinfo record
+	sync  func(*os.File) error
 }
 
 // Create returns a Writer of the series named by path (compressed when it
@@ -53,7 +54,7 @@ func Create(path string, opts WriterOptions) (*Writer, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	w := &Writer{opts: opts, path: path, gz: strings.HasSuffix(path, ".gz")}
+	w := &Writer{opts: opts, path: path, gz: strings.HasSuffix(path, ".gz"), sync: (*os.File).Sync}
 	if err := w.open(); err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func (w *Writer) Write(recs ...*Record) error {
 		return w.err
 	}
 	if w.opts.MaxSize > 0 && w.used && w.size+int64(buf.Len()) > w.opts.MaxSize {
-		if err := w.f.Close(); err != nil {
+		if err := w.closeFile(); err != nil {
 			w.err = err
 			return err
 		}
@@ -203,6 +204,16 @@ func (w *Writer) flush(b []byte) error {
 	return err
 }
 
+// closeFile syncs the current file to disk and closes it: the last of
+// the series at Close, and each one before it as the next is started.
+func (w *Writer) closeFile() error {
+	err := w.sync(w.f)
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // Close closes the current file (after syncing it to disk).
 func (w *Writer) Close() error {
 	w.mu.Lock()
@@ -210,10 +221,7 @@ func (w *Writer) Close() error {
 	if w.f == nil {
 		return w.err
 	}
-	err := w.f.Sync()
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
+	err := w.closeFile()
 	w.f = nil
 	if w.err == nil {
 		w.err = errors.New("warc: writer closed")
