@@ -164,6 +164,13 @@ func readBody(ctx context.Context, resp *http.Response, o *Options, res *reserva
 		}
 		return nil, fetchErr(ErrTooLarge, "%s is over --max-size %s", what, formatSize(o.MaxSize))
 	}
+	if len(releases) > 0 && !b.truncated {
+		// A decoder can end with its stream (zlib's "deflate") before the
+		// message ends (its last chunk): the message is read to its end,
+		// a little more at most, so that it is whole (in a WARC record)
+		// and its connection can be used again.
+		_, _ = io.CopyN(io.Discard, wire, 4<<10)
+	}
 	b.data = b.buf
 	b.wire = wire.n
 	if o.WarnSize > 0 && max(int64(len(b.data)), b.wire) > o.WarnSize {

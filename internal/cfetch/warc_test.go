@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -680,5 +681,35 @@ func TestWARCPayloadDigestAfterBareLFHeader(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d response records", n)
+	}
+}
+
+// A "deflate" (zlib) response sent chunked: the zlib reader stops at the
+// end of its stream, before the last chunk, so the body was never read to
+// its end. The response record lacked the last chunk and said
+// WARC-Truncated: length, though the page had come whole (and the
+// connection was not reused).
+func TestWARCDeflateChunkedIsReadToItsEnd(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Encoding", "deflate")
+		zw := zlib.NewWriter(w)
+		fmt.Fprint(zw, strings.Repeat("<p>hello</p>\n", 200))
+		_ = zw.Close()
+		w.(http.Flusher).Flush() // the last chunk comes after
+	}))
+	defer s.Close()
+	path := filepath.Join(t.TempDir(), "deflate.warc.gz")
+	r := runCfetch(t, s.URL+"/\n", "--no-robots", "--warc", path)
+	if r.code != 0 || !strings.HasPrefix(r.one(t).Body, "<p>hello</p>") {
+		t.Fatalf("exit %d, %+v\n%s", r.code, r.resps, r.stderr)
+	}
+	for _, rec := range readWARC(t, path) {
+		if rec.Type() != warc.TypeResponse {
+			continue
+		}
+		if rec.Get("WARC-Truncated") != "" || !bytes.HasSuffix(rec.Block, []byte("\r\n0\r\n\r\n")) {
+			t.Errorf("WARC-Truncated %q, the block ends %q, want no WARC-Truncated and the last chunk", rec.Get("WARC-Truncated"), rec.Block[max(0, len(rec.Block)-12):])
+		}
 	}
 }
