@@ -91,9 +91,11 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	case interrupted:
 		code, a.State = cli.ExitInterrupted, "interrupted"
 	case usage:
-		code, a.State = cli.ExitUsage, "failed"
+		// A failed run is never complete, however little is left: what
+		// failed (an export that could not be finished, …) may be missing.
+		code, a.State, a.Complete = cli.ExitUsage, "failed", false
 	case len(failures) > 0:
-		code, a.State = cli.ExitFailure, "failed"
+		code, a.State, a.Complete = cli.ExitFailure, "failed", false
 	case nothing:
 		code, a.State = cli.ExitFailure, "failed"
 	case partial || rejected > 0:
