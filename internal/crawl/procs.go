@@ -373,7 +373,13 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 			c.relay(s, r)
 		}()
 	}
-	stages[len(stages)-1].setStdout(c.stdout)
+	// With OUT -, the item records; else nothing: push passes on what is
+	// no request (a crawl's {"kind":"expired"}, which the account says).
+	last := c.stdout
+	if c.o.out != "-" {
+		last = io.Discard
+	}
+	stages[len(stages)-1].setStdout(last)
 	var startMu sync.Mutex // the abort hook runs on the signal's goroutine
 	removeAbort := cli.OnAbort(func() {
 		startMu.Lock()

@@ -272,6 +272,9 @@ func TestCrawlExpiredIsNotComplete(t *testing.T) {
 	if strings.Contains(r.stderr, "complete: nothing is left") {
 		t.Errorf("an expired crawl said complete:\n%s", r.stderr)
 	}
+	if r.stdout != "" {
+		t.Errorf("OUT is a file, but the crawl wrote to stdout:\n%s", r.stdout)
+	}
 	if s := l.readStats("expired.json"); s.State != "stopped" || s.Complete || s.Exit == nil || *s.Exit != 5 {
 		t.Errorf("--stats of the expired run: %+v", s)
 	}
