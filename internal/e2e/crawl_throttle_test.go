@@ -12,7 +12,11 @@ import (
 // TestCrawlWithThrottle: the crawl loop with cthrottle --rate 20/s in it
 // (cqueue crawl --cthrottle) is still exact — every product, every page
 // once — and the site sees at most the rate: no more than 20 requests in
-// any one second. What cfetch sends by itself does not pass the throttle
+// any one second. cthrottle's slots never bunch, but the time a record
+// then takes to reach the network varies (cfetch's queue, a loaded
+// machine: 28 in a second at load 11), so cfetch keeps its own spacing
+// too, counted at the wire, as docs/throttle.md says to for a hard
+// ceiling at the site. What cfetch sends by itself does not pass the throttle
 // and is left out: robots.txt, and the retry of a page that failed once
 // (spaced by its own backoff and Retry-After; docs/throttle.md). The same
 // on a Redis Cluster with the crawl split over its masters.
@@ -41,7 +45,7 @@ func testCrawlWithThrottle(t *testing.T, extra string) {
 	l := newCrawlSite(t, binDir(t), demosite.Options{Products: 60})
 	l.writeFile("seeds.txt", l.url+"/\n")
 	start := time.Now()
-	l.runCrawl(`seeds.txt "$RULES" items-0.jsonl --cthrottle '--rate 20/s'`+extra).want(t, 0)
+	l.runCrawl(`seeds.txt "$RULES" items-0.jsonl --cthrottle '--rate 20/s' --cfetch '--delay 50ms --no-random-delay'`+extra).want(t, 0)
 	took := time.Since(start)
 	if l.checkItems() != 0 {
 		t.Error("products exported twice")
@@ -69,9 +73,9 @@ func testCrawlWithThrottle(t *testing.T, extra string) {
 		}
 		most = max(most, n)
 	}
-	// A start that cfetch sends late (a loaded machine, the race detector)
-	// can land in the next slot's second: a quarter more is allowed for
-	// that; the crawl's length below is the strict check.
+	// The site's own clock reads an arrival late on a loaded machine (the
+	// race detector, other work): a quarter more is allowed for that; the
+	// crawl's length below is the strict check.
 	if most > rate+rate/4 {
 		t.Errorf("the site saw %d requests in one second, more than --rate %d/s allows", most, rate)
 	}
