@@ -1,0 +1,107 @@
+package percent
+
+import (
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzEscapeStray holds EscapeStray and ParseURL to net/url:
+//   - ParseURL never fails where url.Parse succeeds, and gives the same URL
+//     then; where url.Parse fails, ParseURL gives its error, or the URL
+//     url.Parse reads in EscapeStray's output;
+//   - EscapeStray is idempotent, and leaves a string without a stray '%'
+//     as it is;
+//   - where the input's only problem is a stray '%' in its path or
+//     fragment (written as a plain character instead, url.Parse reads it),
+//     EscapeStray's output parses, and each stray '%' reads as itself.
+func FuzzEscapeStray(f *testing.F) {
+	for _, s := range []string{
+		"http://shop.example/sale-50%-off", "/sale-50%-off", "/img/50%off.png", "/x%", "/x%4", "/a%2Fb%zz",
+		"/a%4?b", "/100%?d=100%", "/100%#50%", "100%", "http://h/%e9%", "http://h:8080/a%", "//h/x%",
+		"http://%zz/a%", "http://u%:p@h/%", "http://h%", "///x%", "http:///x%", "mailto:a%", "a%:b",
+		"http://a b/", "http://a.test/%41", "%%41", "/%5F%", "#%", "?%#%", "http://[::1%25eth0]/%",
+		"", "%", "http://h/p%?q%#f%",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, werr := url.Parse(s)
+		got, gerr := ParseURL(s)
+		switch {
+		case werr == nil:
+			if gerr != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("ParseURL(%q) = %#v, %v; url.Parse: %#v", s, got, gerr, want)
+			}
+		case gerr != nil:
+			if gerr.Error() != werr.Error() {
+				t.Fatalf("ParseURL(%q) error %q, url.Parse's %q", s, gerr, werr)
+			}
+		default:
+			again, err := url.Parse(EscapeStray(s))
+			if err != nil || !reflect.DeepEqual(got, again) {
+				t.Fatalf("ParseURL(%q) = %#v, not url.Parse(EscapeStray) %#v, %v", s, got, again, err)
+			}
+		}
+
+		e := EscapeStray(s)
+		if again := EscapeStray(e); again != e {
+			t.Fatalf("EscapeStray(%q) = %q, then %q", s, e, again)
+		}
+		strays := strayAt(s)
+		if len(strays) == 0 {
+			if e != s {
+				t.Fatalf("EscapeStray(%q) = %q, without a stray %%", s, e)
+			}
+			return
+		}
+		// The input with each stray '%' written as a character that means
+		// the same in every part of a URL, and that nothing else in it
+		// stands for.
+		var mark byte
+		for _, c := range []byte("_~!*") {
+			esc := strings.ToUpper(string(AppendEscape(nil, c)))
+			if !strings.Contains(s, string(c)) && !strings.Contains(strings.ToUpper(s), esc) {
+				mark = c
+				break
+			}
+		}
+		if mark == 0 {
+			return
+		}
+		plain := []byte(s)
+		for _, i := range strays {
+			plain[i] = mark
+		}
+		m := string(mark)
+		p, err := url.Parse(string(plain))
+		if err != nil || strings.Contains(p.Scheme+p.Host+p.User.Username(), m) {
+			return // not only a stray '%', or one in the authority
+		}
+		if pw, _ := p.User.Password(); strings.Contains(pw, m) {
+			return
+		}
+		u, err := url.Parse(e)
+		if err != nil {
+			t.Fatalf("EscapeStray(%q) = %q: %v (%q parses)", s, e, err, plain)
+		}
+		// Decoded, a stray '%' is itself; the opaque part and the query
+		// are kept as written, the query's '%' as it was.
+		back := func(x string) string { return strings.ReplaceAll(x, m, "%") }
+		if u.Path != back(p.Path) || u.Fragment != back(p.Fragment) || u.Opaque != strings.ReplaceAll(p.Opaque, m, "%25") || u.RawQuery != back(p.RawQuery) {
+			t.Fatalf("EscapeStray(%q) = %q reads as %#v; want the stray %% of %#v", s, e, u, p)
+		}
+	})
+}
+
+// strayAt returns where s has a '%' that starts no escape.
+func strayAt(s string) []int {
+	var at []int
+	for i := 0; i < len(s); i++ {
+		if _, ok := DecodeAt(s, i); s[i] == '%' && !ok {
+			at = append(at, i)
+		}
+	}
+	return at
+}
