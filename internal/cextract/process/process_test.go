@@ -139,6 +139,7 @@ func TestNewErrors(t *testing.T) {
 		{"join", list(), "join takes the separator"},
 		// A group the regex does not have is always empty: a mistake.
 		{"replace", list(scalar(`(\d+)-(\d+)`), scalar("$2_$1")), `replace: "$2_" is no group of the regex (a group's name takes the letters, digits and _ after $: write ${2}_)`},
+		{"replace", list(scalar(`(\d+) mm`), scalar("$1мм")), `replace: "$1мм" is no group of the regex (a group's name takes the letters, digits and _ after $: write ${1}мм)`},
 		{"replace", list(scalar(`(\d+)`), scalar("${2}")), `replace: "${2}" is no group of the regex (it has 1)`},
 		{"replace", list(scalar(`(?P<w>\w+)`), scalar("$word")), `replace: "$word" is no group of the regex (its named groups: w)`},
 		{"replace", list(scalar(`(\d+)-(\d+)`), scalar(`\2-\1`)), `replace: \2 is Python's way to write a group: write ${2}`},

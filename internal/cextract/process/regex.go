@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // CompileRegexp compiles a rules-file regular expression (Go's RE2 syntax),
@@ -170,27 +172,30 @@ func groupHint(re *regexp.Regexp, name string, braced bool) string {
 }
 
 // groupRef reads a group reference as regexp.Expand does, at the "$" that
-// begins s: "$name" (the longest run of letters, digits and _) or
-// "${name}". It returns "" where Expand writes the "$" as it is.
+// begins s: "$name" (the longest run of letters, digits and _, in any
+// script: "$1мм" names the group "1мм") or "${name}". It returns "" where
+// Expand writes the "$" as it is.
 func groupRef(s string) (ref, name string, braced bool) {
-	isName := func(c byte) bool {
-		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-	}
+	isName := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 	if strings.HasPrefix(s, "${") {
 		end := strings.IndexByte(s, '}')
 		if end < 3 {
 			return "", "", false
 		}
-		for j := 2; j < end; j++ {
-			if !isName(s[j]) {
+		for _, r := range s[2:end] {
+			if !isName(r) {
 				return "", "", false
 			}
 		}
 		return s[:end+1], s[2:end], true
 	}
 	j := 1
-	for j < len(s) && isName(s[j]) {
-		j++
+	for j < len(s) {
+		r, n := utf8.DecodeRuneInString(s[j:])
+		if !isName(r) {
+			break
+		}
+		j += n
 	}
 	if j == 1 {
 		return "", "", false
