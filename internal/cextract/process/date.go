@@ -182,14 +182,34 @@ func parseStrftime(s, format string) (t time.Time, err error) {
 		}
 	}()
 	t, err = timefmt.ParseInLocation(s, format, time.UTC)
-	if err == nil && strings.Contains(format, "%Z") && !strings.Contains(format, "%z") {
+	if err == nil && hasDirective(format, 'Z') && !hasDirective(format, 'z') {
 		// %Z reads a zone name as Go does (an unknown one as UTC);
-		// timefmt keeps the wall clock it read.
+		// timefmt keeps the wall clock it read. Seconds since the
+		// epoch (%s) are the instant, which the name only gives its
+		// offset.
 		name, _ := t.Zone()
+		read := t
 		var ok bool
 		if t, ok = namedZone(t, t); !ok {
 			return time.Time{}, fmt.Errorf("unknown time zone %q", name)
 		}
+		if hasDirective(format, 's') {
+			t = read.In(t.Location())
+		}
 	}
 	return t, err
+}
+
+// hasDirective reports whether the strftime format has the directive %c
+// (not a literal "%%c").
+func hasDirective(format string, c byte) bool {
+	for i := 0; i+1 < len(format); i++ {
+		if format[i] == '%' {
+			if format[i+1] == c {
+				return true
+			}
+			i++
+		}
+	}
+	return false
 }

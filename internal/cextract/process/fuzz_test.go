@@ -63,6 +63,98 @@ func FuzzDate(f *testing.F) {
 	})
 }
 
+// rfc822Offsets are the zone names of RFC 822 (section 5.1) and their
+// offsets in hours, written out again from the RFC for the fuzz targets.
+var rfc822Offsets = map[string]int{
+	"UT": 0, "UTC": 0, "GMT": 0,
+	"EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "PST": -8, "PDT": -7,
+}
+
+// FuzzDateZone: a date written with a zone name is the instant it names,
+// or no date: an RFC 822 name has its offset, GMT+h and GMT-h (h up to 23,
+// as Go reads them) theirs, and any other name (CEST, BST, EST5EDT, a
+// lower-case one) gives no date, never the wall clock read as UTC. So for
+// the date processor without a format (RFC 1123, RFC 850 and RFC 822
+// dates) and with a strftime format ending in %Z; and with "%s %Z", the
+// seconds since the epoch are the instant whatever the name.
+func FuzzDateZone(f *testing.F) {
+	for _, z := range []string{"GMT", "UTC", "UT", "EST", "EDT", "CST", "CDT", "MST", "MDT", "PST", "PDT",
+		"GMT+2", "GMT-3", "GMT+02", "GMT+23", "GMT+24", "GMT+", "GMT+0", "CEST", "BST", "IST", "est", "Z", "ChST", "EST5EDT"} {
+		for form := range uint8(6) {
+			f.Add(int64(1714557600), z, form)
+		}
+	}
+	f.Add(int64(-62135596800), "EST", uint8(3))
+	f.Add(int64(253402300799), "PST", uint8(0))
+	type form struct {
+		layout string // Go's, for the wall clock; "" for "%s"
+		format string // strftime's; "" for the date processor without one
+	}
+	forms := []form{
+		{"Mon, 02 Jan 2006 15:04:05 ", ""},
+		{"Mon, 2 Jan 2006 15:04:05 ", ""},
+		{"Monday, 02-Jan-06 15:04:05 ", ""},
+		{"02.01.2006 15:04:05 ", "%d.%m.%Y %H:%M:%S %Z"},
+		{"Mon, 02 Jan 2006 15:04:05 ", "%a, %d %b %Y %H:%M:%S %Z"},
+		{"", "%s %Z"},
+	}
+	f.Fuzz(func(t *testing.T, unix int64, zone string, which uint8) {
+		if zone == "" || !('A' <= zone[0] && zone[0] <= 'Z' || 'a' <= zone[0] && zone[0] <= 'z') || strings.ContainsAny(zone, " \t\r\n\v\f") {
+			return
+		}
+		fm := forms[int(which)%len(forms)]
+		wall := time.Unix(unix, 0).UTC()
+		if wall.Year() < 1 || wall.Year() > 9999 || strings.Contains(fm.layout, "-06 ") && (wall.Year() < 1969 || wall.Year() > 2068) {
+			return
+		}
+		s := wall.Format(fm.layout) + zone
+		if fm.layout == "" {
+			s = fmt.Sprint(unix) + " " + zone
+		}
+		arg := Arg{}
+		if fm.format != "" {
+			arg = scalar(fm.format)
+		}
+		p, err := New("date", arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := Chain{p}.Apply(&Context{}, strs(s), nil)
+		var got time.Time
+		if len(out) == 1 {
+			if got, err = time.Parse(time.RFC3339, out[0].Text); err != nil {
+				t.Fatalf("date(%q) on %q = %q: %v", fm.format, s, out[0].Text, err)
+			}
+		}
+
+		offset, known := rfc822Offsets[zone]
+		offset *= 3600
+		gmt := false
+		if h, err := strconv.Atoi(strings.TrimPrefix(zone, "GMT")); err == nil && len(zone) > 4 && strings.HasPrefix(zone, "GMT") && (zone[3] == '+' || zone[3] == '-') && -23 <= h && h <= 23 {
+			offset, gmt = h*3600, true
+		}
+		if zone == "UT" { // not a name Go reads
+			known = false
+		}
+		switch {
+		case len(out) == 0:
+			if known || gmt && fm.format == "" {
+				t.Fatalf("date(%q) on %q: no date; want one at offset %d", fm.format, s, offset)
+			}
+		case !known && !gmt:
+			t.Fatalf("date(%q) on %q = %q: a date with a zone name of no known offset", fm.format, s, out[0].Text)
+		default:
+			want := time.Date(wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second(), 0, time.FixedZone("", offset))
+			if fm.layout == "" {
+				want = time.Unix(unix, 0).In(time.FixedZone("", offset))
+			}
+			if _, o := got.Zone(); !got.Equal(want) || o != offset {
+				t.Fatalf("date(%q) on %q = %q, want %s", fm.format, s, out[0].Text, FormatDate(want))
+			}
+		}
+	})
+}
+
 // FuzzCheckReplacement: checkReplacement never panics, and when it takes
 // a replacement, regexp.Expand drops none of its group references (writes
 // nothing for a group the regex does not have); when it refuses one,

@@ -275,6 +275,9 @@ func TestDateZoneNames(t *testing.T) {
 		{scalar("%d.%m.%Y %H:%M %Z"), "01.05.2024 10:30 GMT", "'2024-05-01T10:30:00Z'", ""},
 		{scalar("%d.%m.%Y %H:%M %Z"), "01.05.2024 10:30 PDT", "'2024-05-01T10:30:00-07:00'", ""},
 		{scalar("%d.%m.%Y %H:%M %Z"), "01.05.2024 10:30 BST", "", `date: "01.05.2024 10:30 BST" does not match %d.%m.%Y %H:%M %Z`},
+		// Seconds since the epoch are the instant; the name gives its offset.
+		{scalar("%s %Z"), "1714557600 EST", "'2024-05-01T05:00:00-05:00'", ""},
+		{scalar("%s %Z"), "1714557600 GMT", "'2024-05-01T10:00:00Z'", ""},
 	}
 	for _, tt := range tests {
 		p, err := New("date", tt.arg)
