@@ -1,9 +1,11 @@
 package warc
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,4 +65,50 @@ func mustRead(f *testing.F, path string) []byte {
 		f.Fatalf("seed: %d records, errors %v", len(recs), errs)
 	}
 	return b
+}
+
+// FuzzPayloadOffset: any block gives no panic, and an offset inside it
+// just after an empty line (LF or CRLF), the first one after the first
+// line; and where net/http reads the block as a response, its header ends
+// where PayloadOffset says (the interim response's, for a 100 Continue
+// recorded before the final one).
+func FuzzPayloadOffset(f *testing.F) {
+	for _, s := range []string{
+		"HTTP/1.1 200 OK\r\nA: b\r\n\r\nbody", "HTTP/1.1 200 OK\nA: b\n\nbody", "HTTP/1.1 200 OK\r\nA: b\r\n\nbody",
+		"HTTP/1.1 200 OK\nA: b\n\r\nbody", "HTTP/1.1 204 No Content\r\n\r\n", "HTTP/1.1 200 OK\r\nA: b\r\n",
+		"HTTP/1.1 200 OK\r\nA: b\r\n\r", "", "\n\n", "\r\n\r\n",
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 200 OK\r\nA: b\r\n c\r\n\r\nbody", "HTTP/1.0 200 OK\r\nA: b\r\r\n\r\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, block []byte) {
+		off, ok := PayloadOffset(block)
+		if ok {
+			if off < 2 || off > len(block) {
+				t.Fatalf("PayloadOffset(%q) = %d: outside the block", block, off)
+			}
+			head := block[:off]
+			if !bytes.HasSuffix(head, []byte("\n\n")) && !bytes.HasSuffix(head, []byte("\n\r\n")) {
+				t.Fatalf("PayloadOffset(%q) = %d: not after an empty line", block, off)
+			}
+			first := bytes.IndexByte(block, '\n')
+			if i := bytes.Index(block[first:], []byte("\n\n")); i >= 0 && first+i+2 < off {
+				t.Fatalf("PayloadOffset(%q) = %d: an empty line before it", block, off)
+			}
+			if i := bytes.Index(block[first:], []byte("\n\r\n")); i >= 0 && first+i+3 < off {
+				t.Fatalf("PayloadOffset(%q) = %d: an empty line before it", block, off)
+			}
+		}
+		br := bufio.NewReaderSize(bytes.NewReader(block), len(block)+16)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			return
+		}
+		resp.Body.Close()
+		// Closing a body reads nothing: what net/http took is the header.
+		if end := len(block) - br.Buffered(); !ok || off != end {
+			t.Fatalf("PayloadOffset(%q) = %d, %v; net/http read a header of %d bytes", block, off, ok, end)
+		}
+	})
 }
