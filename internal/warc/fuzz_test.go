@@ -3,11 +3,13 @@ package warc
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -111,4 +113,58 @@ func FuzzPayloadOffset(f *testing.F) {
 			t.Fatalf("PayloadOffset(%q) = %d, %v; net/http read a header of %d bytes", block, off, ok, end)
 		}
 	})
+}
+
+// FuzzReadAt: every record a Reader gives, from a file gzipped record by
+// record, gzipped whole, plain or damaged, ReadAt reads again from its
+// Offset and Skip: the same fields and block.
+func FuzzReadAt(f *testing.F) {
+	var plain bytes.Buffer
+	for _, u := range []string{"http://a/", "http://b/", "http://c/"} {
+		response(u, "body of "+u).marshal(&plain)
+	}
+	f.Add(plain.Bytes(), uint8(0))
+	f.Add(plain.Bytes(), uint8(1))
+	f.Add(plain.Bytes(), uint8(2))
+	f.Add([]byte("WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: 3\r\n\r\nabc\r\n\r\nWARC/1.0\r\nContent-Length: 1\r\n\r\nx\r\n\r\n"), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, how uint8) {
+		var file []byte
+		switch how % 3 {
+		case 0: // as it is
+			file = data
+		case 1: // gzipped whole, as gzip crawl.warc makes it
+			file = gzipped(data)
+		case 2: // a gzip member for each half, then the rest as it is
+			file = append(gzipped(data[:len(data)/2]), gzipped(data[len(data)/2:])...)
+		}
+		r := NewReader(bytes.NewReader(file), "fuzz")
+		r.MaxBlock = 1 << 20
+		for i := 0; ; i++ {
+			if i > len(file)+10 {
+				t.Fatal("no end")
+			}
+			rec, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				continue
+			}
+			again, err := ReadAt(bytes.NewReader(file), "fuzz", rec.Offset, rec.Skip)
+			if err != nil {
+				t.Fatalf("record %d (offset %d, skip %d): ReadAt: %v", i, rec.Offset, rec.Skip, err)
+			}
+			if !reflect.DeepEqual(again.Fields, rec.Fields) || !bytes.Equal(again.Block, rec.Block) {
+				t.Fatalf("record %d (offset %d, skip %d): ReadAt gave another record: %q, not %q", i, rec.Offset, rec.Skip, again.Fields, rec.Fields)
+			}
+		}
+	})
+}
+
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
 }
