@@ -1,6 +1,8 @@
 package robots
 
 import (
+	"bytes"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -136,6 +138,47 @@ func FuzzPrefixRulesAgreeWithTemoto(f *testing.F) {
 		}
 		if ours, lib := Parse([]byte(body), "crawlutils").Allowed(u), theirs.TestAgent(tg, "crawlutils"); ours != lib {
 			t.Fatalf("%s: ours %v, temoto/robotstxt %v\n%s", tg, ours, lib, body)
+		}
+	})
+}
+
+// FuzzEachLine: a robots.txt body gives the same "name: value" lines
+// whatever ends them (RFC 9309: CR, LF or CRLF, as old Mac files, Unix
+// and Windows write them); a line end never shows in a name or value; a
+// name is lower case and neither is padded with white space; and a BOM
+// is skipped at the start of the body only.
+func FuzzEachLine(f *testing.F) {
+	for _, s := range []string{
+		"Sitemap: https://a.example/sitemap.xml\rUser-agent: *\rDisallow: /private\rSitemap: https://a.example/s2.xml\r",
+		"\ufeffSitemap: https://a.example/sitemap.xml\r\nUser-agent: *\r\nSitemap: https://a.example/s2.xml\r\n",
+		"User-agent: *\nDisallow: /a # comment\n# Allow: /b\nnocolon\n",
+		"\ufeff\ufeffuser-agent:*\r\r\n\n\rdisallow:/x", "Sitemap: http://a/x:8080/s.xml", " : \t\r", "",
+	} {
+		f.Add([]byte(s))
+	}
+	lines := func(body []byte) []string {
+		var out []string
+		EachLine(body, func(k, v string) {
+			if strings.ContainsAny(k+v, "\r\n#") || k != strings.ToLower(k) || k != strings.TrimSpace(k) || v != strings.TrimSpace(v) {
+				panic(fmt.Sprintf("EachLine(%q): name %q, value %q", body, k, v))
+			}
+			out = append(out, k+": "+v)
+		})
+		return out
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got := lines(body)
+		for _, end := range []string{"\r", "\n", "\r\n"} {
+			// Every line end, whichever it was, written as end.
+			re := bytes.ReplaceAll(bytes.ReplaceAll(bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n")), []byte("\n"), []byte(end))
+			if again := lines(re); fmt.Sprint(again) != fmt.Sprint(got) {
+				t.Fatalf("EachLine(%q) = %q; with its lines ended by %q: %q", body, got, end, again)
+			}
+		}
+		if !bytes.HasPrefix(body, []byte("\ufeff")) {
+			if again := lines(append([]byte("\ufeff"), body...)); fmt.Sprint(again) != fmt.Sprint(got) {
+				t.Fatalf("EachLine(%q) = %q; after a BOM: %q", body, got, again)
+			}
 		}
 	})
 }
