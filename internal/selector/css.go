@@ -82,7 +82,9 @@ func compileGroup(part string) (cssGroup, error) {
 	if err != nil {
 		return cssGroup{}, err
 	}
-	g := cssGroup{pseudo: ps, attr: name}
+	// An attribute's name is read without regard to case (as HTML's
+	// are), so ::attr(href) and ::attr(HREF) are one node's value.
+	g := cssGroup{pseudo: ps, attr: strings.ToLower(name)}
 	if before != "" {
 		r, _ := utf8.DecodeLastRuneInString(before)
 		g.descendant = isCSSSpace(r)

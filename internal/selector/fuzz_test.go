@@ -1,6 +1,15 @@
 package selector
 
-import "testing"
+import (
+	"fmt"
+	"maps"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/crawlutils/crawlutils/internal/htmlparse"
+)
 
 // FuzzSelector: compiling any string never panics, and a selector that
 // compiles runs on a page without panicking (it may report an error).
@@ -33,6 +42,110 @@ func FuzzSelector(f *testing.F) {
 			for _, n := range nodes {
 				_, _ = s.SelectFrom(d, n)
 			}
+		}
+	})
+}
+
+// FuzzNodeSet: a selector's values are a node-set's, each node once, as
+// in parsel. On a page whose text nodes and attribute values are made all
+// different (and each element given an attribute of its own, so that its
+// outer HTML is too):
+//   - a CSS selector whose groups all end in ::text, ::attr(NAME) or
+//     ::html gives no value twice ("div ::text" with nested divs,
+//     "a::text, .x::text" on an <a class=x>);
+//   - a CSS group "A, B" gives the values A and B give, no other;
+//   - the elements a CSS or XPath selector gives are each given once
+//     ("div a, a.x", "//div//a" with nested divs).
+func FuzzNodeSet(f *testing.F) {
+	page := `<div class="c"><div class="c"><a class="x" href="/1">one</a></div><a href="/2">two</a></div>` +
+		`<table><tr><td><table><tr><td>in</td></tr></table></td></tr></table><p>a<b>b</b>c</p>`
+	for _, s := range []string{
+		"div ::text", "div.c ::attr(href)", "div ::attr(class)", "a::text, .x::text", "div a, a.x", "a.x::html, a::html",
+		"a::attr(href), .x::attr(href), a::text", "a.x, a.x::text", "td ::text", "table td", "*::text, * ::text",
+		"div ::attr(data-u), a::attr(data-u)", "//div//a", "//table//td", "//*", "//div//a | //a", "p, p b, b",
+	} {
+		f.Add(page, s)
+	}
+	f.Fuzz(func(t *testing.T, page, src string) {
+		s, err := Compile(src)
+		if err != nil || s.field != nil {
+			return
+		}
+		d := ParseDoc(page, "https://shop.example/")
+		n := 0
+		for c := d.Root; c != nil; c = htmlparse.NextNode(c, d.Root) {
+			n++
+			switch c.Type {
+			case html.TextNode:
+				c.Data = fmt.Sprintf("t%d", n)
+			case html.ElementNode:
+				for i := range c.Attr {
+					c.Attr[i].Val += fmt.Sprintf(" u%d.%d", n, i)
+				}
+				c.Attr = append(c.Attr, html.Attribute{Key: "data-u", Val: fmt.Sprintf("u%d", n)})
+			}
+		}
+		if s.SelectsElements() {
+			nodes, _ := s.Elements(d, d.Root)
+			seen := map[*html.Node]bool{}
+			for _, e := range nodes {
+				if seen[e] {
+					t.Fatalf("%q: element <%s %v> given twice", src, e.Data, e.Attr)
+				}
+				seen[e] = true
+			}
+		}
+		if s.css == nil {
+			return
+		}
+		values := func(s *Selector) []string {
+			vals, err := s.Select(d)
+			if err != nil {
+				t.Fatalf("%q: %v", src, err)
+			}
+			var out []string
+			for _, v := range vals {
+				out = append(out, v.Text)
+			}
+			return out
+		}
+		got := values(s)
+		nodes := true
+		for _, g := range s.css.groups {
+			nodes = nodes && g.pseudo != pseudoNone
+		}
+		if nodes {
+			seen := map[string]bool{}
+			for _, v := range got {
+				if seen[v] {
+					t.Fatalf("%q gave %q twice: %q", src, v, got)
+				}
+				seen[v] = true
+			}
+		}
+		if len(s.css.groups) < 2 {
+			return
+		}
+		parts, err := splitGroups(strings.TrimPrefix(src, "css:"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		union := map[string]bool{}
+		for _, p := range parts {
+			ps, err := Compile("css:" + p)
+			if err != nil {
+				t.Fatalf("%q compiles, its group %q not: %v", src, p, err)
+			}
+			for _, v := range values(ps) {
+				union[v] = true
+			}
+		}
+		all := map[string]bool{}
+		for _, v := range got {
+			all[v] = true
+		}
+		if !maps.Equal(all, union) {
+			t.Fatalf("%q gave %q; its groups one by one %v", src, got, union)
 		}
 	})
 }

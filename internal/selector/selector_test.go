@@ -342,7 +342,8 @@ func TestCSSGivesEachNodeOnce(t *testing.T) {
 		{"div a, a.x", []string{"one", "two"}},
 		{"a.x::html, a::html", []string{`<a class="x" href="/1">one</a>`, `<a href="/2">two</a>`}},
 		{"a::attr(href), .x::attr(href), a::text", []string{"/1", "one", "/2", "two"}},
-		{"a.x, a.x::text", []string{"one", "one"}}, // an element's text and its text node are two values
+		{"a.x, a.x::text", []string{"one", "one"}},             // an element's text and its text node are two values
+		{"a::attr(href), a::attr(HREF)", []string{"/1", "/2"}}, // one attribute, named in two cases
 	}
 	for _, tt := range tests {
 		s, err := Compile(tt.sel)
