@@ -254,7 +254,6 @@ func readRecord(br *bufio.Reader, maxBlock int64) (*Record, error) {
 		return nil, fmt.Errorf("not a WARC record: it starts with %q", truncate(line, 40))
 	}
 	rec := &Record{}
-	length := int64(-1)
 	for {
 		line, err := readLine(br)
 		if err == io.EOF {
@@ -267,23 +266,30 @@ func readRecord(br *bufio.Reader, maxBlock int64) (*Record, error) {
 			break
 		}
 		if (line[0] == ' ' || line[0] == '\t') && len(rec.Fields) > 0 {
-			rec.Fields[len(rec.Fields)-1].Value += " " + strings.TrimSpace(line)
+			// A folded value goes on; a blank line of white space adds nothing.
+			if more := strings.TrimSpace(line); more != "" {
+				rec.Fields[len(rec.Fields)-1].Value += " " + more
+			}
 			continue
 		}
 		name, value, ok := strings.Cut(line, ":")
 		if !ok {
 			return nil, fmt.Errorf("bad header line %q", truncate(line, 40))
 		}
-		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if strings.EqualFold(name, "Content-Length") {
-			length, err = strconv.ParseInt(value, 10, 64)
-			if err != nil || length < 0 {
-				return nil, fmt.Errorf("bad Content-Length %q", truncate(value, 40))
-			}
-		}
-		rec.Fields = append(rec.Fields, Field{name, value})
+		rec.Fields = append(rec.Fields, Field{strings.TrimSpace(name), strings.TrimSpace(value)})
 		if len(rec.Fields) > 1000 {
 			return nil, errors.New("more than 1000 header fields")
+		}
+	}
+	// The length is read once its value is whole (a folded one too), so
+	// the block is the length the record's Content-Length says.
+	length := int64(-1)
+	for _, f := range rec.Fields {
+		if strings.EqualFold(f.Name, "Content-Length") {
+			length, err = strconv.ParseInt(f.Value, 10, 64)
+			if err != nil || length < 0 {
+				return nil, fmt.Errorf("bad Content-Length %q", truncate(f.Value, 40))
+			}
 		}
 	}
 	if length < 0 {
