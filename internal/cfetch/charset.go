@@ -35,17 +35,19 @@ type charsetDecision struct {
 }
 
 const (
-	// prescanLen is how much of a body is searched for <meta charset>, as
-	// browsers do.
+	// prescanLen is how much of a body is searched for <meta charset>
+	// wherever it is, as browsers do; past it, only while the <head> lasts.
 	prescanLen = 1024
+	// headScanLen bounds the search in a long <head>.
+	headScanLen = 1 << 20
 	// sniffLen is how much of an undeclared body detection looks at.
 	sniffLen = 64 << 10
 )
 
 // decideCharset picks the charset of a text body, in the order browsers use:
-// a byte order mark, the Content-Type charset, a declaration in the first
-// 1024 bytes, then detection. An unknown declared charset is a warning,
-// never a failure.
+// a byte order mark, the Content-Type charset, a declaration (in the first
+// 1024 bytes, or, in HTML, later in a long <head>), then detection. An unknown
+// declared charset is a warning, never a failure.
 func decideCharset(data []byte, headerCharset string, isHTML bool) charsetDecision {
 	var d charsetDecision
 	for _, b := range boms {
@@ -62,10 +64,13 @@ func decideCharset(data []byte, headerCharset string, isHTML bool) charsetDecisi
 		}
 		d.warnings = append(d.warnings, fmt.Sprintf("unknown charset %q", headerCharset))
 	}
-	head := data[:min(len(data), prescanLen)]
+	head := data
+	if !isHTML {
+		head = data[:min(len(data), prescanLen)]
+	}
 	label, unknown := prescanCharset(head)
 	if label == "" {
-		label = xmlDeclEncoding(head)
+		label = xmlDeclEncoding(data[:min(len(data), prescanLen)])
 		if label != "" {
 			if enc, _ := lookupCharset(label); enc == nil {
 				unknown, label = append(unknown, label), ""
@@ -193,21 +198,36 @@ func decodedSize(d charsetDecision, data []byte) int {
 }
 
 // prescanCharset finds the charset declared by a <meta charset> or
-// <meta http-equiv="Content-Type" content="…; charset=…"> in head, as the
-// HTML standard's prescan does. It returns the first known label, and the
-// unknown labels it met before it.
-func prescanCharset(head []byte) (label string, unknown []string) {
-	if !bytes.Contains(head, []byte("<")) {
+// <meta http-equiv="Content-Type" content="…; charset=…"> as the HTML
+// standard's prescan does: anywhere in the first 1024 bytes, and past them
+// while only elements of a <head> have come (title, script, style, link,
+// meta, base, noscript, object), as Chrome does and as Firefox does by
+// reloading the page. It returns the first known label, and the unknown
+// labels it met before it.
+func prescanCharset(data []byte) (label string, unknown []string) {
+	data = data[:min(len(data), headScanLen)]
+	if !bytes.Contains(data, []byte("<")) {
 		return "", nil
 	}
-	z := html.NewTokenizer(bytes.NewReader(head))
+	z := html.NewTokenizer(bytes.NewReader(data))
+	consumed, inHead := 0, true
 	for {
-		switch z.Next() {
+		if !inHead && consumed >= prescanLen {
+			return "", unknown
+		}
+		tt := z.Next()
+		consumed += len(z.Raw())
+		switch tt {
 		case html.ErrorToken:
 			return "", unknown
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			inHead = inHead && headElement(string(name), true)
+			continue
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			if string(name) != "meta" {
+				inHead = inHead && headElement(string(name), false)
 				continue
 			}
 			var charset, content string
@@ -245,6 +265,19 @@ func prescanCharset(head []byte) (label string, unknown []string) {
 			return got, unknown
 		}
 	}
+}
+
+// headElement reports whether a tag leaves a document in its <head> for
+// prescanCharset: the elements a <head> holds, and the start tags of <html>
+// and <head> themselves.
+func headElement(name string, end bool) bool {
+	switch name {
+	case "title", "script", "style", "link", "meta", "base", "noscript", "object":
+		return true
+	case "html", "head":
+		return !end
+	}
+	return false
 }
 
 // charsetFromContent extracts charset=… from a meta content attribute

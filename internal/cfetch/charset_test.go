@@ -122,6 +122,14 @@ func TestDecideCharset(t *testing.T) {
 		{"meta iso-8859-11 is windows-874", "", encode(charmap.Windows874, `<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-11"><p>`+thaiHours), true, thaiHours, "windows-874", SourceMeta, ""},
 		{"meta windows-874", "", encode(charmap.Windows874, `<meta charset=windows-874><p>`+thaiShop), true, thaiShop, "windows-874", SourceMeta, ""},
 		{"header tis-620 is windows-874", "tis-620", encode(charmap.Windows874, "<p>"+thaiShop+"</p>"), true, thaiShop, "windows-874", SourceHeader, ""},
+		// A declaration past the first 1024 bytes still counts while only
+		// elements of a <head> came before it, as in Chrome (and Firefox,
+		// which reloads the page): "café" would read "cafй" as declared.
+		{"meta late in a long head", "", []byte("<html><head><title>t</title><!-- " + strings.Repeat("x", 1100) + ` --><script>var a = "<div>";</script><link rel=stylesheet href=a.css><meta name=keywords content=k><meta charset="windows-1251"></head><body><p>caf` + "\xe9</p>"), true, "caf\u0439", "windows-1251", SourceMeta, ""},
+		{"meta late in a long title", "", []byte("<html><head><title>" + strings.Repeat("t", 1100) + `</title><meta http-equiv="Content-Type" content="text/html; charset=windows-1251"></head><p>caf` + "\xe9</p>"), true, "caf\u0439", "windows-1251", SourceMeta, ""},
+		{"meta past 1024 bytes after the head ended", "", []byte("<html><head><title>t</title></head><body><div><!-- " + strings.Repeat("x", 1100) + ` --><meta charset="windows-1251"><p>caf` + "\xe9 cr\xe8me br\xfbl\xe9e</p>"), true, "caf\u00e9", "windows-1252", SourceSniff, ""},
+		{"meta past 1024 bytes after </head>", "", []byte("<html><head><title>t</title><!-- " + strings.Repeat("x", 1100) + ` --></head><meta charset="windows-1251"><p>caf` + "\xe9 cr\xe8me br\xfbl\xe9e</p>"), true, "caf\u00e9", "windows-1252", SourceSniff, ""},
+		{"meta in the body in the first 1024 bytes", "", []byte(`<html><head><title>t</title></head><body><div><meta charset="windows-1251"><p>caf` + "\xe9</p>"), true, "caf\u0439", "windows-1251", SourceMeta, ""},
 		{"sniff utf-8", "", []byte("<p>" + japaneseText + "</p>"), true, japaneseText, "utf-8", SourceSniff, ""},
 		{"ascii defaults to utf-8", "", []byte("<p>plain</p>"), true, "plain", "utf-8", SourceDefault, ""},
 		{"low confidence defaults to windows-1252", "", []byte("x\x80\x81\xfe\xff"), false, "x€\ufffdþÿ", "windows-1252", SourceDefault, ""},
