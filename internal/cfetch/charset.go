@@ -82,9 +82,14 @@ func decideCharset(data []byte, headerCharset string, isHTML bool) charsetDecisi
 	}
 	if label != "" {
 		enc, name := lookupCharset(label)
-		if strings.HasPrefix(name, "utf-16") {
+		switch {
+		case strings.HasPrefix(name, "utf-16"):
 			// A document that can declare its charset in ASCII is not UTF-16.
 			enc, name = unicode.UTF8, "utf-8"
+		case name == "x-user-defined":
+			// As the HTML standard's prescan says: only a header may
+			// ask for the charset that maps bytes to private-use letters.
+			enc, name = charmap.Windows1252, "windows-1252"
 		}
 		d.enc, d.name, d.source = enc, name, SourceMeta
 		return d

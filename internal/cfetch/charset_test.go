@@ -105,6 +105,8 @@ func TestDecideCharset(t *testing.T) {
 		{"utf-8 BOM beats the header", "shift_jis", []byte("\xef\xbb\xbf<p>é</p>"), true, "<p>é</p>", "utf-8", SourceBOM, ""},
 		{"utf-16be BOM", "", []byte("\xfe\xff\x00h\x00\xe9"), false, "hé", "utf-16be", SourceBOM, ""},
 		{"meta", "", encode(japanese.ShiftJIS, `<meta charset="shift_jis"><p>`+japaneseText), true, japaneseText, "shift_jis", SourceMeta, ""},
+		{"meta x-user-defined means windows-1252", "", []byte(`<meta charset="x-user-defined"><p>caf` + "\xe9</p>"), true, "café", "windows-1252", SourceMeta, ""},
+		{"header x-user-defined", "x-user-defined", []byte("<p>caf\xe9</p>"), true, "caf\uf7e9", "x-user-defined", SourceHeader, ""},
 		{"meta utf-16 means utf-8", "", []byte(`<meta charset="utf-16"><p>é</p>`), true, "é", "utf-8", SourceMeta, ""},
 		{"xml declaration", "", encode(korean.EUCKR, `<?xml version="1.0" encoding="EUC-KR"?><rss>`+koreanText+`</rss>`), false, koreanText, "euc-kr", SourceMeta, ""},
 		{"unknown header charset, meta used", "x-nonexistent", encode(charmap.Windows1252, `<meta charset="windows-1252"><p>`+frenchText), true, frenchText, "windows-1252", SourceMeta, `unknown charset "x-nonexistent"`},
