@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/htmlindex"
+	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 
@@ -109,7 +110,9 @@ var boms = []struct {
 
 // lookupCharset returns the encoding for a WHATWG label and its canonical
 // name, or nil for unknown labels and for the "replacement" encoding (which
-// would turn the whole body into one U+FFFD).
+// would turn the whole body into one U+FFFD). The encoding of gbk (and of
+// gb2312, which means gbk) decodes as gb18030, as the Encoding Standard's
+// gbk decoder does: x/text's GBK does not read four-byte sequences.
 func lookupCharset(label string) (encoding.Encoding, string) {
 	enc, err := htmlindex.Get(label)
 	if err != nil || enc == encoding.Replacement {
@@ -118,6 +121,9 @@ func lookupCharset(label string) (encoding.Encoding, string) {
 	name, err := htmlindex.Name(enc)
 	if err != nil {
 		return nil, ""
+	}
+	if enc == simplifiedchinese.GBK {
+		enc = simplifiedchinese.GB18030
 	}
 	return enc, strings.ToLower(name)
 }

@@ -102,6 +102,11 @@ func TestDecideCharset(t *testing.T) {
 		{"header", "utf-8", []byte("<p>héllo</p>"), true, "héllo", "utf-8", SourceHeader, ""},
 		{"header latin1 is windows-1252", "iso-8859-1", []byte("<p>caf\xe9 \x93q\x94</p>"), true, "café “q”", "windows-1252", SourceHeader, ""},
 		{"header beats meta", "utf-8", []byte(`<meta charset="shift_jis"><p>é</p>`), true, "é", "utf-8", SourceHeader, ""},
+		// The Encoding Standard's gbk decoder is gb18030's: a page labelled
+		// gb2312 or gbk that holds a four-byte sequence (an emoji, a
+		// Mongolian or Uyghur letter) reads in browsers as it was written.
+		{"header gb2312 with gb18030 four-byte sequences", "gb2312", encode(simplifiedchinese.GB18030, "<p>中文 😀 ᠠ ½ €</p>"), true, "中文 😀 ᠠ ½ €", "gbk", SourceHeader, ""},
+		{"meta gbk with gb18030 four-byte sequences", "", encode(simplifiedchinese.GB18030, `<meta charset="gbk"><p>中文 😀</p>`), true, "中文 😀", "gbk", SourceMeta, ""},
 		{"utf-8 BOM beats the header", "shift_jis", []byte("\xef\xbb\xbf<p>é</p>"), true, "<p>é</p>", "utf-8", SourceBOM, ""},
 		{"utf-16be BOM", "", []byte("\xfe\xff\x00h\x00\xe9"), false, "hé", "utf-16be", SourceBOM, ""},
 		{"meta", "", encode(japanese.ShiftJIS, `<meta charset="shift_jis"><p>`+japaneseText), true, japaneseText, "shift_jis", SourceMeta, ""},
