@@ -35,6 +35,13 @@ func TestDetectFormat(t *testing.T) {
 		{"text/x-python", "<p>\nimport os", rules.Text},
 		{"text/plain; charset=utf-8", "{\"a\": 1}", rules.Text},
 		{"application/octet-stream", "{}", rules.JSON},
+		// Two Content-Type headers (a server's default and the page's
+		// own), joined in the record as cfetch writes repeated headers:
+		// the last one counts, as in browsers and Scrapy.
+		{"text/html, text/html; charset=windows-1251", "<p>", rules.HTML},
+		{"text/plain, text/html; charset=utf-8", "x", rules.HTML},
+		{"text/html; charset=utf-8, application/json", "<p>", rules.JSON},
+		{"text/html, */*", "x", rules.HTML},
 		{"", "# not a page", rules.Text},
 		{"", "", rules.Text},
 	}

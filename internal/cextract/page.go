@@ -121,14 +121,14 @@ func header(h map[string]string, name string) string {
 	return ""
 }
 
-// detectFormat decides how a body reads from its Content-Type: HTML, JSON,
+// detectFormat decides how a body reads from its Content-Type (the last of
+// repeated ones, as browsers read them): HTML, JSON,
 // XML or CSV, and any other type (text/plain, text/x-python, …) plain
 // text. Only a response without a type, or with a type that says nothing
 // (application/octet-stream), is read by its first bytes (body may be only
 // those, see body.head).
 func detectFormat(contentType, body string) rules.Format {
-	media, _, _ := strings.Cut(contentType, ";")
-	media = strings.ToLower(strings.TrimSpace(media))
+	media, _ := record.ContentType(contentType)
 	switch {
 	case media == "text/html" || media == "application/xhtml+xml":
 		return rules.HTML
@@ -178,8 +178,8 @@ func sniffFormat(body string) rules.Format {
 
 // isCSS reports whether the response is a stylesheet (text/css).
 func (p *page) isCSS() bool {
-	media, _, _ := strings.Cut(header(p.resp.Headers, "content-type"), ";")
-	return strings.EqualFold(strings.TrimSpace(media), "text/css")
+	media, _ := record.ContentType(header(p.resp.Headers, "content-type"))
+	return media == "text/css"
 }
 
 // recordField returns the top-level field name of the response record.
