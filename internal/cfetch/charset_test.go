@@ -1,6 +1,7 @@
 package cfetch
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -14,22 +15,26 @@ import (
 	"github.com/crawlutils/crawlutils/internal/ascii"
 )
 
-func TestParseContentType(t *testing.T) {
-	tests := []struct{ in, media, charset string }{
-		{"text/html", "text/html", ""},
-		{"Text/HTML; Charset=UTF-8", "text/html", "UTF-8"},
-		{`text/html; charset="shift_jis"`, "text/html", "shift_jis"},
-		{"text/html; charset='euc-kr' ", "text/html", "euc-kr"},
-		{"text/html;charset=", "text/html", ""},
-		{"text/html; foo; charset=latin1; charset=utf-8", "text/html", "latin1"},
-		{"text/html; a=\"b;c\"; charset=x", "text/html", "x"},
-		{"", "", ""},
-		{";charset=utf-8", "", "utf-8"},
+// TestMediaTypeOfRepeatedHeaders: a server that sends two Content-Type
+// headers (its default and the page's own) is read as browsers and Scrapy
+// read it: the last one counts.
+func TestMediaTypeOfRepeatedHeaders(t *testing.T) {
+	tests := []struct {
+		values         []string
+		media, charset string
+	}{
+		{[]string{"text/html; charset=utf-8", "text/html; charset=windows-1251"}, "text/html", "windows-1251"},
+		{[]string{"text/html", "text/html; charset=windows-1251"}, "text/html", "windows-1251"},
+		{[]string{"text/html; charset=windows-1251", "text/html"}, "text/html", "windows-1251"},
+		{[]string{"application/octet-stream", "text/html; charset=euc-kr"}, "text/html", "euc-kr"},
+		{[]string{"text/html, text/html; charset=koi8-r"}, "text/html", "koi8-r"},
+		{[]string{"text/html; charset=shift_jis", "nonsense"}, "text/html", "shift_jis"},
 	}
 	for _, tt := range tests {
-		media, cs := parseContentType(tt.in)
-		if media != tt.media || cs != tt.charset {
-			t.Errorf("parseContentType(%q) = %q, %q; want %q, %q", tt.in, media, cs, tt.media, tt.charset)
+		h := http.Header{"Content-Type": tt.values}
+		media, cs, sniffed := mediaTypeOf(h, []byte("<p>x</p>"))
+		if media != tt.media || cs != tt.charset || sniffed {
+			t.Errorf("mediaTypeOf(%q) = %q, %q, %v; want %q, %q", tt.values, media, cs, sniffed, tt.media, tt.charset)
 		}
 	}
 }
@@ -154,18 +159,6 @@ func TestDecideCharset(t *testing.T) {
 			}
 		})
 	}
-}
-
-func FuzzContentType(f *testing.F) {
-	for _, s := range []string{"text/html; charset=utf-8", `a/b; charset="x`, ";;=;", "text/html; charset='", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		media, cs := parseContentType(s)
-		if strings.ContainsRune(media, ';') || len(media) > len(s) || len(cs) > len(s) {
-			t.Fatalf("parseContentType(%q) = %q, %q", s, media, cs)
-		}
-	})
 }
 
 // FuzzDecideCharset: whatever the bytes and the declarations, the body comes

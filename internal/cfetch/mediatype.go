@@ -5,29 +5,8 @@ import (
 	"strings"
 
 	"github.com/crawlutils/crawlutils/internal/ascii"
+	"github.com/crawlutils/crawlutils/internal/record"
 )
-
-// parseContentType splits a Content-Type header leniently: the lower-case
-// media type and the charset parameter (unquoted), if any. Unlike
-// mime.ParseMediaType it does not give up on a malformed parameter
-// elsewhere in the header, which the web has plenty of.
-func parseContentType(ct string) (media, charset string) {
-	parts := strings.Split(ct, ";")
-	media = ascii.Lower(strings.TrimSpace(parts[0]))
-	for _, p := range parts[1:] {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "charset") {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-			v = v[1 : len(v)-1]
-		}
-		charset = strings.TrimSpace(v)
-		break
-	}
-	return media, charset
-}
 
 // textTypes are the media types outside text/* whose bodies are text.
 var textTypes = map[string]bool{
@@ -57,17 +36,21 @@ func isHTMLMedia(media string) bool {
 }
 
 // mediaTypeOf returns the media type and declared charset of a response:
-// from its Content-Type, or sniffed from the body when it has none. A
-// sniffed type never declares a charset.
+// from its Content-Type (the last valid one of several, as browsers read
+// them), or sniffed from the body when it has none. A sniffed type never
+// declares a charset.
 func mediaTypeOf(h http.Header, data []byte) (media, charset string, sniffed bool) {
-	if ct := h.Get("Content-Type"); strings.TrimSpace(ct) != "" {
-		media, charset = parseContentType(ct)
-		if media != "" {
-			return media, charset, false
-		}
+	if media, charset = contentType(h); media != "" {
+		return media, charset, false
 	}
-	media, _ = parseContentType(http.DetectContentType(data))
+	media, _ = record.ContentType(http.DetectContentType(data))
 	return media, "", true
+}
+
+// contentType reads the response's Content-Type headers, all of them, as
+// record.ContentType does.
+func contentType(h http.Header) (media, charset string) {
+	return record.ContentType(strings.Join(h.Values("Content-Type"), ", "))
 }
 
 // isPage reports whether a document the browser loads for --render is a
@@ -80,10 +63,9 @@ func isPage(h http.Header) bool {
 	if d, _, _ := strings.Cut(h.Get("Content-Disposition"), ";"); ascii.Lower(strings.TrimSpace(d)) == "attachment" {
 		return false
 	}
-	ct := h.Get("Content-Type")
-	if strings.TrimSpace(ct) == "" {
+	if strings.TrimSpace(h.Get("Content-Type")) == "" {
 		return true
 	}
-	media, _ := parseContentType(ct)
+	media, _ := contentType(h)
 	return isHTMLMedia(media) || media == "image/svg+xml"
 }

@@ -1,6 +1,9 @@
 package record
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestContentType(t *testing.T) {
 	tests := []struct{ in, media, charset string }{
@@ -32,4 +35,16 @@ func TestContentType(t *testing.T) {
 			t.Errorf("ContentType(%q) = %q, %q; want %q, %q", tt.in, media, cs, tt.media, tt.charset)
 		}
 	}
+}
+
+func FuzzContentType(f *testing.F) {
+	for _, s := range []string{"text/html; charset=utf-8", `a/b; charset="x`, ";;=;", "text/html; charset='", "", `a/b, c/d; charset="e,f"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		media, cs := ContentType(s)
+		if strings.ContainsAny(media, ";, ") || len(media) > len(s) || len(cs) > len(s) {
+			t.Fatalf("ContentType(%q) = %q, %q", s, media, cs)
+		}
+	})
 }
