@@ -47,9 +47,11 @@ const (
 
 // decideCharset picks the charset of a text body, in the order browsers use:
 // a byte order mark, the Content-Type charset, a declaration (in the first
-// 1024 bytes, or, in HTML, later in a long <head>), then detection. An unknown
-// declared charset is a warning, never a failure.
-func decideCharset(data []byte, headerCharset string, isHTML bool) charsetDecision {
+// 1024 bytes, or, in HTML, later in a long <head>), then detection. An XML
+// document (isXML) is read as XML parsers read it: its XML declaration
+// comes before any <meta>. An unknown declared charset is a warning, never
+// a failure.
+func decideCharset(data []byte, headerCharset string, isHTML, isXML bool) charsetDecision {
 	var d charsetDecision
 	for _, b := range boms {
 		if bytes.HasPrefix(data, b.bom) {
@@ -65,19 +67,7 @@ func decideCharset(data []byte, headerCharset string, isHTML bool) charsetDecisi
 		}
 		d.warnings = append(d.warnings, fmt.Sprintf("unknown charset %q", headerCharset))
 	}
-	head := data
-	if !isHTML {
-		head = data[:min(len(data), prescanLen)]
-	}
-	label, unknown := prescanCharset(head)
-	if label == "" {
-		label = xmlDeclEncoding(data[:min(len(data), prescanLen)])
-		if label != "" {
-			if enc, _ := lookupCharset(label); enc == nil {
-				unknown, label = append(unknown, label), ""
-			}
-		}
-	}
+	label, unknown := declaredCharset(data, isHTML, isXML)
 	for _, u := range unknown {
 		d.warnings = append(d.warnings, fmt.Sprintf("unknown charset %q", u))
 	}
@@ -97,6 +87,32 @@ func decideCharset(data []byte, headerCharset string, isHTML bool) charsetDecisi
 	}
 	d.enc, d.name, d.source = sniffCharset(data, isHTML)
 	return d
+}
+
+// declaredCharset returns the charset a body declares in its markup, a
+// <meta> (see prescanCharset) or an XML declaration, and the unknown labels
+// it met. An XML document's declaration comes first, as XML parsers read
+// it; in HTML the <meta> does, as in Chrome.
+func declaredCharset(data []byte, isHTML, isXML bool) (label string, unknown []string) {
+	head := data[:min(len(data), prescanLen)]
+	decl := xmlDeclEncoding(head)
+	if decl != "" {
+		if enc, _ := lookupCharset(decl); enc == nil {
+			unknown, decl = append(unknown, decl), ""
+		}
+	}
+	if isXML && decl != "" {
+		return decl, unknown
+	}
+	if !isHTML || isXML {
+		data = head // only HTML is searched past the first 1024 bytes
+	}
+	label, metaUnknown := prescanCharset(data)
+	unknown = append(unknown, metaUnknown...)
+	if label == "" {
+		label = decl
+	}
+	return label, unknown
 }
 
 var boms = []struct {

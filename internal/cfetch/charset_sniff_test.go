@@ -113,7 +113,7 @@ func TestSniffLegacyCharset(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := encode(tt.enc, tt.text)
-			d := decideCharset(body, "", tt.html)
+			d := decideCharset(body, "", tt.html, false)
 			if d.name != tt.want || d.source != SourceSniff {
 				t.Errorf("decided %s (%s), want %s (sniff)", d.name, d.source, tt.want)
 			}
@@ -142,7 +142,7 @@ func TestSniffLegacyCharsetLongPage(t *testing.T) {
 		for _, shift := range []int{0, 1} {
 			page := strings.Repeat("x", shift) + strings.Repeat("<p>"+tt.text+"</p>\n", 2*sniffLen/len(tt.text))
 			body := encode(tt.enc, page)
-			if d := decideCharset(body, "", true); d.name != tt.want || d.source != SourceSniff {
+			if d := decideCharset(body, "", true, false); d.name != tt.want || d.source != SourceSniff {
 				t.Errorf("%s page of %d bytes (shift %d): decided %s (%s)", tt.want, len(body), shift, d.name, d.source)
 			}
 		}
@@ -162,7 +162,7 @@ func TestSniffDefaults(t *testing.T) {
 		{"an invalid byte", []byte("abc \xff def"), "abc ÿ def"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := decideCharset(tt.body, "", false)
+			d := decideCharset(tt.body, "", false, false)
 			if d.name != "windows-1252" || d.source != SourceDefault {
 				t.Errorf("decided %s (%s), want windows-1252 (default)", d.name, d.source)
 			}

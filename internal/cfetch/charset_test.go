@@ -149,7 +149,7 @@ func TestDecideCharset(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := decideCharset(tt.body, tt.header, tt.html)
+			d := decideCharset(tt.body, tt.header, tt.html, false)
 			text := string(decodeText(d, tt.body))
 			if !strings.Contains(text, tt.text) || d.name != tt.enc || d.source != tt.source {
 				t.Errorf("got %q in %s (%s), want %q in %s (%s)", text, d.name, d.source, tt.text, tt.enc, tt.source)
@@ -163,6 +163,32 @@ func TestDecideCharset(t *testing.T) {
 
 // FuzzDecideCharset: whatever the bytes and the declarations, the body comes
 // out as valid UTF-8 and the decision is one of the documented sources.
+// TestDecideCharsetXML: an XML document's own declaration is its charset,
+// as XML parsers (lxml, browsers' XML parsers) read it: a <meta> in the
+// markup of an XHTML page, or in a feed's HTML content, does not count. In
+// text/html, the <meta> wins, as in Chrome.
+func TestDecideCharsetXML(t *testing.T) {
+	xhtml := []byte(`<?xml version="1.0" encoding="windows-1251"?><html xmlns="http://www.w3.org/1999/xhtml"><head><meta charset="iso-8859-2"/></head><body><p>caf` + "\xe9</p></body></html>")
+	feed := []byte(`<?xml version="1.0" encoding="windows-1251"?><rss><channel><item><description><![CDATA[<div><meta charset="utf-8"></div>]]></description><title>caf` + "\xe9</title></item></channel></rss>")
+	tests := []struct {
+		name          string
+		body          []byte
+		isHTML, isXML bool
+		text, enc     string
+	}{
+		{"xhtml", xhtml, true, true, "caf\u0439", "windows-1251"},
+		{"feed", feed, false, true, "caf\u0439", "windows-1251"},
+		{"the same page as text/html", xhtml, true, false, "caf\u00e9", "iso-8859-2"},
+	}
+	for _, tt := range tests {
+		d := decideCharset(tt.body, "", tt.isHTML, tt.isXML)
+		text := string(decodeText(d, tt.body))
+		if !strings.Contains(text, tt.text) || d.name != tt.enc || d.source != SourceMeta {
+			t.Errorf("%s: got %q in %s (%s), want %q in %s (meta)", tt.name, text, d.name, d.source, tt.text, tt.enc)
+		}
+	}
+}
+
 func FuzzDecideCharset(f *testing.F) {
 	f.Add([]byte(`<meta charset="shift_jis">`+"\x93\xfa\x96{"), "", true)
 	f.Add([]byte("\xff\xfeh\x00"), "utf-8", false)
@@ -171,7 +197,7 @@ func FuzzDecideCharset(f *testing.F) {
 	f.Add(encode(japanese.ShiftJIS, japaneseText), "", true)
 	f.Add([]byte("\xfe\xff\xd8"), "", false)
 	f.Fuzz(func(t *testing.T, body []byte, header string, html bool) {
-		d := decideCharset(body, header, html)
+		d := decideCharset(body, header, html, len(body)%2 == 0)
 		switch d.source {
 		case SourceHeader, SourceBOM, SourceMeta, SourceSniff, SourceDefault:
 		default:

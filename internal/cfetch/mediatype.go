@@ -35,6 +35,12 @@ func isHTMLMedia(media string) bool {
 	return media == "text/html" || media == "application/xhtml+xml"
 }
 
+// isXMLMedia reports whether the media type is XML (XHTML, RSS, Atom and
+// SVG too), whose XML declaration names its charset.
+func isXMLMedia(media string) bool {
+	return media == "application/xml" || media == "text/xml" || strings.HasSuffix(media, "+xml")
+}
+
 // mediaTypeOf returns the media type and declared charset of a response:
 // from its Content-Type (the last valid one of several, as browsers read
 // them), or sniffed from the body when it has none. A sniffed type never
