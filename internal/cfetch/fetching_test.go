@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/text/encoding/japanese"
+
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
@@ -272,6 +274,34 @@ func TestMetaRefresh(t *testing.T) {
 	}
 	if r := runCfetch(t, s.URL+"/refresh\n", "--no-meta-refresh").one(t); r.URL != s.URL+"/refresh" || !strings.Contains(r.Body, "moved") {
 		t.Errorf("with --no-meta-refresh: %+v", r)
+	}
+}
+
+// TestMetaRefreshLegacyCharset: a refresh to a URL with non-ASCII letters
+// on a Shift_JIS page goes where a browser (and Scrapy) goes: its path is
+// read in the page's charset and sent as UTF-8, its query is sent in the
+// page's charset.
+func TestMetaRefreshLegacyCharset(t *testing.T) {
+	t.Parallel()
+	page := encode(japanese.ShiftJIS, `<html><head><meta charset="shift_jis"><meta http-equiv="refresh" content="0; url=/東京/?q=大阪"></head><body>移動</body></html>`)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.URL.Path == "/start" {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write(page)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, r.RequestURI)
+	}))
+	defer s.Close()
+	r := runCfetch(t, s.URL+"/start\n").one(t)
+	const want = "/%E6%9D%B1%E4%BA%AC/?q=%91%E5%8D%E3"
+	if r.URL != s.URL+want || r.Body != want {
+		t.Errorf("refresh went to %s (the server saw %q), want %s", r.URL, r.Body, s.URL+want)
 	}
 }
 

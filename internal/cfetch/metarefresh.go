@@ -18,7 +18,7 @@ const metaRefreshScan = 64 << 10
 // --meta-refresh-max-delay (Scrapy's MetaRefreshMiddleware), or "". Tags
 // inside <script> and <noscript> do not count.
 func (f *Fetcher) metaRefresh(out *outcome) string {
-	media, _, _ := mediaTypeOf(out.header, out.body.data)
+	media, declared, _ := mediaTypeOf(out.header, out.body.data)
 	if !isHTMLMedia(media) {
 		return ""
 	}
@@ -26,7 +26,26 @@ func (f *Fetcher) metaRefresh(out *outcome) string {
 	if !ok || wait > f.opts.MetaRefreshMaxWait {
 		return ""
 	}
-	return target
+	if !hasHighBit([]byte(target)) {
+		return target
+	}
+	// Non-ASCII letters, as the page's charset writes them: the path is
+	// read in that charset (and sent as UTF-8), the query kept in it, as
+	// browsers and Scrapy send them.
+	d := decideCharset(out.body.data, declared, true, isXMLMedia(media))
+	if d.name == "utf-8" {
+		return target
+	}
+	head := out.body.data[:min(len(out.body.data), metaRefreshScan)]
+	_, text, ok := findMetaRefresh(decodeText(d, head))
+	if !ok {
+		return target
+	}
+	path, _, _ := strings.Cut(text, "?")
+	if _, query, ok := strings.Cut(target, "?"); ok {
+		return path + "?" + query
+	}
+	return path
 }
 
 // findMetaRefresh finds the first refresh with a URL in the first 64 KiB
