@@ -18,8 +18,9 @@ type exampleRun struct {
 	// prep runs first, in the example's directory, to give it what it
 	// works on.
 	prep string
-	// status is the exit status it must have.
+	// status is the exit status it must have; fails: any but 0.
 	status int
+	fails  bool
 	// untilOutput: the example runs until it is interrupted (cqueue pop
 	// --follow with nothing to ack what it hands out). It gets SIGINT once it
 	// has written a line, and must then exit 130.
@@ -29,6 +30,9 @@ type exampleRun struct {
 	out []string
 	// stdout is a regular expression its stdout must match.
 	stdout string
+	// stderr are lines its stderr must hold, each in order of appearance
+	// ("…" in one stands for any text): the messages a document shows.
+	stderr []string
 	// check runs last, in its directory, its stdout in the file .stdout,
 	// and must exit 0.
 	check string

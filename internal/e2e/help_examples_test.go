@@ -100,6 +100,9 @@ func (s exampleSetup) run(t *testing.T, ex helpExample, how exampleRun) {
 	}
 	t.Logf("$ %s", strings.ReplaceAll(script, "\n", "\n$ "))
 	r := runShown(t, dir, env, script, how.untilOutput)
+	if how.fails && r.code > 0 {
+		how.status = r.code
+	}
 	if r.code != how.status && !(r.serve && r.code == 130) {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, how.status, tail(r.stdout), tail(r.stderr))
 	}
@@ -117,6 +120,7 @@ func (s exampleSetup) run(t *testing.T, ex helpExample, how exampleRun) {
 	if how.stdout != "" && !regexp.MustCompile(how.stdout).MatchString(r.stdout) {
 		t.Errorf("stdout does not match %s:\n%s", how.stdout, tail(r.stdout))
 	}
+	checkStderr(t, r.stderr, how.stderr)
 	if how.check != "" {
 		if err := os.WriteFile(dir+"/.stdout", []byte(r.stdout), 0o644); err != nil {
 			t.Fatal(err)
@@ -146,4 +150,23 @@ func tail(s string) string {
 		return "…" + s[len(s)-max:]
 	}
 	return s
+}
+
+// checkStderr requires the lines of want in stderr, in that order, "…"
+// in one standing for any text.
+func checkStderr(t *testing.T, stderr string, want []string) {
+	t.Helper()
+	rest := stderr
+	for _, line := range want {
+		parts := strings.Split(line, "…")
+		for i, p := range parts {
+			parts[i] = regexp.QuoteMeta(p)
+		}
+		loc := regexp.MustCompile(strings.Join(parts, ".*")).FindStringIndex(rest)
+		if loc == nil {
+			t.Errorf("stderr lacks the line the document shows:\n%s\nstderr:\n%s", line, tail(stderr))
+			return
+		}
+		rest = rest[loc[1]:]
+	}
 }
