@@ -39,7 +39,7 @@ type docExample struct {
 var docSites = regexp.MustCompile(`https?://(?:books\.toscrape\.com|books\.example|shop\.example)`)
 
 // TestDocShellExamples runs every ```sh and ```bash block of README.md and
-// docs/*.md as TestHelpExamples runs the --help examples (the same
+// docs/*.md, and every plain ``` block showing a session, as TestHelpExamples runs the --help examples (the same
 // rewrites, servers, files and checks): each paragraph of a block is an
 // example, its lines run in one shell; in a block showing a session
 // ("$ command" lines, each followed by what it writes), each command is
@@ -52,7 +52,10 @@ func TestDocShellExamples(t *testing.T) {
 		t.Skip("no bash")
 	}
 	var all []docExample
-	for _, b := range fencedBlocks(t, "sh", "bash") {
+	for _, b := range fencedBlocks(t, "sh", "bash", "") {
+		if b.lang == "" && !strings.HasPrefix(b.body, "$ ") {
+			continue // a synopsis, or what a command writes
+		}
 		all = append(all, docExamples(b)...)
 	}
 	shown := map[string]bool{}
