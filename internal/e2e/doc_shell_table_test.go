@@ -142,11 +142,6 @@ var docExampleRuns = map[string]exampleRun{
 		// With the token of the paragraph above it.
 		run: "export CQUEUE_SERVE_TOKEN=$(openssl rand -hex 16)\ncqueue serve --redis redis://10.0.0.5:6379/0 --listen 0.0.0.0:0 --token \"$CQUEUE_SERVE_TOKEN\"",
 	},
-	"cqueue crawl seeds.txt shop.yml items.csv &          # or the crawl loop by hand\ncqueue serve --db items.csv.db                        # read-only, on 127.0.0.1:8077": {
-		// The crawl has made its frontier before serve opens it, as by
-		// the time a user has typed the next line.
-		run: "cqueue crawl seeds.txt shop.yml items.csv &\nuntil [ -e items.csv.db ]; do sleep 0.05; done\ncqueue serve --listen 127.0.0.1:0 --db items.csv.db",
-	},
 	"export CQUEUE_SERVE_TOKEN=$(openssl rand -hex 16)\ncqueue serve --db items.csv.db --allow-control": {
 		prep: `cqueue crawl -q seeds.txt shop.yml items.csv > /dev/null`,
 	},
