@@ -118,11 +118,13 @@ var passThrough = []struct {
 		"rules": "the rules are cqueue crawl's RULES", "r": "the rules are cqueue crawl's RULES",
 		"check": "cqueue crawl checks RULES itself", "explain": "it does not crawl",
 		"failures": "give it to cqueue crawl (--failures FILE), whose account names the first failed pages",
+		"test":     "it does not crawl", "shell": "it does not crawl",
 	}},
 	{"cexport", "cexport", map[string]string{
 		"rules": "the rules are cqueue crawl's RULES", "r": "the rules are cqueue crawl's RULES",
 		"overwrite-output": "the export is cqueue crawl's OUT, appended to so that a rerun completes it; remove OUT to start over",
 		"O":                "the export is cqueue crawl's OUT, appended to so that a rerun completes it; remove OUT to start over",
+		"gone":             "cqueue crawl runs cexport --gone ROUND itself once a round is complete (with --changed-only or --history); as a stage of the loop it would read nothing, and the crawl would wait for it forever",
 	}},
 	{"push", "cqueue push", map[string]string{
 		"db": "the frontier is cqueue crawl's --db or --redis", "redis": "the frontier is cqueue crawl's --db or --redis",

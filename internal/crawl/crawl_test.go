@@ -67,6 +67,8 @@ func TestCheckPassThrough(t *testing.T) {
 		{"cexport", []string{"-O", "x.csv"}, "remove OUT to start over"},
 		{"cexport", []string{"-o", "x.csv"}, "connected by pipes"},
 		{"cexport", []string{"--rules=other.yml"}, "the rules are cqueue crawl's RULES"},
+		{"cexport", []string{"--changed-only", "--gone", "1"}, "cqueue crawl runs cexport --gone ROUND itself"},
+		{"cextract", []string{"--test", "shop.yml"}, "it does not crawl"},
 		{"pop", []string{"--window", "64", "--max", "10"}, ""},
 		{"pop", []string{"--db", "x.db"}, "the frontier is cqueue crawl's --db or --redis"},
 		{"push", []string{"--order", "lifo"}, "give it to cqueue crawl"},
