@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/docblocks"
 )
 
 // TestCrontabLineLogsTheExitStatus: the crontab line of docs/cron.md
@@ -20,17 +22,33 @@ func TestCrontabLineLogsTheExitStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```cron\n(?:#[^\n]*\n)*([^\n]+)\n```").FindSubmatch(doc)
-	if m == nil {
+	blocks, err := docblocks.Parse("docs/cron.md", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cronLine := "" // the one line of the ```cron block that is no comment
+	for _, b := range blocks {
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSuffix(b.Body, "\n"), "\n") {
+			if !strings.HasPrefix(l, "#") {
+				lines = append(lines, l)
+			}
+		}
+		if b.Lang == "cron" && len(lines) == 1 {
+			cronLine = lines[0]
+			break
+		}
+	}
+	if cronLine == "" {
 		t.Fatal("docs/cron.md has no ```cron block with a crontab line")
 	}
-	fields := strings.Fields(string(m[1]))
+	fields := strings.Fields(cronLine)
 	if len(fields) < 6 {
-		t.Fatalf("not a crontab line: %s", m[1])
+		t.Fatalf("not a crontab line: %s", cronLine)
 	}
 	// What cron hands the shell: the command after the five time fields,
 	// each "\%" a "%"; the crawl replaced by a command that exits 3.
-	line := strings.TrimSpace(strings.SplitN(string(m[1]), " ", 6)[5])
+	line := strings.TrimSpace(strings.SplitN(cronLine, " ", 6)[5])
 	line = strings.ReplaceAll(line, `\%`, "%")
 	crawl := regexp.MustCompile(`cqueue crawl [^>]*`)
 	if !crawl.MatchString(line) {

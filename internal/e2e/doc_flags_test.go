@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/docblocks"
 )
 
 var (
@@ -46,10 +48,10 @@ func TestDocFlagsExist(t *testing.T) {
 		for i, line := range lines {
 			var code []string
 			switch {
-			case fence.MatchString(line):
+			case docblocks.IsFence(line):
 				inBlock = !inBlock
 				session = false
-				for j := i + 1; inBlock && j < len(lines) && !fence.MatchString(lines[j]); j++ {
+				for j := i + 1; inBlock && j < len(lines) && !docblocks.IsFence(lines[j]); j++ {
 					session = session || strings.HasPrefix(strings.TrimSpace(lines[j]), "$ ")
 				}
 			case inBlock && (!session || strings.HasPrefix(strings.TrimSpace(line), "$ ")):

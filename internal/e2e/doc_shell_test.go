@@ -53,7 +53,7 @@ func TestDocShellExamples(t *testing.T) {
 	}
 	var all []docExample
 	for _, b := range fencedBlocks(t, "sh", "bash", "") {
-		if b.lang == "" && !strings.HasPrefix(b.body, "$ ") {
+		if b.Lang == "" && !strings.HasPrefix(b.Body, "$ ") {
 			continue // a synopsis, or what a command writes
 		}
 		all = append(all, docExamples(b)...)
@@ -105,7 +105,7 @@ func TestDocShellExamples(t *testing.T) {
 
 // docExamples splits a block into its examples.
 func docExamples(b docBlock) []docExample {
-	lines := strings.Split(strings.TrimSuffix(b.body, "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(b.Body, "\n"), "\n")
 	var out []docExample
 	if strings.HasPrefix(lines[0], "$ ") {
 		for i, line := range lines {
@@ -116,19 +116,19 @@ func docExamples(b docBlock) []docExample {
 			}
 			c = uncomment(c)
 			out = append(out, docExample{
-				helpExample: newExample(b.doc, []string{c}),
-				where:       fmt.Sprintf("%s:%d", b.doc, b.line+1+i),
+				helpExample: newExample(b.Doc, []string{c}),
+				where:       fmt.Sprintf("%s:%d", b.Doc, b.Line+1+i),
 				session:     true,
 			})
 		}
 		return out
 	}
-	n := b.line + 1
+	n := b.Line + 1
 	for _, para := range paragraphs(lines) {
-		for lines[n-b.line-1] != para[0] {
+		for lines[n-b.Line-1] != para[0] {
 			n++
 		}
-		out = append(out, docExample{helpExample: newExample(b.doc, joinContinued(para)), where: fmt.Sprintf("%s:%d", b.doc, n)})
+		out = append(out, docExample{helpExample: newExample(b.Doc, joinContinued(para)), where: fmt.Sprintf("%s:%d", b.Doc, n)})
 	}
 	return out
 }

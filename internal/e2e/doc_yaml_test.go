@@ -37,15 +37,15 @@ func TestDocYAMLExamples(t *testing.T) {
 	for _, b := range blocks {
 		t.Run(strings.ReplaceAll(b.String(), "/", "_"), func(t *testing.T) {
 			var doc map[string]any
-			if err := yaml.Unmarshal([]byte(b.body), &doc); err != nil {
-				t.Fatalf("%s: not YAML: %v\n%s", b, err, b.body)
+			if err := yaml.Unmarshal([]byte(b.Body), &doc); err != nil {
+				t.Fatalf("%s: not YAML: %v\n%s", b, err, b.Body)
 			}
 			switch {
 			case len(doc) == 0:
 				checkSchemaComment(t, b)
 			case isConfig(doc):
 				checkConfig(t, bin, b, doc)
-			case strings.Contains(b.body, "...}") || strings.Contains(b.body, "[...]"):
+			case strings.Contains(b.Body, "...}") || strings.Contains(b.Body, "[...]"):
 				t.Logf("%s: a summary of the syntax, with placeholders", b)
 			default:
 				checkRules(t, bin, b)
@@ -71,9 +71,9 @@ func isConfig(doc map[string]any) bool {
 var schemaComment = regexp.MustCompile(`^# yaml-language-server: \$schema=(\S+)\n$`)
 
 func checkSchemaComment(t *testing.T, b docBlock) {
-	m := schemaComment.FindStringSubmatch(b.body)
+	m := schemaComment.FindStringSubmatch(b.Body)
 	if m == nil {
-		t.Fatalf("%s: an empty YAML document, and not the schema's comment:\n%s", b, b.body)
+		t.Fatalf("%s: an empty YAML document, and not the schema's comment:\n%s", b, b.Body)
 	}
 	if _, err := os.Stat(filepath.Join("../../testdata", m[1])); err != nil {
 		t.Errorf("%s: the schema of a rules file one folder down: %v", b, err)
@@ -85,7 +85,7 @@ func checkSchemaComment(t *testing.T, b docBlock) {
 func checkConfig(t *testing.T, bin string, b docBlock, doc map[string]any) {
 	dir := t.TempDir()
 	config := filepath.Join(dir, "config.yml")
-	if err := os.WriteFile(config, []byte(b.body), 0o644); err != nil {
+	if err := os.WriteFile(config, []byte(b.Body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for tool, section := range doc {
@@ -122,13 +122,13 @@ func checkConfig(t *testing.T, bin string, b docBlock, doc map[string]any) {
 func checkRules(t *testing.T, bin string, b docBlock) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "rules.yml")
-	if err := os.WriteFile(file, []byte(b.body), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(b.Body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(filepath.Join(bin, "cextract"), "--check", file)
 	cmd.Env = exampleEnv(bin, dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("%s: cextract --check: %v\n%s\n%s", b, err, out, b.body)
+		t.Errorf("%s: cextract --check: %v\n%s\n%s", b, err, out, b.Body)
 	}
 }
 
@@ -139,7 +139,7 @@ func sameRules(t *testing.T, b docBlock, file string) {
 		t.Fatal(err)
 	}
 	var shown, real map[string]any
-	if err := yaml.Unmarshal([]byte(b.body), &shown); err != nil {
+	if err := yaml.Unmarshal([]byte(b.Body), &shown); err != nil {
 		t.Fatal(err)
 	}
 	if err := yaml.Unmarshal(src, &real); err != nil {

@@ -23,15 +23,7 @@ func TestREADMELoop(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
-	src, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)```sh\n(.*?)```").FindSubmatch(src)
-	if m == nil {
-		t.Fatal("README.md has no ```sh block")
-	}
-	block := string(m[1])
+	block := firstBlock(t, "README.md", "sh")
 	seed := regexp.MustCompile(`(?m)^cqueue push (https?://\S+).*\n`)
 	sm := seed.FindStringSubmatch(block)
 	if sm == nil {

@@ -22,22 +22,16 @@ const readmeSite = "http://127.0.0.1:8080"
 // with what the document shows. A block is a list of "$ command" lines, each
 // followed by its expected stdout.
 func TestREADMEExamples(t *testing.T) {
-	docs, _ := filepath.Glob("../../docs/*.md")
-	docs = append([]string{"../../README.md"}, docs...)
 	dir := t.TempDir()
 	n := 0
-	for _, doc := range docs {
-		src, err := os.ReadFile(doc)
-		if err != nil {
+	nth := map[string]int{} // the blocks of each document, numbered from 1
+	for _, b := range fencedBlocks(t, "console") {
+		nth[b.Doc]++
+		name := fmt.Sprintf("%s_%d.txtar", strings.TrimSuffix(filepath.Base(b.Doc), ".md"), nth[b.Doc])
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(toScript(strings.TrimSuffix(b.Body, "\n"))), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for i, block := range consoleBlocks(string(src)) {
-			name := fmt.Sprintf("%s_%d.txtar", strings.TrimSuffix(filepath.Base(doc), ".md"), i+1)
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(toScript(block)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			n++
-		}
+		n++
 	}
 	if n == 0 {
 		t.Skip("no console examples in the docs")
@@ -49,25 +43,6 @@ func TestREADMEExamples(t *testing.T) {
 		// Examples name files of the repository, as from its top.
 		return copyDir("../../testdata/rules", filepath.Join(env.WorkDir, "testdata", "rules"))
 	})
-}
-
-// consoleBlocks returns the bodies of the ```console fenced blocks.
-func consoleBlocks(doc string) []string {
-	var blocks []string
-	var cur []string
-	in := false
-	for _, line := range strings.Split(doc, "\n") {
-		switch {
-		case !in && strings.TrimSpace(line) == "```console":
-			in, cur = true, nil
-		case in && strings.TrimSpace(line) == "```":
-			in = false
-			blocks = append(blocks, strings.Join(cur, "\n"))
-		case in:
-			cur = append(cur, line)
-		}
-	}
-	return blocks
 }
 
 // toScript turns "$ cmd" + output lines into a testscript: each command runs

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -90,15 +89,7 @@ func TestWARCRoundTrip(t *testing.T) {
 		t.Skip("crawl loops are skipped with -short")
 	}
 	warcioDir(t)
-	doc, err := os.ReadFile("../../docs/warc.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)```sh\n(.*?)```").FindSubmatch(doc)
-	if m == nil {
-		t.Fatal("docs/warc.md has no ```sh block")
-	}
-	example := string(m[1])
+	example := firstBlock(t, "docs/warc.md", "sh")
 	l := newCrawlSite(t, binDir(t), demosite.Options{Products: 120})
 	l.writeFile("seeds.txt", l.url+"/\n")
 	rules, err := os.ReadFile("../../testdata/rules/demo.yml")

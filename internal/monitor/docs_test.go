@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlutils/crawlutils/internal/docblocks"
 )
 
 // docAnswer is a ```json block of docs/monitor.md: what GET target answers.
@@ -31,34 +33,25 @@ func docAnswers(t *testing.T) []docAnswer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	blocks, err := docblocks.Parse("docs/monitor.md", src)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []docAnswer
-	target := ""
-	in := false
-	var body []string
-	for _, line := range strings.Split(string(src), "\n") {
-		switch {
-		case in && line == "```":
-			in = false
-			if target != "" {
-				out = append(out, docAnswer{target, strings.Join(body, "\n")})
-				target = ""
-			}
-		case in:
-			body = append(body, line)
-		case line == "```json":
-			in, body = true, nil
-		default:
-			if m := docHeading.FindStringSubmatch(line); m != nil {
-				target = docOptional.ReplaceAllString(m[1], "")
-				target = strings.ReplaceAll(target, "crawlid=ID", "crawlid=shop")
-				switch {
-				case strings.HasPrefix(target, "/api/v1/hosts"):
-					target += "&sort=stalled"
-				case target == "/api/v1/series":
-					target += "?crawlid=shop" // the example is a crawl's
-				}
-			}
+	for _, b := range blocks {
+		m := docHeading.FindStringSubmatch(b.Heading)
+		if b.Lang != "json" || m == nil {
+			continue
 		}
+		target := docOptional.ReplaceAllString(m[1], "")
+		target = strings.ReplaceAll(target, "crawlid=ID", "crawlid=shop")
+		switch {
+		case strings.HasPrefix(target, "/api/v1/hosts"):
+			target += "&sort=stalled"
+		case target == "/api/v1/series":
+			target += "?crawlid=shop" // the example is a crawl's
+		}
+		out = append(out, docAnswer{target, strings.TrimSuffix(b.Body, "\n")})
 	}
 	return out
 }

@@ -1,18 +1,12 @@
 package record
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
-)
 
-var jsonFence = regexp.MustCompile("(?m)^( *)```json\\s*\n((?:.*\n)*?) *```\\s*$")
+	"github.com/crawlutils/crawlutils/internal/docblocks"
+)
 
 // TestDocsRecordExamples: every ```json block of README.md and docs/*.md
 // is JSON (a block showing one member of an object, "files": […], is the
@@ -22,33 +16,27 @@ var jsonFence = regexp.MustCompile("(?m)^( *)```json\\s*\n((?:.*\n)*?) *```\\s*$
 // docs/records.md documents for it (docFieldsOnly); a response's request
 // too. A user who copies one into a pipeline has a record the tools take.
 func TestDocsRecordExamples(t *testing.T) {
-	docs, _ := filepath.Glob("../../docs/*.md")
-	docs = append([]string{"../../README.md"}, docs...)
+	blocks, err := docblocks.Read("../..", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	records := 0
-	for _, path := range docs {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range jsonFence.FindAllSubmatchIndex(src, -1) {
-			line := 1 + bytes.Count(src[:m[0]], []byte("\n"))
-			where := strings.TrimPrefix(path, "../../") + ":" + strconv.Itoa(line)
-			body := src[m[4]:m[5]]
-			var v any
-			if err := json.Unmarshal(body, &v); err != nil {
-				if err2 := json.Unmarshal(append(append([]byte("{"), body...), '}'), &v); err2 != nil {
-					t.Errorf("%s: not JSON: %v\n%s", where, err, body)
-					continue
-				}
-			}
-			obj, ok := v.(map[string]any)
-			if !ok {
+	for _, b := range blocks {
+		where, body := b.String(), []byte(b.Body)
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			if err2 := json.Unmarshal(append(append([]byte("{"), body...), '}'), &v); err2 != nil {
+				t.Errorf("%s: not JSON: %v\n%s", where, err, body)
 				continue
 			}
-			if kind, _ := obj["kind"].(string); kind != "" {
-				records++
-				checkDocRecord(t, where, kind, body)
-			}
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		if kind, _ := obj["kind"].(string); kind != "" {
+			records++
+			checkDocRecord(t, where, kind, body)
 		}
 	}
 	if records < 8 {
