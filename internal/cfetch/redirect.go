@@ -119,13 +119,11 @@ func resolveLocation(base *url.URL, loc string) (*url.URL, error) {
 		}
 		loc = strings.ReplaceAll(loc[:end], "\\", "/") + loc[end:]
 	}
-	u, err := base.Parse(loc)
+	ref, err := percent.ParseURL(loc) // "/sale-50%-off" as browsers send it
 	if err != nil {
-		if v, err2 := base.Parse(percent.EscapeStray(loc)); err2 == nil {
-			return v, nil
-		}
+		return nil, err
 	}
-	return u, err
+	return base.ResolveReference(ref), nil
 }
 
 // specialRef reports whether a reference resolved against an http(s) URL
