@@ -130,7 +130,7 @@ func header(h map[string]string, name string) string {
 func detectFormat(contentType, body string) rules.Format {
 	media, _ := record.ContentType(contentType)
 	switch {
-	case media == "text/html" || media == "application/xhtml+xml":
+	case record.IsHTML(media):
 		return rules.HTML
 	case strings.Contains(media, "json"):
 		return rules.JSON

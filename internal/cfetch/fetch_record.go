@@ -87,7 +87,7 @@ func (f *Fetcher) fillBody(r *response, header http.Header, u string, raw bool) 
 		r.bin = b.data
 		return
 	}
-	d := decideCharset(b.data, declared, isHTMLMedia(media), isXMLMedia(media))
+	d := decideCharset(b.data, declared, record.IsHTML(media), isXMLMedia(media))
 	r.Encoding, r.EncodingSource = d.name, d.source
 	r.Warnings = append(r.Warnings, d.warnings...)
 	if text, ok := utf8Text(d, b.data); ok {

@@ -29,12 +29,6 @@ func isTextMedia(media string) bool {
 	return strings.HasSuffix(media, "+xml") || strings.HasSuffix(media, "+json")
 }
 
-// isHTMLMedia reports whether the media type is HTML, whose markup the
-// charset detector should skip.
-func isHTMLMedia(media string) bool {
-	return media == "text/html" || media == "application/xhtml+xml"
-}
-
 // isXMLMedia reports whether the media type is XML (XHTML, RSS, Atom and
 // SVG too), whose XML declaration names its charset.
 func isXMLMedia(media string) bool {
@@ -73,5 +67,5 @@ func isPage(h http.Header) bool {
 		return true
 	}
 	media, _ := contentType(h)
-	return isHTMLMedia(media) || media == "image/svg+xml"
+	return record.IsHTML(media) || media == "image/svg+xml"
 }

@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/crawlutils/crawlutils/internal/record"
 )
 
 // metaRefreshScan is how much of a page is searched for a refresh.
@@ -19,7 +21,7 @@ const metaRefreshScan = 64 << 10
 // inside <script> and <noscript> do not count.
 func (f *Fetcher) metaRefresh(out *outcome) string {
 	media, declared, _ := mediaTypeOf(out.header, out.body.data)
-	if !isHTMLMedia(media) {
+	if !record.IsHTML(media) {
 		return ""
 	}
 	wait, target, ok := findMetaRefresh(out.body.data)

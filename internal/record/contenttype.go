@@ -29,6 +29,12 @@ func ContentType(value string) (media, charset string) {
 	return media, charset
 }
 
+// IsHTML reports whether a media type (as ContentType gives it) is HTML:
+// text/html or XHTML, the types a page is parsed as HTML for.
+func IsHTML(media string) bool {
+	return media == "text/html" || media == "application/xhtml+xml"
+}
+
 // parseMediaType reads one media type: its lower-case type/subtype ("" when
 // it is not one) and its first charset parameter.
 func parseMediaType(v string) (media, charset string) {
