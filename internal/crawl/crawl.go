@@ -50,6 +50,7 @@ type crawl struct {
 	fetchedNothing string
 
 	state stateWatch
+	brk   loopBreak // broken.go
 	pause pauseTeller
 	// stopSeen is set when watchStop ended the loop: the crawl was stopped.
 	stopSeen atomic.Bool

@@ -88,6 +88,13 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 	case c.state.lost.Load():
 		code, a.State, a.Complete = cli.ExitFailure, "failed", false
 		failures = append(failures, c.lostMessage())
+	case c.brokenBy() != "":
+		// The others drained because it ended (broken.go): not an
+		// interrupt.
+		code, a.State, a.Complete = cli.ExitFailure, "failed", false
+		if !slices.Contains(failures, c.brokenBy()) {
+			failures = append(failures, c.brokenBy())
+		}
 	case interrupted:
 		code, a.State = cli.ExitInterrupted, "interrupted"
 	case usage:

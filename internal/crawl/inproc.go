@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 )
@@ -34,9 +35,12 @@ type inProc struct {
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	started bool
-	done    chan struct{}
-	code    int
-	once    sync.Once
+	// exited is set as the command returns, before its pipe ends are
+	// closed: a stage that then reads the end of its input sees it set.
+	exited atomic.Bool
+	done   chan struct{}
+	code   int
+	once   sync.Once
 }
 
 // runsInside reports whether the loop's stage key runs in this process:
@@ -68,6 +72,7 @@ func (p *inProc) start() {
 		defer close(p.done)
 		env := &cli.Env{Stdin: stdin, Stdout: p.stdout, Stderr: p.stderr, Getenv: p.env}
 		p.code = cli.Execute(p.ctx, p.cmd, p.args, env)
+		p.exited.Store(true)
 		p.closeFiles()
 	}()
 }

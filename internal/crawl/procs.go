@@ -411,8 +411,16 @@ func (c *crawl) runLoop(ctx context.Context) loopResult {
 	removeAbortStats := c.writeAccountOnAbort(stopStats)
 	stopPublish := c.publishEvery(stages)
 	var wg sync.WaitGroup
-	for _, s := range stages {
-		wg.Go(s.wait)
+	ended := make([]chan struct{}, len(stages))
+	for i := range stages {
+		ended[i] = make(chan struct{})
+	}
+	for i, s := range stages {
+		wg.Go(func() {
+			s.wait()
+			close(ended[i])
+			c.stageEnded(ctx, stages, ended, i)
+		})
 	}
 	wg.Wait()
 	close(done)

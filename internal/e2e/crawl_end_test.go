@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -412,5 +413,42 @@ func TestCrawlStopGivesBackThrottledRequests(t *testing.T) {
 	l.runCrawl(`--resume --cthrottle '--rate 50/s' seeds.txt "$RULES" items-0.jsonl`).want(t, 0, "complete: nothing is left queued or in flight")
 	if dups := l.checkItems(); dups != 0 {
 		t.Errorf("%d products exported twice", dups)
+	}
+}
+
+// A stage that fails while the loop runs stops the crawl at once: cexport
+// writing to a full disk (/dev/full) ended, and the crawl waited for the
+// acks it would have passed on until their leases expired (5 minutes),
+// then again, as nothing wrote to the pipes around it any more. The run
+// ends failed, naming cexport, and the next one, to a file that can be
+// written, fetches what was lost and completes.
+func TestCrawlStageFailureStopsTheLoop(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	l := crawlEndSetup(t, loopSite)
+	r := l.runCrawl(`--stats full.json --db items.db --crawlid items --cexport '-f csv' seeds.txt "$RULES" /dev/full`)
+	r.want(t, 1, "cexport: write /dev/full: no space left on device",
+		"cqueue: cexport exit 1 while the crawl ran: the loop is stopped",
+		"cqueue: failed: cexport exit 1\n",
+		"once the failure is fixed, run the same command again to resume")
+	if strings.Contains(r.stderr, "interrupted") || strings.Contains(r.stderr, "complete: nothing") {
+		t.Errorf("the run's end is not a failure:\n%s", r.stderr)
+	}
+	if s := l.readStats("full.json"); s.State != "failed" || s.Complete || s.Exit == nil || *s.Exit != 1 {
+		t.Errorf("--stats of the failed run: %+v", s)
+	}
+	l.runCrawl(`--db items.db --crawlid items seeds.txt "$RULES" items.csv`).want(t, 0, "complete: nothing is left queued or in flight")
+	f, err := os.Open(filepath.Join(l.dir, "items.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(rows)-1, len(l.site.Truth()); got != want {
+		t.Errorf("the run after the failure exported %d items, want %d", got, want)
 	}
 }
