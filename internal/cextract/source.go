@@ -3,6 +3,7 @@ package cextract
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"strings"
 
@@ -193,7 +194,8 @@ func (bodySource) values(p *page, _ any, fn func(process.Value) bool) error {
 
 // xmlSource is an XPath expression over an XML document.
 type xmlSource struct {
-	expr *xpath.Expr
+	expr    *xpath.Expr
+	reorder bool // selector.MayReorder: node-sets are sorted before they are read
 }
 
 func compileXMLPath(src string, ns map[string]string) (s *xmlSource, err error) {
@@ -217,7 +219,7 @@ func compileXMLPath(src string, ns map[string]string) (s *xmlSource, err error) 
 	if err != nil {
 		return nil, selector.NewSyntaxError("XPath", src, errors.New(strings.TrimPrefix(err.Error(), src+" ")))
 	}
-	return &xmlSource{expr: expr}, nil
+	return &xmlSource{expr: expr, reorder: selector.MayReorder(src)}, nil
 }
 
 func (s *xmlSource) root(p *page, ctx any) (*xmlquery.Node, *xmlquery.Node, error) {
@@ -250,12 +252,7 @@ func (s *xmlSource) values(p *page, ctx any, fn func(process.Value) bool) (err e
 	case bool:
 		fn(toProcess(selector.BoolValue(r)))
 	case *xpath.NodeIterator:
-		var set selector.NodeSet
-		for r.MoveNext() {
-			nav, ok := r.Current().(*xmlquery.NodeNavigator)
-			if !ok || !set.Add(nav.Current(), nav) {
-				continue
-			}
+		for nav := range s.nodes(doc, r) {
 			v := nav.Value()
 			if nav.NodeType() != xpath.AttributeNode {
 				v = nav.Current().InnerText()
@@ -282,13 +279,39 @@ func (s *xmlSource) contexts(p *page, ctx any) (out []any, err error) {
 	if !ok {
 		return nil, errors.New("each: the expression does not select elements")
 	}
-	var set selector.NodeSet
-	for it.MoveNext() {
-		if nav, ok := it.Current().(*xmlquery.NodeNavigator); ok && nav.NodeType() == xpath.ElementNode && set.Add(nav.Current(), nav) {
+	for nav := range s.nodes(doc, it) {
+		if nav.NodeType() == xpath.ElementNode {
 			out = append(out, nav.Current())
 		}
 	}
 	return out, nil
+}
+
+// nodes gives the nodes of the node-set of it, each once, in document order.
+func (s *xmlSource) nodes(doc *xmlquery.Node, it *xpath.NodeIterator) iter.Seq[*xmlquery.NodeNavigator] {
+	return func(yield func(*xmlquery.NodeNavigator) bool) {
+		var set selector.NodeSet
+		var sorted []selector.OrderedNode
+		for it.MoveNext() {
+			nav, ok := it.Current().(*xmlquery.NodeNavigator)
+			if !ok || !set.Add(nav.Current(), nav) {
+				continue
+			}
+			if s.reorder {
+				sorted = append(sorted, selector.OrderedNode{Node: nav.Current(), Nav: nav.Copy()})
+			} else if !yield(nav) {
+				return
+			}
+		}
+		selector.DocumentOrder(sorted, xmlquery.CreateXPathNavigator(doc), func(nav xpath.NodeNavigator) any {
+			return nav.(*xmlquery.NodeNavigator).Current()
+		})
+		for _, n := range sorted {
+			if !yield(n.Nav.(*xmlquery.NodeNavigator)) {
+				return
+			}
+		}
+	}
 }
 
 // xmlNavigatorAt is navigatorAt for XML: the whole document, positioned on n.

@@ -55,7 +55,8 @@ func FuzzSelector(f *testing.F) {
 //     "a::text, .x::text" on an <a class=x>);
 //   - a CSS group "A, B" gives the values A and B give, no other;
 //   - the elements a CSS or XPath selector gives are each given once
-//     ("div a, a.x", "//div//a" with nested divs).
+//     ("div a, a.x", "//div//a" with nested divs), in document order
+//     ("//p | //div", "//b/ancestor::*", "//td/..").
 func FuzzNodeSet(f *testing.F) {
 	page := `<div class="c"><div class="c"><a class="x" href="/1">one</a></div><a href="/2">two</a></div>` +
 		`<table><tr><td><table><tr><td>in</td></tr></table></td></tr></table><p>a<b>b</b>c</p>`
@@ -63,6 +64,7 @@ func FuzzNodeSet(f *testing.F) {
 		"div ::text", "div.c ::attr(href)", "div ::attr(class)", "a::text, .x::text", "div a, a.x", "a.x::html, a::html",
 		"a::attr(href), .x::attr(href), a::text", "a.x, a.x::text", "td ::text", "table td", "*::text, * ::text",
 		"div ::attr(data-u), a::attr(data-u)", "//div//a", "//table//td", "//*", "//div//a | //a", "p, p b, b",
+		"//p | //div", "//b/ancestor::*", "//td/..", "//a/preceding::*", "//b | //b/ancestor::*/@class",
 	} {
 		f.Add(page, s)
 	}
@@ -73,8 +75,10 @@ func FuzzNodeSet(f *testing.F) {
 		}
 		d := ParseDoc(page, "https://shop.example/")
 		n := 0
+		order := map[*html.Node]int{}
 		for c := d.Root; c != nil; c = htmlparse.NextNode(c, d.Root) {
 			n++
+			order[c] = n
 			switch c.Type {
 			case html.TextNode:
 				c.Data = fmt.Sprintf("t%d", n)
@@ -88,11 +92,14 @@ func FuzzNodeSet(f *testing.F) {
 		if s.SelectsElements() {
 			nodes, _ := s.Elements(d, d.Root)
 			seen := map[*html.Node]bool{}
-			for _, e := range nodes {
+			for i, e := range nodes {
 				if seen[e] {
 					t.Fatalf("%q: element <%s %v> given twice", src, e.Data, e.Attr)
 				}
 				seen[e] = true
+				if i > 0 && order[e] < order[nodes[i-1]] {
+					t.Fatalf("%q: element <%s %v> given after <%s %v>, which follows it", src, e.Data, e.Attr, nodes[i-1].Data, nodes[i-1].Attr)
+				}
 			}
 		}
 		if s.css == nil {

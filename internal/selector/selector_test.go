@@ -3,6 +3,8 @@ package selector
 import (
 	"strings"
 	"testing"
+
+	"github.com/crawlutils/crawlutils/internal/htmlparse"
 )
 
 const testPage = `<!DOCTYPE html>
@@ -361,5 +363,57 @@ func TestCSSGivesEachNodeOnce(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("Select(%q) = %q, want %q", tt.sel, got, tt.want)
 		}
+	}
+}
+
+// TestXPathNodeSetsInDocumentOrder: a node-set comes in document order, as
+// lxml gives it, however antchfx/xpath met its nodes: a union, a reverse
+// axis, a parent step; an element's attributes in the order they are
+// written.
+func TestXPathNodeSetsInDocumentOrder(t *testing.T) {
+	d := ParseDoc(`<div class="outer"><h2>One</h2><p>a</p><p>b</p><h2>Two</h2>`+
+		`<div class="inner"><p>c<b>!</b></p><span title="t" data-h="/h">l</span></div></div>`, "https://shop.example/")
+	tests := []struct {
+		sel  string
+		want []string
+	}{
+		{"//h2 | //p", []string{"One", "a", "b", "Two", "c!"}},
+		{"//p/text() | //h2/text() | //p/text()", []string{"One", "a", "b", "Two", "c"}},
+		{"//h2[2]/preceding-sibling::p", []string{"a", "b"}},
+		{"//b/ancestor::div/@class", []string{"outer", "inner"}},
+		{"//b/ancestor-or-self::*[@class]/@class", []string{"outer", "inner"}},
+		{"//p/..//@class | //h2", []string{"outer", "One", "Two", "inner"}},
+		{"//span/@data-h | //span/@title", []string{"t", "/h"}},
+		{"//span/@data-h | //span", []string{"l", "/h"}},
+		{`//p[.="|"] | //h2[1]`, []string{"One"}},
+	}
+	for _, tt := range tests {
+		s, err := Compile(tt.sel)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", tt.sel, err)
+		}
+		vals, err := s.Select(d)
+		if err != nil {
+			t.Fatalf("Select(%q): %v", tt.sel, err)
+		}
+		var got []string
+		for _, v := range vals {
+			got = append(got, v.Text)
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("Select(%q) = %q, want %q", tt.sel, got, tt.want)
+		}
+	}
+	s, err := Compile("//h2[2] | //p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	els, err := s.Elements(d, d.Root)
+	var got []string
+	for _, e := range els {
+		got = append(got, htmlparse.TextContent(e))
+	}
+	if err != nil || strings.Join(got, "|") != "a|b|Two|c!" {
+		t.Errorf("Elements(//h2[2] | //p) = %q (%v), want a, b, Two, c!", got, err)
 	}
 }

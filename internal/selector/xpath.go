@@ -18,6 +18,9 @@ import (
 // number and boolean expressions give one value.
 type xpathSelector struct {
 	expr *xpath.Expr
+	// reorder: the node-sets of expr may come out of document order
+	// (MayReorder), and are sorted before they are read.
+	reorder bool
 }
 
 // probeDoc is a small page every expression is run on once at compile time:
@@ -37,7 +40,7 @@ func compileXPath(src string) (x *xpathSelector, err error) {
 	if err != nil {
 		return fail(errors.New(strings.TrimPrefix(err.Error(), src+" ")))
 	}
-	x = &xpathSelector{expr: expr}
+	x = &xpathSelector{expr: expr, reorder: MayReorder(src)}
 	d := ParseDoc(probeDoc, "https://example.com/")
 	if err := x.each(d, d.Root, func(Value) bool { return true }); err != nil {
 		return fail(err)
@@ -104,6 +107,14 @@ func (x *xpathSelector) each(d *Doc, ctx *html.Node, fn func(Value) bool) (err e
 	case bool:
 		fn(BoolValue(r))
 	case *xpath.NodeIterator:
+		if x.reorder {
+			for _, n := range x.sorted(d, r) {
+				if !fn(navValue(n.Nav.(*htmlquery.NodeNavigator))) {
+					return nil
+				}
+			}
+			return nil
+		}
 		var set NodeSet
 		for r.MoveNext() {
 			nav, ok := r.Current().(*htmlquery.NodeNavigator)
@@ -118,6 +129,22 @@ func (x *xpathSelector) each(d *Doc, ctx *html.Node, fn func(Value) bool) (err e
 	return nil
 }
 
+// sorted reads the whole node-set of it, each node once, in document order.
+func (x *xpathSelector) sorted(d *Doc, it *xpath.NodeIterator) []OrderedNode {
+	var set NodeSet
+	var nodes []OrderedNode
+	for it.MoveNext() {
+		nav, ok := it.Current().(*htmlquery.NodeNavigator)
+		if ok && set.Add(nav.Current(), nav) {
+			nodes = append(nodes, OrderedNode{nav.Current(), nav.Copy()})
+		}
+	}
+	DocumentOrder(nodes, htmlquery.CreateXPathNavigator(d.Root), htmlNode)
+	return nodes
+}
+
+func htmlNode(nav xpath.NodeNavigator) any { return nav.(*htmlquery.NodeNavigator).Current() }
+
 func (x *xpathSelector) elements(d *Doc, ctx *html.Node) (nodes []*html.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -127,6 +154,14 @@ func (x *xpathSelector) elements(d *Doc, ctx *html.Node) (nodes []*html.Node, er
 	it, ok := x.expr.Evaluate(navigatorAt(d.Root, ctx)).(*xpath.NodeIterator)
 	if !ok {
 		return nil, nil
+	}
+	if x.reorder {
+		for _, n := range x.sorted(d, it) {
+			if n.Nav.NodeType() == xpath.ElementNode {
+				nodes = append(nodes, n.Node.(*html.Node))
+			}
+		}
+		return nodes, nil
 	}
 	var set NodeSet
 	for it.MoveNext() {
