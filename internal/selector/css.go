@@ -89,6 +89,14 @@ func compileGroup(part string) (cssGroup, error) {
 		r, _ := utf8.DecodeLastRuneInString(before)
 		g.descendant = isCSSSpace(r)
 	}
+	if rest, ok := anyDescendant(before); ok && (ps == pseudoText || ps == pseudoAttr) {
+		// parsel reads "div *::text" as "div ::text": the text nodes of
+		// the div and of every element below it (cssselect's path ends in
+		// "descendant-or-self::*/*", and parsel makes that
+		// "descendant-or-self::*/text()"); "*::text" alone, every text
+		// node below the context node. The same for ::attr(NAME).
+		before, g.descendant = rest, true
+	}
 	sel := strings.TrimSpace(before)
 	if sel == "" {
 		if ps == pseudoNone {
@@ -104,6 +112,32 @@ func compileGroup(part string) (cssGroup, error) {
 		return cssGroup{}, err
 	}
 	return g, nil
+}
+
+// anyDescendant reports whether the selector before a pseudo-element ends
+// in a universal selector that is a descendant of what comes before it
+// ("div *", "*"), and returns that.
+func anyDescendant(before string) (rest string, ok bool) {
+	rest, ok = strings.CutSuffix(strings.TrimRightFunc(before, isCSSSpace), "*")
+	if !ok {
+		return "", false
+	}
+	sel := strings.TrimRightFunc(rest, isCSSSpace)
+	switch {
+	case sel == "":
+		return "", true
+	case len(sel) == len(rest): // "a*", "ns|*"
+		return "", false
+	}
+	switch sel[len(sel)-1] {
+	case '>', '+', '~':
+		return "", false
+	case '\\': // an escaped space is part of a name
+		if len(sel) < 2 || sel[len(sel)-2] != '\\' {
+			return "", false
+		}
+	}
+	return sel, true
 }
 
 func isCSSSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' }
@@ -269,13 +303,30 @@ func (c *cssSelector) each(d *Doc, ctx *html.Node, fn func(Value) bool) {
 	}
 	// The descendants of ctx in document order (as goquery's Find gives
 	// them), matched one by one so that the first value can stop the walk.
+	// The text nodes ::text gives of a match are given as the walk meets
+	// them, so that those of a match inside another (nested lists, "li::text")
+	// come in document order between the outer one's, as in parsel.
+	var textOf map[*html.Node]struct{} // the matches whose text nodes ::text gives
 	for n := ctx.FirstChild; n != nil; n = htmlparse.NextNode(n, ctx) {
+		if n.Type == html.TextNode {
+			if _, ok := textOf[n.Parent]; ok && seen.add(n, pseudoText, "") && !fn(StringValue(n.Data)) {
+				return
+			}
+			continue
+		}
 		if n.Type != html.ElementNode || !c.matcher.Match(n) {
 			continue
 		}
 		for i := range c.groups {
 			g := &c.groups[i]
 			if g.sel == nil || !c.single && !g.sel.Match(n) {
+				continue
+			}
+			if g.pseudo == pseudoText && !g.descendant {
+				if textOf == nil {
+					textOf = make(map[*html.Node]struct{})
+				}
+				textOf[n] = struct{}{}
 				continue
 			}
 			if !g.values(n, seen, fn) {

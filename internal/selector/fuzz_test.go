@@ -54,16 +54,20 @@ func FuzzSelector(f *testing.F) {
 //     ::html gives no value twice ("div ::text" with nested divs,
 //     "a::text, .x::text" on an <a class=x>);
 //   - a CSS group "A, B" gives the values A and B give, no other;
+//   - a CSS selector whose groups all end in ::text gives its text nodes
+//     in document order ("li::text" with nested lists, "div *::text");
 //   - the elements a CSS or XPath selector gives are each given once
 //     ("div a, a.x", "//div//a" with nested divs), in document order
 //     ("//p | //div", "//b/ancestor::*", "//td/..").
 func FuzzNodeSet(f *testing.F) {
 	page := `<div class="c"><div class="c"><a class="x" href="/1">one</a></div><a href="/2">two</a></div>` +
-		`<table><tr><td><table><tr><td>in</td></tr></table></td></tr></table><p>a<b>b</b>c</p>`
+		`<table><tr><td><table><tr><td>in</td></tr></table></td></tr></table><p>a<b>b</b>c</p>` +
+		`<ul><li>x<ul><li>y</li></ul>z</li></ul>`
 	for _, s := range []string{
 		"div ::text", "div.c ::attr(href)", "div ::attr(class)", "a::text, .x::text", "div a, a.x", "a.x::html, a::html",
 		"a::attr(href), .x::attr(href), a::text", "a.x, a.x::text", "td ::text", "table td", "*::text, * ::text",
 		"div ::attr(data-u), a::attr(data-u)", "//div//a", "//table//td", "//*", "//div//a | //a", "p, p b, b",
+		"li::text", "div *::text", "*::text", "p b::text, p::text", "div > *::text, a::text",
 		"//p | //div", "//b/ancestor::*", "//td/..", "//a/preceding::*", "//b | //b/ancestor::*/@class",
 	} {
 		f.Add(page, s)
@@ -120,6 +124,23 @@ func FuzzNodeSet(f *testing.F) {
 		nodes := true
 		for _, g := range s.css.groups {
 			nodes = nodes && g.pseudo != pseudoNone
+		}
+		texts := true
+		for _, g := range s.css.groups {
+			texts = texts && g.pseudo == pseudoText
+		}
+		if texts {
+			last := 0
+			for _, v := range got {
+				var k int
+				if _, err := fmt.Sscanf(v, "t%d", &k); err != nil {
+					t.Fatalf("%q gave %q, not a text node of the page", src, v)
+				}
+				if k < last {
+					t.Fatalf("%q gave its text nodes out of document order: %q", src, got)
+				}
+				last = k
+			}
 		}
 		if nodes {
 			seen := map[string]bool{}

@@ -417,3 +417,63 @@ func TestXPathNodeSetsInDocumentOrder(t *testing.T) {
 		t.Errorf("Elements(//h2[2] | //p) = %q (%v), want a, b, Two, c!", got, err)
 	}
 }
+
+// TestCSSTextAsParsel: parsel's readings of ::text and ::attr() that a
+// Scrapy user relies on. "X *::text" is "X ::text" (the text of X and of
+// everything below it: Scrapy's idiom for all the text of an element), and
+// "*::text" alone all the text below the context node; ::text of matches
+// nested in one another (a menu's lists) comes in document order.
+func TestCSSTextAsParsel(t *testing.T) {
+	page := `<div id="d">own <p class="note">Second <b>bold</b> tail</p> more <a href="/x" title="t">l</a></div>` +
+		`<ul class="menu"><li>Home</li><li>Shop<ul><li>Kites</li><li>Lamps</li></ul>more</li><li>End</li></ul>` +
+		`<p id="q">x<b>y<b>z</b>w</b>v</p>`
+	d := ParseDoc(page, "https://shop.example/")
+	tests := []struct {
+		sel  string
+		want []string
+	}{
+		{"p.note *::text", []string{"Second ", "bold", " tail"}},
+		{"#d *::text", []string{"own ", "Second ", "bold", " tail", " more ", "l"}},
+		{"#d\t*::attr(title)", []string{"t"}},
+		{"#d *::attr(id)", []string{"d"}},
+		{"#d > *::text", []string{"Second ", " tail", "l"}},
+		{"#d *:first-child::text", []string{"Second ", "bold", " tail"}},
+		{"p.note *.x::text", nil},
+		{"li::text", []string{"Home", "Shop", "Kites", "Lamps", "more", "End"}},
+		{"#q b::text", []string{"y", "z", "w"}},
+		{"#q b::text, #q::text", []string{"x", "y", "z", "w", "v"}},
+	}
+	for _, tt := range tests {
+		s, err := Compile(tt.sel)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", tt.sel, err)
+		}
+		vals, err := s.Select(d)
+		if err != nil {
+			t.Fatalf("Select(%q): %v", tt.sel, err)
+		}
+		var got []string
+		for _, v := range vals {
+			got = append(got, v.Text)
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("Select(%q) = %q, want %q", tt.sel, got, tt.want)
+		}
+	}
+	// Relative to an element (--each), "*::text" is all the text below it,
+	// its own included.
+	ps, _ := Compile("p.note")
+	els, _ := ps.Elements(d, d.Root)
+	s, err := Compile("*::text")
+	if err != nil || len(els) != 1 {
+		t.Fatalf("Compile(*::text): %v, %d p.note", err, len(els))
+	}
+	vals, _ := s.SelectFrom(d, els[0])
+	var got []string
+	for _, v := range vals {
+		got = append(got, v.Text)
+	}
+	if strings.Join(got, "|") != "Second |bold| tail" {
+		t.Errorf("*::text of p.note = %q, want its own text and its b's", got)
+	}
+}
