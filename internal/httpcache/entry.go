@@ -73,17 +73,23 @@ func sendable(name string, values []string) bool {
 // the stale entry e still stands: If-None-Match from its ETag and
 // If-Modified-Since from its Last-Modified, "" for one it has not.
 //
-// A Last-Modified later than the response's Date (else than when it was
-// stored) is no validator (RFC 9110 §8.8.2.1: a server replaces a date in
-// the future with the response's). Static file servers send a file's
-// date as it is, one in the future too, and answer 304 to an
-// If-Modified-Since not older than the file: sent back, that date would
-// make every later edit a 304. One that cannot be read as a date is sent
-// back as it came: the server that wrote it may compare it as a string.
+// A Last-Modified not at least one second before the response's Date
+// (else before when it was stored) makes both "": the response was sent
+// in the second its resource last changed, or claims a change still to
+// come (RFC 9110 §8.8.2.2: such a date is a weak validator). A static
+// file server dates a file to the second and answers 304 to an
+// If-Modified-Since not older than the file, so an edit made later in
+// the second the page was fetched, or before a date in the future, would
+// be a 304 in every round after; nginx, lighttpd and busybox httpd make
+// their ETag of the same date and the size, so an edit that keeps the
+// size would be a 304 too. The page is fetched in full instead, and its
+// next response has validators. A Last-Modified that cannot be read as a
+// date is sent back as it came: the server that wrote it may compare it
+// as a string.
 func (e *Entry) Conditional() (ifNoneMatch, ifModifiedSince string) {
 	ifModifiedSince = e.Header.Get("Last-Modified")
-	if modified, ok := parseDate(ifModifiedSince); ok && modified.After(e.responseDate()) {
-		ifModifiedSince = ""
+	if modified, ok := parseDate(ifModifiedSince); ok && e.responseDate().Sub(modified) < time.Second {
+		return "", ""
 	}
 	return e.Header.Get("ETag"), ifModifiedSince
 }
