@@ -138,20 +138,10 @@ func detectFormat(contentType, body string) rules.Format {
 		return rules.XML
 	case media == "text/csv" || media == "application/csv" || media == "text/tab-separated-values":
 		return rules.CSV
-	case untyped(media):
+	case record.Untyped(media):
 		return sniffFormat(body)
 	}
 	return rules.Text
-}
-
-// untyped reports whether a media type says nothing of the content: none,
-// not a type/subtype, or one of the types that mean "unknown".
-func untyped(media string) bool {
-	switch media {
-	case "application/octet-stream", "binary/octet-stream", "application/unknown", "unknown/unknown", "*/*":
-		return true
-	}
-	return !strings.Contains(media, "/")
 }
 
 // sniffFormat guesses the format from the first bytes of the body.

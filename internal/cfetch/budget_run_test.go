@@ -59,6 +59,7 @@ func largePages(t *testing.T) *httptest.Server {
 			}
 		case "bin":
 			w.Header().Set("Content-Type", "application/octet-stream")
+			page[0] = 0 // binary: the bytes are sniffed
 		case "gzip":
 			w.Header().Set("Content-Type", "text/plain")
 			w.Header().Set("Content-Encoding", "gzip")

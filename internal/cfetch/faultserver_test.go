@@ -255,6 +255,15 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "nocontenttype":
 		w.Header()["Content-Type"] = nil
 		io.WriteString(w, "<!DOCTYPE html><html><body>sniffed</body></html>")
+	case "octetstream":
+		// /octetstream/html, /octetstream/binary: a file without an
+		// extension, as python3 -m http.server (and S3) types it.
+		w.Header().Set("Content-Type", map[string]string{"html": "application/octet-stream", "binary": "binary/octet-stream"}[rest])
+		if rest == "binary" {
+			w.Write(binaryBody())
+			return
+		}
+		io.WriteString(w, "<!DOCTYPE html><html><body>sniffed</body></html>")
 	case "meta":
 		w.Header().Set("Content-Type", "text/html")
 		w.Write(metaPage(rest))

@@ -150,6 +150,15 @@ func TestFaults(t *testing.T) {
 		{name: "no Content-Type", url: s.URL + "/nocontenttype", wantCode: 200, check: func(t *testing.T, r record.Response) {
 			wantBody(t, r, "sniffed", "utf-8", SourceDefault)
 		}},
+		{name: "HTML as application/octet-stream", url: s.URL + "/octetstream/html", wantCode: 200, check: func(t *testing.T, r record.Response) {
+			wantBody(t, r, "sniffed", "utf-8", SourceDefault)
+		}},
+		{name: "binary as binary/octet-stream", url: s.URL + "/octetstream/binary", wantCode: 200, check: func(t *testing.T, r record.Response) {
+			got, err := base64.StdEncoding.DecodeString(r.BodyBase64)
+			if err != nil || !bytes.Equal(got, binaryBody()) || r.Body != "" || r.Encoding != "" {
+				t.Errorf("body_base64 %q (%v), body %q, encoding %q", r.BodyBase64, err, r.Body, r.Encoding)
+			}
+		}},
 		{name: "connection refused", url: refusedURL(t), wantErr: ErrRefused},
 	}
 	for _, enc := range []string{"gzip", "br", "zstd", "deflate", "rawdeflate"} {

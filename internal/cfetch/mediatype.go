@@ -37,14 +37,16 @@ func isXMLMedia(media string) bool {
 
 // mediaTypeOf returns the media type and declared charset of a response:
 // from its Content-Type (the last valid one of several, as browsers read
-// them), or sniffed from the body when it has none. A sniffed type never
-// declares a charset.
+// them), or sniffed from the body when it has none or one that says
+// nothing (record.Untyped: application/octet-stream, as static servers
+// type a file without an extension). The charset is the header's: a
+// sniffed type never declares one.
 func mediaTypeOf(h http.Header, data []byte) (media, charset string, sniffed bool) {
-	if media, charset = contentType(h); media != "" {
+	if media, charset = contentType(h); !record.Untyped(media) {
 		return media, charset, false
 	}
 	media, _ = record.ContentType(http.DetectContentType(data))
-	return media, "", true
+	return media, charset, true
 }
 
 // contentType reads the response's Content-Type headers, all of them, as

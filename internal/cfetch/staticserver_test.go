@@ -1,6 +1,7 @@
 package cfetch
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -78,6 +79,57 @@ func TestStaticServerEditInTheSecondFetched(t *testing.T) {
 					t.Fatalf("third fetch: %+v", third)
 				}
 				return
+			}
+		})
+	}
+}
+
+// TestStaticServerFileWithoutExtension: a file without an extension is
+// typed by its bytes, as Scrapy's responsetypes and Go's FileServer type
+// it: python3 -m http.server sends application/octet-stream for it, and
+// cfetch wrote an HTML page so typed as base64, which cextract skipped
+// ("binary body"): its items and links were lost. Text is text; bytes
+// that are no text stay binary.
+func TestStaticServerFileWithoutExtension(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"page":   "<!doctype html><html><head><title>Caf\u00e9</title></head><body><a href=\"/x\">x</a></body></html>",
+		"README": "Read me first.\n",
+		"blob":   "\x00\x01\x02binary\xff",
+	}
+	for _, srv := range staticServers {
+		t.Run(srv.name, func(t *testing.T) {
+			t.Parallel()
+			site := t.TempDir()
+			var in string
+			for name, content := range files {
+				if err := os.WriteFile(filepath.Join(site, name), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			u := srv.start(t, site)
+			for name := range files {
+				in += u + "/" + name + "\n"
+			}
+			res := runCfetch(t, in)
+			if len(res.resps) != len(files) {
+				t.Fatalf("%d responses, want %d: %s", len(res.resps), len(files), res.stderr)
+			}
+			for _, r := range res.resps {
+				name := r.URL[len(u)+1:]
+				text := name != "blob"
+				got := r.Body
+				if !text {
+					b, err := base64.StdEncoding.DecodeString(r.BodyBase64)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = string(b)
+				}
+				if r.Status != 200 || got != files[name] || (r.Body != "") != text || (r.Encoding != "") != text {
+					t.Errorf("%s (Content-Type %q): status %d, body %q, body_base64 %q, encoding %q; want it as %s",
+						name, r.Headers["content-type"], r.Status, r.Body, r.BodyBase64, r.Encoding, map[bool]string{true: "text", false: "binary"}[text])
+				}
 			}
 		})
 	}

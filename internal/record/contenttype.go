@@ -35,6 +35,20 @@ func IsHTML(media string) bool {
 	return media == "text/html" || media == "application/xhtml+xml"
 }
 
+// Untyped reports whether a media type (as ContentType gives it) says
+// nothing of the content, so that the body's bytes must tell it, as
+// Scrapy's responsetypes reads them: none, application/octet-stream (what
+// python3 -m http.server and many servers send for a file without an
+// extension), binary/octet-stream (Amazon S3's default), and the types
+// that mean "unknown".
+func Untyped(media string) bool {
+	switch media {
+	case "", "application/octet-stream", "binary/octet-stream", "application/unknown", "unknown/unknown", "*/*":
+		return true
+	}
+	return false
+}
+
 // parseMediaType reads one media type: its lower-case type/subtype ("" when
 // it is not one) and its first charset parameter.
 func parseMediaType(v string) (media, charset string) {
