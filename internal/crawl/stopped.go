@@ -57,19 +57,36 @@ func (c *crawl) watchStop(ctx context.Context) (loop context.Context, stop func(
 func (c *crawl) checkStopped(ctx context.Context) error {
 	o := &c.o
 	at := c.meta[frontier.MetaStopped]
-	purged := false
+	round := c.meta[metaRound]
+	purged, expired, expiredAt := false, false, ""
 	if at == "" {
 		info, err := c.fr.Info(ctx, frontier.InfoFilter{CrawlID: o.crawlID})
 		if err != nil {
 			return err
 		}
-		if purged = purgedState(info, o.crawlID) == frontier.StateStopped; !purged {
+		switch purgedState(info, o.crawlID) {
+		case frontier.StateStopped:
+			purged = true
+		case frontier.StateExpired:
+			// The frontier purged the round's queue when the crawl
+			// expired, and its duplicate filter still holds what it
+			// purged: the round cannot be finished, whatever expires the
+			// seeds are given now (they would be refused as seen, and
+			// the round called complete). A round complete before its
+			// crawl expired lost nothing.
+			if c.meta[metaRoundState] == "complete" {
+				return nil
+			}
+			purged, expired, expiredAt = true, true, expiresOf(info, o.crawlID)
+		default:
 			return nil
 		}
 	}
-	round := c.meta[metaRound]
 	clear := map[string]string{frontier.MetaStopped: "", frontier.MetaPaused: "0"}
 	switch {
+	case expired && !o.nextRound:
+		return cli.Errorf(ExitStopped, "crawl %q expired%s%s (the expires of its requests passed): the frontier purged what it had queued, so there is nothing to resume, and this run does nothing. To begin the next round over from the seeds, give them a later expires and run the same command with --next-round (and --force, for the changed seeds)",
+			o.crawlID, expiredAt, inRound(round))
 	case purged && !o.nextRound:
 		return cli.Errorf(ExitStopped, "crawl %q was stopped with its queue purged (cqueue stop --purge)%s: what it had queued is gone, so there is nothing to resume, and this run does nothing. To begin the next round over from the seeds, run the same command with --next-round",
 			o.crawlID, inRound(round))
@@ -90,6 +107,8 @@ func (c *crawl) checkStopped(ctx context.Context) error {
 		c.leftRound = true
 		switch {
 		case o.quiet:
+		case expired:
+			c.tool.Printf("crawl %q%s, expired with its queue purged, is left as it was (--next-round)", o.crawlID, inRound(round))
 		case at == "" && round == "":
 			c.tool.Printf("crawl %q was stopped with its queue purged (cqueue stop --purge): it begins over (--next-round)", o.crawlID)
 		case at == "":
@@ -123,6 +142,17 @@ func purgedState(info frontier.Info, crawlID string) string {
 	for _, ci := range info.Crawls {
 		if ci.CrawlID == crawlID && (ci.State == frontier.StateStopped || ci.State == frontier.StateExpired) {
 			return ci.State
+		}
+	}
+	return ""
+}
+
+// expiresOf is " at TIME", crawl crawlID's expiry in info, for a
+// message, or "" when info has none.
+func expiresOf(info frontier.Info, crawlID string) string {
+	for _, ci := range info.Crawls {
+		if ci.CrawlID == crawlID && ci.Expires > 0 {
+			return " at " + time.Unix(ci.Expires, 0).UTC().Format(time.RFC3339)
 		}
 	}
 	return ""
@@ -167,8 +197,8 @@ func (c *crawl) markStopped(ctx context.Context, a *crawlAccount, code int, inte
 		why := fmt.Sprintf("stopped: its queue was purged (cqueue stop --purge) after %s: what it had queued is gone; the next run does nothing until given --next-round (begin round %d over)",
 			plural(a.Pages.Total, "page"), c.round+1)
 		if purged == frontier.StateExpired {
-			why = fmt.Sprintf("stopped: the crawl expired (the expires of its requests passed) after %s: what it had queued was purged",
-				plural(a.Pages.Total, "page"))
+			why = fmt.Sprintf("stopped: the crawl expired (the expires of its requests passed) after %s: what it had queued was purged; the next run does nothing until given --next-round (begin round %d over, from seeds with a later expires)",
+				plural(a.Pages.Total, "page"), c.round+1)
 		}
 		a.Reasons = append(a.Reasons, why)
 		if code == cli.ExitOK || code == cli.ExitPartial {

@@ -282,6 +282,17 @@ func TestCrawlExpiredIsNotComplete(t *testing.T) {
 	if round, state := l.roundOf("items-0.jsonl.db", "items-0"); round != 1 || state != "stopped" {
 		t.Errorf("cqueue info says round %d %q, want round 1 stopped", round, state)
 	}
+	// The runs after it say so, and how to go on. Seeds given a later
+	// expires (--force) were refused as seen in the round, which was then
+	// called complete: "every seed was crawled before", exit 0.
+	l.runCrawl(`seeds.txt "$RULES" items-0.jsonl`).want(t, 5, `crawl "items-0" expired at `, `run the same command with --next-round`)
+	l.writeFile("seeds.txt", fmt.Sprintf(`{"url":%q,"expires":%d}`+"\n", l.url+"/", time.Now().Add(time.Hour).Unix()))
+	r = l.runCrawl(`--force seeds.txt "$RULES" items-0.jsonl`)
+	r.want(t, 5, `crawl "items-0" expired at `, `run the same command with --next-round`)
+	if strings.Contains(r.stderr, "complete") {
+		t.Errorf("a rerun of an expired crawl said complete:\n%s", r.stderr)
+	}
+	l.runCrawl(`--force --next-round --cfetch '--concurrency 8' seeds.txt "$RULES" items-0.jsonl`).want(t, 0, `round 2 begins`, "complete: nothing is left queued or in flight")
 }
 
 // A cqueue stop read while the crawl's last page is in flight: the page is
