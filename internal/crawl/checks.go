@@ -93,9 +93,10 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 	if err != nil {
 		return true, err
 	}
-	var pending int64
+	var pending, inFlight int64
 	for _, ci := range info.Crawls {
 		pending += ci.Pending + ci.InFlight
+		inFlight += ci.InFlight
 	}
 	s := &c.seed
 	fresh := s.refused[frontier.ReasonFresh]
@@ -160,6 +161,11 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 			tool.Printf("crawl %q: round %d begins (round %d was complete)", o.crawlID, c.round, c.round-1)
 		case s.again > 0:
 			tool.Printf("crawl %q round %d: its last run could fetch nothing (%s): %s queued again", o.crawlID, c.round, c.meta[metaLastFailure], plural(s.again, "seed"))
+		case c.killedRun != "":
+			// A kill leaves no account: the run after it says what
+			// the kill costs, as frontier.md's Resume does.
+			tool.Printf("crawl %q round %d: its last run (%s) ended without finishing (killed, or its machine went down): resuming the round; what it held in flight (%s) is fetched again, and the items of those pages it had already exported are exported again (cdedupe --key .url removes them)",
+				o.crawlID, c.round, c.killedRun, plural(inFlight, "request"))
 		case c.unknown && exportExists(o.out):
 			tool.Printf("crawl %q: the frontier (%s) has no record of it, but %s exists: the crawl begins at round 1, and the export goes on from what the file holds (if the crawl ran before, its frontier was lost: a Redis that restarted empty, another --db)",
 				o.crawlID, storeurl.Redact(o.dsn), o.out)

@@ -35,6 +35,9 @@ type crawl struct {
 	newRound bool // this run began it
 	resumes  bool // this run goes on with a round an earlier run began
 	unknown  bool // the frontier had no record of the crawl: this run starts it
+	// killedRun is the last run of the crawl on this machine ("pid 123
+	// on host") when it ended without releasing the run lock: killed.
+	killedRun string
 	// failuresFrom is where this run's records begin in --failures FILE
 	// (failuresAppend).
 	failuresFrom int64

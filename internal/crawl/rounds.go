@@ -48,6 +48,9 @@ func (c *crawl) lockRun(ctx context.Context) (release func(), err error) {
 	holder := frontier.LockHolder()
 	cur, ok, err := c.fr.LockCrawl(ctx, c.o.crawlID, holder, "", lockTTL, c.now())
 	if err == nil && !ok && frontier.LockHolderGone(cur) {
+		// The last run on this machine ended without releasing its
+		// lock: it was killed (beforeLoop says so).
+		c.killedRun = frontier.DescribeLockHolder(cur)
 		cur, ok, err = c.fr.LockCrawl(ctx, c.o.crawlID, holder, cur, lockTTL, c.now())
 	}
 	if err != nil {

@@ -280,7 +280,10 @@ func TestCqueueCrawl(t *testing.T) {
 		if out := l.run("cqueue info --db items-0.jsonl.db"); strings.Contains(out, `"queued":0,"in_flight":0,`) {
 			t.Errorf("the tools of the killed cqueue crawl went on to the end of the crawl: %s", out)
 		}
-		l.runCrawl(`seeds.txt "$RULES" items-0.jsonl`).want(t, 0, "complete: nothing is left queued or in flight")
+		// The rerun says what the kill cost (it was silent).
+		l.runCrawl(`seeds.txt "$RULES" items-0.jsonl`).want(t, 0, `crawl "items-0" round 1: its last run (pid `,
+			`) ended without finishing (killed, or its machine went down): resuming the round; what it held in flight (`,
+			"complete: nothing is left queued or in flight")
 		l.checkItems()
 	})
 
