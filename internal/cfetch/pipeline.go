@@ -80,6 +80,9 @@ type outLine struct {
 	res    *reservation
 	ack    bool   // the ack of a rejected input line
 	passed string // the kind of a record passed through
+	// released says the line is a request an interrupt handed back,
+	// counted "released" once written, as Out is.
+	released bool
 }
 
 func newPipeline(tool *cli.Tool, f *Fetcher, opts *Options, w *ndjson.Writer) *pipeline {

@@ -17,8 +17,7 @@ func (p *pipeline) emitter() {
 	for it := range p.emit {
 		switch {
 		case it.a != nil && it.a.release:
-			p.tool.Stats.Count("interrupted", "released", 1)
-			p.out <- outLine{b: it.a.j.raw}
+			p.out <- outLine{b: it.a.j.raw, released: true}
 		case it.a != nil:
 			p.writeResponse(it.a.j, p.fetch.record(it.a.j, it.a.out))
 		default:
@@ -84,6 +83,9 @@ func (p *pipeline) write() {
 		}
 		if line.passed != "" {
 			p.tool.Stats.Count("passed", line.passed, 1)
+		}
+		if line.released {
+			p.tool.Stats.Count("interrupted", "released", 1)
 		}
 	}
 	if failed == nil {

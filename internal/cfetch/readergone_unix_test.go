@@ -4,8 +4,12 @@ package cfetch
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +48,65 @@ func TestInterruptWithTheReaderGone(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Run did not return after the interrupt")
+	}
+}
+
+// TestReleasedCountedOnlyWhenWritten: the requests an interrupt hands
+// back are counted "released" once written, as every record is counted
+// out, so out less released (cqueue crawl's and cqueue serve's count of
+// pages) is never negative. They were counted before the write: with the
+// output gone (a full disk downstream ended the loop), a crawl's account
+// said "-50 pages in 2.4s".
+func TestReleasedCountedOnlyWhenWritten(t *testing.T) {
+	t.Parallel()
+	hit := make(chan string, 10)
+	hold := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		hit <- r.URL.Path
+		<-hold
+	}))
+	defer srv.Close()
+	stdin, feed := io.Pipe()
+	defer feed.Close()
+	r, out, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	r.Close() // every write fails with EPIPE
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan int, 1)
+	var stderr strings.Builder
+	go func() {
+		done <- execute(ctx, []string{"-q", "--stats", stats, "--per-host", "1"}, stdin, out, &stderr)
+	}()
+	// The first is in flight; the other two wait behind it, and are
+	// handed back at the interrupt.
+	for _, p := range []string{"/a", "/b", "/c"} {
+		io.WriteString(feed, `{"kind":"request","url":"`+srv.URL+p+`","lease":"l`+p[1:]+`"}`+"\n")
+	}
+	waitFor(t, hit, "the first request to reach the server")
+	cancel(cli.ErrInterrupted)
+	close(hold) // answered after the interrupt
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after the interrupt")
+	}
+	b, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st cli.StatsJSON
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	if released := st.Counts["interrupted"]["released"]; released > st.Out {
+		t.Errorf("released %d of %d records written: %s", released, st.Out, b)
 	}
 }
