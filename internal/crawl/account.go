@@ -12,6 +12,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/frontier"
+	"github.com/crawlutils/crawlutils/internal/monitor"
 	"github.com/crawlutils/crawlutils/internal/policy"
 	"github.com/crawlutils/crawlutils/internal/storage/storeurl"
 )
@@ -46,13 +47,9 @@ func (l loopStats) get(key string) *cli.StatsJSON {
 	return &cli.StatsJSON{}
 }
 
-// pages counts the responses cfetch wrote (not the requests it read
-// ahead), less the requests an interrupt handed back unfetched and the
-// records of other kinds it passed through (a stopped or paused crawl's
-// pause record).
+// pages counts the pages cfetch fetched (monitor.FetchedPages).
 func (l loopStats) pages() int64 {
-	f := l.get("cfetch")
-	return f.Out - f.Counts["interrupted"]["released"] - sum(f.Counts["passed"])
+	return monitor.FetchedPages(*l.get("cfetch"))
 }
 
 // items counts the items exported: by cexport, or with OUT "-" the item

@@ -62,7 +62,7 @@ func totalsOf(snaps []statspub.Snapshot, id string) (t totalsJSON, ok, working b
 		st := readStats(s)
 		switch s.Tool {
 		case "cfetch":
-			t.Pages += st.Out - st.Counts["interrupted"]["released"]
+			t.Pages += FetchedPages(st)
 			for _, n := range httpErrors(st) {
 				t.Errors += n
 			}

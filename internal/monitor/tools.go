@@ -55,6 +55,19 @@ func figuresOf(s statspub.Snapshot) figures {
 	return f
 }
 
+// FetchedPages is the pages cfetch's stats st account for: the
+// responses it wrote (not the requests it read ahead), less the requests
+// an interrupt handed back unfetched and the records of other kinds it
+// passed through (a crawl's pause or expired record). cqueue crawl's
+// account and cqueue serve count pages so.
+func FetchedPages(st cli.StatsJSON) int64 {
+	n := st.Out - st.Counts["interrupted"]["released"]
+	for _, p := range st.Counts["passed"] {
+		n -= p
+	}
+	return n
+}
+
 // httpErrors are cfetch's fetches that failed, by reason: its error codes
 // (timeout, dns, robots, …) and "status_NNN" for the answers of
 // status 500 and above (after its retries).
