@@ -38,7 +38,8 @@ func (c *crawl) refuse(format string, a ...any) {
 // checkFrontier refuses a crawl the frontier cannot run as asked: another
 // crawl's requests are waiting in it (the loop would fetch them too, into
 // OUT, with these rules), or this crawl was started with other rules or
-// seeds (unless --force).
+// seeds, or it has no record of the crawl while OUT holds an export
+// (unless --force).
 func (c *crawl) checkFrontier(ctx context.Context) error {
 	tool, o := c.tool, &c.o
 	info, err := c.fr.Info(ctx, frontier.InfoFilter{})
@@ -66,6 +67,14 @@ func (c *crawl) checkFrontier(ctx context.Context) error {
 		return err
 	}
 	c.meta = meta
+	if meta[metaRound] == "" && meta["started_at"] == "" && exportExists(o.out) && !o.force {
+		// A frontier that lost the crawl (a Redis restarted empty, a db
+		// removed) would begin it over and append every item to OUT
+		// again, as silently as other rules would mix into it.
+		c.refuse("crawl %q: the frontier %s has no record of it, but %s exists: if the crawl ran before, its frontier was lost (a Redis that restarted empty, a removed db, another --db), and this run would begin it over at round 1 and export every item into %s again. To start over, remove %s (or export to another file); to add this crawl's items to it all the same, use --force",
+			o.crawlID, storeurl.Redact(o.dsn), outName(o.out), outName(o.out), outName(o.out))
+		return cli.Exit(cli.ExitUsage) // reported above
+	}
 	if conflicts := c.id.conflicts(o.crawlID, meta); len(conflicts) > 0 {
 		for _, msg := range conflicts {
 			if o.force {
@@ -167,7 +176,7 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 			tool.Printf("crawl %q round %d: its last run (%s) ended without finishing (killed, or its machine went down): resuming the round; what it held in flight (%s) is fetched again, and the items of those pages it had already exported are exported again (cdedupe --key .url removes them)",
 				o.crawlID, c.round, c.killedRun, plural(inFlight, "request"))
 		case c.unknown && exportExists(o.out):
-			tool.Printf("crawl %q: the frontier (%s) has no record of it, but %s exists: the crawl begins at round 1, and the export goes on from what the file holds (if the crawl ran before, its frontier was lost: a Redis that restarted empty, another --db)",
+			tool.Printf("crawl %q: the frontier (%s) has no record of it, but %s exists: the crawl begins at round 1, and the export goes on from what the file holds (--force)",
 				o.crawlID, storeurl.Redact(o.dsn), o.out)
 		}
 	}

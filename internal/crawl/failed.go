@@ -126,10 +126,16 @@ func (c *crawl) fetchedNothingLine(a crawlAccount, again bool) string {
 		a.Round, c.startAnew())
 }
 
-// startAnew says how to start a crawl over.
+// startAnew says how to start a crawl over: with a frontier that has no
+// record of it, and OUT gone (checkFrontier refuses a new crawl into an
+// export, which it would export again).
 func (c *crawl) startAnew() string {
-	if storeurl.IsRedisURL(c.o.dsn) {
-		return "to start the crawl over, give another --crawlid"
+	out := ""
+	if exportExists(c.o.out) {
+		out = ", and remove " + outName(c.o.out)
 	}
-	return fmt.Sprintf("to start the crawl over, remove %s (or give another --crawlid)", cli.ShellQuote(c.o.dsn))
+	if storeurl.IsRedisURL(c.o.dsn) {
+		return "to start the crawl over, give another --crawlid" + out
+	}
+	return fmt.Sprintf("to start the crawl over, remove %s (or give another --crawlid)%s", cli.ShellQuote(c.o.dsn), out)
 }

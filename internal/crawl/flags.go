@@ -49,6 +49,8 @@ a time: a second one exits 4 at once (the lock is in the frontier, so it holds
 across machines with Redis; a run that died lets go of it within 30s, at once
 on the same machine). A rerun with other rules or
 other seeds is refused (exit 2), naming what differs, unless --force; so is a
+first run into an OUT that already holds an export (the crawl's frontier was
+lost: every item would be exported again), unless --force; and so is a
 frontier that holds another crawl's unfinished requests, which the loop would
 fetch too.
 
@@ -159,7 +161,7 @@ func (c *crawlCmd) define(f *cli.Flags) {
 	f.StringVar(&o.failures, "failures", "", "write every page that failed (a fetch error, a status other than 2xx) or had items dropped (a required field missing) to `FILE`, one JSON record a line with its reason and the page that linked it (cextract --failures); the account names the first few")
 	f.StringVar(&o.filesDir, "files-dir", "", "store the files of the item rules with files: under `DIR` (cextract --files-dir, Scrapy's FILES_STORE): each item is exported once its files are in, with \"files\"; a rerun finds them there and fetches only the missing and the expired")
 	f.BoolVar(&o.check, "check", false, "run the rules file's tests: first (cextract --test, Scrapy's scrapy check) and refuse to start the crawl when one fails")
-	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's)")
+	f.BoolVar(&o.force, "force", false, "go on with rules or seeds other than those the crawl was started with (they become the crawl's), or begin a crawl into an OUT that holds an export already")
 	f.BoolVar(&o.resume, "resume", false, "resume a crawl stopped by cqueue stop (or cqueue serve's Stop) where it stopped, or paused by cqueue serve's Pause; or fetch the seeds again after a run that could fetch nothing for a cause that would come back (robots.txt disallowing them), once it is fixed")
 	f.BoolVar(&o.nextRound, "next-round", false, "drop what a stopped crawl's round left and begin its next round from the seeds")
 	f.DurationVar(&o.publishEvery, "publish-every", statspub.DefaultEvery, "publish the loop's tools' stats to the frontier every `DURATION`, for cqueue serve; 0: never")
