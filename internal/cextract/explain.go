@@ -290,7 +290,7 @@ func skipText(reason string, resp *record.Response) string {
 	case "skipped_status":
 		return fmt.Sprintf("status %d (only 2xx responses are extracted)", resp.Status)
 	case "skipped_binary":
-		return "binary body (only gzip-compressed text is read)"
+		return "binary body (only XML and gzip-compressed text are read)"
 	case skippedTooLarge:
 		return "gzip-compressed body larger than 50 MiB uncompressed (the sitemap limit): not read"
 	case skippedBadGzip:

@@ -67,10 +67,21 @@ func newPageFrom(raw []byte, fields []record.Field, resp *record.Response, req *
 	case resp.Status != 0 && (resp.Status < 200 || resp.Status > 299):
 		return nil, "skipped_status"
 	case quoted == nil && resp.Body == "" && resp.BodyBase64 != "":
-		// Binary: only a gzip-compressed body (a sitemap.xml.gz) is read,
-		// when it decompresses whole within sitemap.MaxSize; it is kept
-		// compressed.
+		// Binary: only XML (below) and a gzip-compressed body (a
+		// sitemap.xml.gz) are read, the latter when it decompresses whole
+		// within sitemap.MaxSize; it is kept compressed.
 		data, err := base64.StdEncoding.DecodeString(resp.BodyBase64)
+		if err == nil && !sitemap.IsGzip(data) && sniffFormat(string(data[:min(len(data), 1024)])) == rules.XML {
+			// XML served with a type that says nothing of it (a sitemap as
+			// application/octet-stream): read as text in the encoding its
+			// declaration names, as Scrapy makes it an XmlResponse.
+			var sb strings.Builder
+			io.Copy(&sb, sitemap.DeclaredUTF8(bytes.NewReader(data)))
+			p := &page{raw: raw, fields: fields, resp: resp, req: req, body: body{text: sb.String(), ok: true, size: sb.Len()}}
+			p.url = pageURL(resp, req)
+			p.format = rules.XML
+			return p, ""
+		}
 		if err != nil || !sitemap.IsGzip(data) {
 			return nil, "skipped_binary"
 		}
