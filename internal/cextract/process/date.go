@@ -23,6 +23,7 @@ var dateLayouts = []string{
 	"2006-01-02 15:04",
 	"2006-01-02",
 	"2006-01",
+	"2006", // W3C datetime's year alone (a sitemap's <lastmod>2024</lastmod>)
 	"2006/01/02",
 	time.RFC1123Z,
 	time.RFC1123,
