@@ -34,7 +34,7 @@ type sitemapRule struct {
 const tightGCFrom = 8 << 20
 
 // defaultSitemapURL is what a sitemap rule without match.url reads.
-var defaultSitemapURL = regexp.MustCompile(`(?i)/robots\.txt$|sitemap[^/]*\.xml(\.gz)?$`)
+var defaultSitemapURL = regexp.MustCompile(`(?i)/robots\.txt$|sitemap[^/]*\.(xml|txt)(\.gz)?$`)
 
 func compileSitemapRule(r *rules.Sitemap) *sitemapRule {
 	s := &sitemapRule{name: r.Name, pos: r.Pos, url: r.Match.URL, notURL: r.Match.NotURL, follow: r.Follow,
@@ -55,7 +55,7 @@ func compileSitemapRule(r *rules.Sitemap) *sitemapRule {
 func (s *sitemapRule) matches(p *page) (bool, string) {
 	if !anyMatch(s.url, p.url) && !(s.byDefault && requestedAsSitemap(p.req)) {
 		if s.byDefault {
-			return false, "the URL is not a robots.txt or a sitemap's (no match.url: /robots.txt, *sitemap*.xml(.gz), or a sitemap a robots.txt or an index listed)"
+			return false, "the URL is not a robots.txt or a sitemap's (no match.url: /robots.txt, *sitemap*.xml(.gz), *sitemap*.txt, or a sitemap a robots.txt or an index listed)"
 		}
 		return false, "the URL matches no match.url"
 	}
@@ -83,7 +83,7 @@ func requestedAsSitemap(req *record.Request) bool {
 
 // sitemapResult counts what a sitemap rule did with one response.
 type sitemapResult struct {
-	kind     string // "robots.txt", "urlset", "sitemapindex", "not a sitemap"
+	kind     string // "robots.txt", "urlset", "sitemapindex", "text", "rss", "atom", "not a sitemap"
 	entries  int
 	filtered int // URLs left out by follow, allow, deny or lastmod
 	err      error

@@ -1,7 +1,8 @@
 // Package sitemap reads sitemaps (https://www.sitemaps.org/protocol.html):
 // a urlset of pages or a sitemapindex of other sitemaps, plain or gzip
-// compressed, with xhtml:link alternates; and the Sitemap: lines of a
-// robots.txt. It is what Scrapy's SitemapSpider and scrapy.utils.sitemap
+// compressed, with xhtml:link alternates; the other forms the protocol
+// gives (a text file of URLs, an RSS or Atom feed); and the Sitemap: lines
+// of a robots.txt. It is what Scrapy's SitemapSpider and scrapy.utils.sitemap
 // do, for cextract's sitemap rules.
 package sitemap
 
@@ -21,11 +22,16 @@ import (
 // Kind is the kind of a sitemap document.
 type Kind uint8
 
-// Kinds of sitemap documents.
+// Kinds of sitemap documents: the XML sitemaps, and the other forms the
+// protocol accepts (a text file of URLs, an RSS or Atom feed), which Google
+// reads and Scrapy's SitemapSpider does not.
 const (
 	None   Kind = iota // not a sitemap
 	URLSet             // <urlset>: pages
 	Index              // <sitemapindex>: other sitemaps
+	Text               // a text file, one page URL a line
+	RSS                // an RSS feed: its items' <link>s are pages
+	Atom               // an Atom feed: its entries' <link href>s are pages
 )
 
 func (k Kind) String() string {
@@ -34,13 +40,22 @@ func (k Kind) String() string {
 		return "urlset"
 	case Index:
 		return "sitemapindex"
+	case Text:
+		return "text"
+	case RSS:
+		return "rss"
+	case Atom:
+		return "atom"
 	}
 	return "not a sitemap"
 }
 
-// Entry is one <url> of a urlset or <sitemap> of an index.
+// Entry is one <url> of a urlset or <sitemap> of an index, a line of a
+// text sitemap, an <item> of RSS or an <entry> of Atom.
 type Entry struct {
-	Loc     string
+	Loc string
+	// Lastmod is the <lastmod> (RSS: <pubDate>; Atom: <updated>, or
+	// Atom 0.3's <modified>), as written.
 	Lastmod string
 	// Alternates are the hrefs of the entry's <xhtml:link rel="alternate">.
 	Alternates []string
@@ -113,12 +128,18 @@ func Parse(data []byte) (Kind, []Entry, error) {
 }
 
 // Each reads a sitemap document (gzip-compressed or not) and calls fn with
-// the document's kind and each entry that has a <loc>, in order, as it is read: memory does not
-// grow with the number of entries. A document whose root element is
-// neither urlset nor sitemapindex gives None and no error. Namespaces are
-// not checked (many sitemaps get them wrong); elements are matched by local
-// name, as Scrapy does. On malformed XML, the entries read before the
-// error have been given to fn, and the error says where it stopped.
+// the document's kind and each entry that has a <loc>, in order, as it is
+// read: memory does not grow with the number of entries. A document whose
+// root element is none of urlset, sitemapindex, rss (or RSS 1.0's rdf:RDF)
+// and feed gives None and no error. Namespaces are not checked (many
+// sitemaps get them wrong); elements are matched by local name, as Scrapy
+// does. On malformed XML, the entries read before the error have been
+// given to fn, and the error says where it stopped.
+//
+// A document that does not start with '<' (white space and a byte order
+// mark aside) is a text sitemap (sitemaps.org: one URL a line, each
+// fully specified): each line that starts with http:// or https:// is an
+// entry, other lines are skipped; with none, it is None.
 func Each(data string, fn func(Kind, Entry)) (Kind, error) {
 	return EachFrom(strings.NewReader(data), int64(len(data)), fn)
 }
@@ -132,12 +153,90 @@ func EachFrom(r io.Reader, size int64, fn func(Kind, Entry)) (Kind, error) {
 		if err != nil {
 			return None, err
 		}
-		return each(DeclaredUTF8(zr), fn)
+		return eachDocument(bufio.NewReader(DeclaredUTF8(zr)), fn)
 	}
 	if size > MaxSize {
 		return None, ErrTooLarge
 	}
-	return each(br, fn)
+	return eachDocument(br, fn)
+}
+
+// eachDocument reads br as XML, or as a text sitemap when its first
+// character (after white space and a byte order mark) is not '<'.
+func eachDocument(br *bufio.Reader, fn func(Kind, Entry)) (Kind, error) {
+	for {
+		c, _, err := br.ReadRune()
+		if err != nil {
+			if err == io.EOF {
+				return None, nil
+			}
+			return None, err
+		}
+		if !strings.ContainsRune(" \t\r\n\ufeff", c) {
+			br.UnreadRune()
+			if c != '<' {
+				return eachLine(br, fn)
+			}
+			return each(br, fn)
+		}
+	}
+}
+
+// eachLine reads a text sitemap: each line that is a fully specified
+// http or https URL is an entry.
+func eachLine(br *bufio.Reader, fn func(Kind, Entry)) (Kind, error) {
+	kind := None
+	for {
+		line, err := br.ReadString('\n')
+		if loc := strings.TrimSpace(line); isAbsoluteHTTP(loc) {
+			kind = Text
+			fn(kind, Entry{Loc: loc})
+		}
+		if err == io.EOF {
+			return kind, nil
+		}
+		if err != nil {
+			return kind, err
+		}
+	}
+}
+
+// isAbsoluteHTTP reports whether s starts with http:// or https://, in
+// any case.
+func isAbsoluteHTTP(s string) bool {
+	for _, p := range []string{"http://", "https://"} {
+		if len(s) > len(p) && strings.EqualFold(s[:len(p)], p) {
+			return true
+		}
+	}
+	return false
+}
+
+// entryName is the element of a document of kind that is one entry.
+func entryName(kind Kind) string {
+	switch kind {
+	case URLSet:
+		return "url"
+	case Index:
+		return "sitemap"
+	case RSS:
+		return "item"
+	case Atom:
+		return "entry"
+	}
+	return ""
+}
+
+// lastmodName reports whether name is the element of an entry of kind
+// that says when its page last changed.
+func lastmodName(kind Kind, name string) bool {
+	switch kind {
+	case RSS:
+		return name == "pubDate"
+	case Atom:
+		return name == "updated" || name == "modified"
+	}
+	return name == "lastmod"
 }
 
 func each(r io.Reader, fn func(Kind, Entry)) (Kind, error) {
@@ -147,6 +246,7 @@ func each(r io.Reader, fn func(Kind, Entry)) (Kind, error) {
 	dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 	kind := None
 	var cur *Entry
+	entryDepth := 0  // the depth of cur's element
 	var field string // "loc" or "lastmod" while inside one
 	var text strings.Builder
 	depth := 0
@@ -179,15 +279,24 @@ func each(r io.Reader, fn func(Kind, Entry)) (Kind, error) {
 					kind = URLSet
 				case "sitemapindex":
 					kind = Index
+				case "rss", "RDF": // RSS 2.0; RSS 1.0's rdf:RDF
+					kind = RSS
+				case "feed":
+					kind = Atom
 				default:
 					return None, nil
 				}
-			case depth == 2 && (name == "url" && kind == URLSet || name == "sitemap" && kind == Index):
-				cur = &Entry{}
-			case depth == 3 && cur != nil && (name == "loc" || name == "lastmod"):
-				field = name
+			case cur == nil && name == entryName(kind) && (depth == 2 || kind == RSS && depth == 3):
+				// RSS 2.0's items are in its <channel>, RSS 1.0's beside it.
+				cur, entryDepth = &Entry{}, depth
+			case cur == nil || depth != entryDepth+1:
+			case name == "loc" && (kind == URLSet || kind == Index), name == "link" && kind == RSS:
+				field = "loc"
 				text.Reset()
-			case depth == 3 && cur != nil && name == "link":
+			case lastmodName(kind, name):
+				field = "lastmod"
+				text.Reset()
+			case name == "link" && (kind == URLSet || kind == Atom):
 				var rel, href string
 				for _, a := range t.Attr {
 					switch a.Name.Local {
@@ -197,25 +306,40 @@ func each(r io.Reader, fn func(Kind, Entry)) (Kind, error) {
 						href = a.Value
 					}
 				}
-				if href = strings.TrimSpace(href); href != "" && strings.EqualFold(strings.TrimSpace(rel), "alternate") {
+				rel = strings.TrimSpace(rel)
+				href = strings.TrimSpace(href)
+				switch {
+				case href == "" || !strings.EqualFold(rel, "alternate") && (kind == URLSet || rel != ""):
+				case kind == URLSet:
 					cur.Alternates = append(cur.Alternates, href)
+				case cur.Loc == "":
+					// Atom: the entry's page is its first link with no
+					// rel or rel="alternate".
+					cur.Loc = href
 				}
 			}
 		case xml.EndElement:
-			if depth == 3 && field != "" {
+			if depth == entryDepth+1 && field != "" {
 				v := strings.TrimSpace(text.String())
-				if field == "loc" {
-					cur.Loc = v
-				} else {
+				switch {
+				case field == "lastmod":
 					cur.Lastmod = v
+				case kind == RSS:
+					// The first <link> with a URL (an <atom:link/> is
+					// empty).
+					if cur.Loc == "" {
+						cur.Loc = v
+					}
+				default:
+					cur.Loc = v
 				}
 				field = ""
 			}
-			if depth == 2 && cur != nil {
+			if depth == entryDepth && cur != nil {
 				if cur.Loc != "" {
 					fn(kind, *cur)
 				}
-				cur = nil
+				cur, entryDepth = nil, 0
 			}
 			depth = max(depth-1, 0)
 		case xml.CharData:

@@ -45,11 +45,14 @@ func TestParseIndexAndGzip(t *testing.T) {
 }
 
 func TestParseOthers(t *testing.T) {
-	if kind, _, err := Parse([]byte(`<rss><channel/></rss>`)); kind != None || err != nil {
-		t.Fatalf("rss: %v %v", kind, err)
+	if kind, _, err := Parse([]byte(`<html><body><a href="https://a.example/">a</a></body></html>`)); kind != None || err != nil {
+		t.Fatalf("html: %v %v", kind, err)
 	}
-	if _, _, err := Parse([]byte(`not xml at all <`)); err == nil {
-		t.Fatal("text parsed")
+	if kind, entries, err := Parse([]byte(`not xml at all <`)); kind != None || len(entries) != 0 || err != nil {
+		t.Fatalf("text without URLs: %v %v %v", kind, entries, err)
+	}
+	if _, _, err := Parse([]byte(`<urlset><url><loc>x</loc></url><`)); err == nil {
+		t.Fatal("malformed XML parsed")
 	}
 	if _, _, err := Parse([]byte{0x1f, 0x8b, 1, 2}); err == nil || !strings.Contains(err.Error(), "gzip") {
 		t.Fatalf("bad gzip: %v", err)
@@ -96,6 +99,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<urlset><url><loc>a<!-- c -->b</loc><link rel="alternate" href="h"/></url></urlset>`))
 	f.Add([]byte{0x1f, 0x8b})
 	f.Add([]byte(`<?xml version="1.0" encoding="latin1"?><urlset><url><loc>&eacute;</loc></url></urlset>`))
+	f.Add([]byte("https://a.example/1\r\nnot a URL\nhttp://a.example/2"))
+	f.Add([]byte(`<rss><channel><item><link>https://a.example/1</link><pubDate>x</pubDate></item></channel></rss>`))
+	f.Add([]byte(`<feed><entry><link rel="alternate" href="https://a.example/1"/><updated>2024</updated></entry></feed>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		kind, entries, _ := Parse(data)
 		if kind == None && len(entries) > 0 {
@@ -104,6 +110,9 @@ func FuzzParse(f *testing.F) {
 		for _, e := range entries {
 			if e.Loc == "" {
 				t.Fatal("entry without loc")
+			}
+			if kind == Text && (len(e.Alternates) > 0 || e.Lastmod != "" || strings.ContainsAny(e.Loc, "\n") || !isAbsoluteHTTP(e.Loc)) {
+				t.Fatalf("text entry %#v", e)
 			}
 		}
 		_ = Robots(string(data))
@@ -127,5 +136,42 @@ func TestGzipInDeclaredEncoding(t *testing.T) {
 	kind, entries, err = Parse([]byte(converted))
 	if err != nil || kind != URLSet || len(entries) != 2 || entries[0].Loc != "http://a.test/café" {
 		t.Errorf("UTF-8 text declared ISO-8859-1: %v %+v %v, want 2 entries, the first http://a.test/café", kind, entries, err)
+	}
+}
+
+// TestParseTextAndFeeds: the other forms sitemaps.org gives a sitemap, which
+// Google reads: a text file of URLs, an RSS 2.0 (or 1.0) feed whose items'
+// <link>s are the pages, with <pubDate> as their lastmod, and an Atom feed
+// whose entries' <link href>s are, with <updated>. They were "not a
+// sitemap", so a sitemap.txt or a feed a robots.txt named gave no page.
+func TestParseTextAndFeeds(t *testing.T) {
+	for _, tt := range []struct {
+		name, doc string
+		kind      Kind
+		want      []Entry
+	}{
+		{"text", "\ufeffhttps://a.example/1\r\n  http://a.example/2?x=1&y=2  \n\n# a comment\nftp://a.example/3\n/relative\nHTTPS://a.example/4", Text,
+			[]Entry{{Loc: "https://a.example/1"}, {Loc: "http://a.example/2?x=1&y=2"}, {Loc: "HTTPS://a.example/4"}}},
+		{"text without a final newline", "https://a.example/1", Text, []Entry{{Loc: "https://a.example/1"}}},
+		{"text of no URL", "User-agent: *\nDisallow: /\n", None, nil},
+		{"empty", " \n\t", None, nil},
+		{"rss 2.0", `<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>t</title><link>https://a.example/</link>
+<atom:link href="https://a.example/feed" rel="self"/>
+<item><title>One</title><link> https://a.example/1 </link><atom:link href="https://a.example/feed" rel="self"/><pubDate>Wed, 01 May 2024 10:00:00 +0200</pubDate></item>
+<item><title>No link</title><guid>x</guid></item>
+<item><link><![CDATA[https://a.example/2?x=1&y=2]]></link></item>
+</channel></rss>`, RSS, []Entry{{Loc: "https://a.example/1", Lastmod: "Wed, 01 May 2024 10:00:00 +0200"}, {Loc: "https://a.example/2?x=1&y=2"}}},
+		{"rss 1.0", `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel><link>https://a.example/</link></channel><item><link>https://a.example/1</link></item></rdf:RDF>`, RSS,
+			[]Entry{{Loc: "https://a.example/1"}}},
+		{"atom", `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><link href="https://a.example/"/>
+<entry><link rel="edit" href="https://a.example/edit/1"/><link href="https://a.example/1"/><link rel="alternate" href="https://a.example/1b"/><updated>2024-05-01T10:00:00Z</updated></entry>
+<entry><link rel="enclosure" href="https://a.example/x.mp3"/></entry>
+<entry><link rel="alternate" type="text/html" href="https://a.example/2"/><modified>2004-01-01</modified></entry>
+</feed>`, Atom, []Entry{{Loc: "https://a.example/1", Lastmod: "2024-05-01T10:00:00Z"}, {Loc: "https://a.example/2", Lastmod: "2004-01-01"}}},
+	} {
+		kind, entries, err := Parse([]byte(tt.doc))
+		if err != nil || kind != tt.kind || !reflect.DeepEqual(entries, tt.want) {
+			t.Errorf("%s: %v %#v %v, want %v %#v", tt.name, kind, entries, err, tt.kind, tt.want)
+		}
 	}
 }
