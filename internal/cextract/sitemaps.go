@@ -14,6 +14,7 @@ import (
 	"github.com/crawlutils/crawlutils/internal/cli"
 	"github.com/crawlutils/crawlutils/internal/linkfind"
 	"github.com/crawlutils/crawlutils/internal/record"
+	"github.com/crawlutils/crawlutils/internal/robots"
 )
 
 // sitemapRule reads robots.txt and sitemaps: Scrapy's SitemapSpider.
@@ -104,7 +105,7 @@ func (s *sitemapRule) links(p *page, emit func(candidate), st *LinkStats) sitema
 	}
 	if u, err := url.Parse(p.url); err == nil && strings.EqualFold(u.Path, "/robots.txt") {
 		res.kind = "robots.txt"
-		locs := sitemap.Robots(p.body.whole())
+		locs := robots.Sitemaps([]byte(p.body.whole()))
 		res.entries = len(locs)
 		for _, loc := range locs {
 			add(loc, sourceRobotsSitemap)

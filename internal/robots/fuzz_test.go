@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,6 +179,17 @@ func FuzzEachLine(f *testing.F) {
 		if !bytes.HasPrefix(body, []byte("\ufeff")) {
 			if again := lines(append([]byte("\ufeff"), body...)); fmt.Sprint(again) != fmt.Sprint(got) {
 				t.Fatalf("EachLine(%q) = %q; after a BOM: %q", body, got, again)
+			}
+		}
+		// The Sitemap lines read alone are those Parse reads, each one
+		// field of printable characters.
+		sm := Sitemaps(body)
+		if parsed := Parse(body, "crawlutils").Sitemaps(); !slices.Equal(sm, parsed) {
+			t.Fatalf("Sitemaps(%q) = %q, Parse's %q", body, sm, parsed)
+		}
+		for _, u := range sm {
+			if u == "" || !printable(u) {
+				t.Fatalf("Sitemaps(%q) gave %q", body, u)
 			}
 		}
 	})

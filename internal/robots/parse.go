@@ -142,10 +142,33 @@ func (p *parser) line(key, val string) {
 			p.delayed = true
 		}
 	case "sitemap":
-		if v := firstField(val); v != "" && printable(v) {
+		if v, ok := sitemapURL(val); ok {
 			p.sitemaps = append(p.sitemaps, v)
 		}
 	}
+}
+
+// Sitemaps returns the URLs of the Sitemap lines of a robots.txt body, in
+// order, as Rules.Sitemaps does, without reading its groups: the field
+// name in any case, comments removed, each value's first field (RFC 9309
+// §2.1: no white space in a value; "Sitemap: URL extra" names URL), a
+// value with control characters skipped. A URL is as written: relative
+// ones are the caller's to resolve.
+func Sitemaps(body []byte) []string {
+	var out []string
+	EachLine(body, func(key, val string) {
+		if v, ok := sitemapURL(val); key == "sitemap" && ok {
+			out = append(out, v)
+		}
+	})
+	return out
+}
+
+// sitemapURL is the URL of a Sitemap line's value: its first field,
+// unless it is empty or holds control characters.
+func sitemapURL(val string) (string, bool) {
+	v := firstField(val)
+	return v, v != "" && printable(v)
 }
 
 // result merges the groups of our agent, or else the "*" groups, and

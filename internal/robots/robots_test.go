@@ -282,3 +282,23 @@ func BenchmarkAllowedHostile(b *testing.B) {
 		r.Allowed(u)
 	}
 }
+
+// TestSitemaps: the Sitemap lines of a file, read alone as Parse reads
+// them (the field name in any case, comments removed, lines ended by CR,
+// LF or CRLF, a BOM skipped), each value's first field: cextract read the
+// whole value, so "Sitemap: URL extra" requested "URL%20extra".
+func TestSitemaps(t *testing.T) {
+	want := []string{"https://a.example/sitemap.xml", "https://a.example/s2.xml", "/relative.xml"}
+	for _, body := range []string{
+		"User-agent: *\nDisallow: /private/\n# Sitemap: https://no.example/\nSitemap: https://a.example/sitemap.xml\nsitemap:https://a.example/s2.xml # second\r\nSITEMAP : \nSitemap: /relative.xml\n",
+		"Sitemap: https://a.example/sitemap.xml (the shop)\rUser-agent: *\rDisallow: /private\rSitemap:\thttps://a.example/s2.xml\tgzip\rSitemap: /relative.xml",
+		"\ufeffSitemap: https://a.example/sitemap.xml\r\nUser-agent: *\r\nSitemap: https://a.example/s2.xml\r\nSitemap: \x01bad\r\nSitemap: /relative.xml\r\n",
+	} {
+		if got := Sitemaps([]byte(body)); !slices.Equal(got, want) {
+			t.Errorf("Sitemaps(%q) = %q, want %q", body, got, want)
+		}
+		if got := Parse([]byte(body), "crawlutils").Sitemaps(); !slices.Equal(got, want) {
+			t.Errorf("Parse(%q).Sitemaps() = %q, want %q", body, got, want)
+		}
+	}
+}

@@ -1,9 +1,9 @@
 // Package sitemap reads sitemaps (https://www.sitemaps.org/protocol.html):
 // a urlset of pages or a sitemapindex of other sitemaps, plain or gzip
-// compressed, with xhtml:link alternates; the other forms the protocol
-// gives (a text file of URLs, an RSS or Atom feed); and the Sitemap: lines
-// of a robots.txt. It is what Scrapy's SitemapSpider and scrapy.utils.sitemap
-// do, for cextract's sitemap rules.
+// compressed, with xhtml:link alternates; and the other forms the protocol
+// gives (a text file of URLs, an RSS or Atom feed). It is what Scrapy's
+// SitemapSpider and scrapy.utils.sitemap do, for cextract's sitemap rules;
+// the Sitemap: lines of a robots.txt are read by robots.Sitemaps.
 package sitemap
 
 import (
@@ -15,8 +15,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/crawlutils/crawlutils/internal/robots"
 )
 
 // Kind is the kind of a sitemap document.
@@ -349,19 +347,4 @@ func each(r io.Reader, fn func(Kind, Entry)) (Kind, error) {
 		}
 	}
 	return kind, nil
-}
-
-// Robots returns the URLs of the Sitemap: lines of a robots.txt, in order
-// (the field name in any case; comments removed), as Scrapy's
-// sitemap_urls_from_robots does. The lines are read as cfetch reads the
-// file (robots.EachLine: a line ends at CR or LF, a byte order mark is
-// skipped).
-func Robots(body string) []string {
-	var out []string
-	robots.EachLine([]byte(body), func(key, value string) {
-		if key == "sitemap" && value != "" {
-			out = append(out, value)
-		}
-	})
-	return out
 }

@@ -72,26 +72,6 @@ func TestParseOthers(t *testing.T) {
 	}
 }
 
-func TestRobots(t *testing.T) {
-	body := "User-agent: *\nDisallow: /private/\n# Sitemap: https://no.example/\nSitemap: https://a.example/sitemap.xml\nsitemap:https://a.example/s2.xml # second\r\nSITEMAP : \n"
-	got := Robots(body)
-	want := []string{"https://a.example/sitemap.xml", "https://a.example/s2.xml"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("%q", got)
-	}
-	// Lines end at CR as at LF (RFC 9309 §2.2: old Mac files, as robots.txt
-	// itself is read), and a byte order mark before the first line is not
-	// part of its field name.
-	for _, body := range []string{
-		"Sitemap: https://a.example/sitemap.xml\rUser-agent: *\rDisallow: /private\rSitemap: https://a.example/s2.xml\r",
-		"\ufeffSitemap: https://a.example/sitemap.xml\r\nUser-agent: *\r\nSitemap: https://a.example/s2.xml\r\n",
-	} {
-		if got := Robots(body); !reflect.DeepEqual(got, want) {
-			t.Errorf("Robots(%q) = %q, want %q", body, got, want)
-		}
-	}
-}
-
 // FuzzParse: any bytes give a kind and entries with a loc, never a panic.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(urlset))
@@ -115,7 +95,6 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("text entry %#v", e)
 			}
 		}
-		_ = Robots(string(data))
 	})
 }
 
