@@ -13,6 +13,7 @@ import (
 
 	"github.com/crawlutils/crawlutils/internal/httpcache"
 	"github.com/crawlutils/crawlutils/internal/policy"
+	"github.com/crawlutils/crawlutils/internal/robots"
 )
 
 // Fetcher makes the exchanges the scheduler starts: one request and its
@@ -84,7 +85,7 @@ func NewFetcher(opts *Options) (*Fetcher, error) {
 	}
 	f.render.robots = &renderRobots{}
 	f.robotsOpts = *opts
-	f.robotsOpts.MaxSize, f.robotsOpts.WarnSize, f.robotsOpts.keepHead = robotsMaxSize, 0, true
+	f.robotsOpts.MaxSize, f.robotsOpts.WarnSize, f.robotsOpts.keepHead = robots.MaxSize, 0, true
 	f.robotsHeader, _, _ = buildHeaders(opts, nil, "")
 	f.robotsHeader.Set("Accept", "text/plain, */*;q=0.5")
 	if opts.AuthDomain != "" {
@@ -232,7 +233,7 @@ func (f *Fetcher) robotsStep(ctx context.Context, j *job) *finish {
 	j.internalOK = f.policy.robots(j.url)
 	out := f.exchange(ctx, j, &f.robotsOpts, true)
 	fin := &finish{kind: finRobots, j: j, key: j.robotsFor, status: out.status, latency: out.latency, cached: out.cached}
-	for out.err == nil && isRedirect(out.status) && j.hops < robotsMaxRedirects {
+	for out.err == nil && isRedirect(out.status) && j.hops < robots.MaxRedirects {
 		next, err := resolveLocation(j.url, out.header.Get("Location"))
 		if err != nil {
 			break

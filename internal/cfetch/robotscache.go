@@ -1,7 +1,6 @@
 package cfetch
 
 import (
-	"bytes"
 	"container/list"
 	"fmt"
 	"net/url"
@@ -18,13 +17,6 @@ const (
 	// robotsRetryTTL is how long "unavailable" stands before robots.txt is
 	// fetched again.
 	robotsRetryTTL = time.Minute
-	// robotsMaxSize is how much of a robots.txt is parsed (RFC 9309 §2.5:
-	// at least 500 KiB); a longer file is cut at its last complete line
-	// before it.
-	robotsMaxSize = 500 << 10
-	// robotsMaxRedirects is how many redirects a robots.txt fetch follows
-	// (RFC 9309 §2.3.1.2: at least five).
-	robotsMaxRedirects = 5
 	// robotsCacheSize bounds the hosts whose robots.txt is remembered.
 	robotsCacheSize = 4096
 )
@@ -97,10 +89,7 @@ func judgeRobots(out *outcome, robotsURL, agent string, now time.Time) robotsVer
 		e.state = robotsParsed
 		var data []byte
 		if out.body != nil {
-			data = out.body.data
-			if out.body.truncated || len(data) >= robotsMaxSize {
-				data = cutLastLine(data)
-			}
+			data = robots.Head(out.body.data, out.body.truncated)
 		}
 		e.rules = robots.Parse(data, agent)
 	case Unavailable(out.status):
@@ -169,12 +158,3 @@ func (c *robotsCache) put(key string, e *robotsEntry) *robotsEntry {
 
 // len is the number of hosts remembered.
 func (c *robotsCache) len() int { return c.ll.Len() }
-
-// cutLastLine drops the incomplete line at the end of a robots.txt cut at
-// robotsMaxSize.
-func cutLastLine(data []byte) []byte {
-	if i := bytes.LastIndexAny(data, "\r\n"); i >= 0 {
-		return data[:i+1]
-	}
-	return nil
-}

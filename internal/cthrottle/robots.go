@@ -14,13 +14,12 @@ import (
 )
 
 // What --robots fetches: one robots.txt per origin, at most this many at
-// once, each within robotsTimeout and robotsMaxSize (RFC 9309 §2.5: at
-// least 500 KiB), following at most robotsMaxRedirects.
+// once, each within robotsTimeout, read as cfetch reads it (robots.Head:
+// its first robots.MaxSize bytes, to their last complete line),
+// following at most robots.MaxRedirects.
 const (
-	robotsTimeout      = 10 * time.Second
-	robotsMaxSize      = 500 << 10
-	robotsMaxRedirects = 5
-	robotsParallel     = 8
+	robotsTimeout  = 10 * time.Second
+	robotsParallel = 8
 )
 
 // robotsFetcher fetches robots.txt files and reads the delay they ask for.
@@ -39,8 +38,8 @@ func newRobotsFetcher(agent string, max time.Duration) *robotsFetcher {
 			Transport: tr,
 			Timeout:   robotsTimeout,
 			CheckRedirect: func(req *http.Request, via []*http.Request) error {
-				if len(via) >= robotsMaxRedirects {
-					return fmt.Errorf("more than %d redirects", robotsMaxRedirects)
+				if len(via) >= robots.MaxRedirects {
+					return fmt.Errorf("more than %d redirects", robots.MaxRedirects)
 				}
 				return nil
 			},
@@ -89,12 +88,12 @@ func (f *robotsFetcher) fetch(ctx context.Context, origin string) robotsAnswer {
 		a.note = fmt.Sprintf("status %d: no delay", resp.StatusCode)
 		return a
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, robotsMaxSize))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, robots.MaxSize))
 	if err != nil {
 		a.note = "not read: " + err.Error()
 		return a
 	}
-	d := robotsDelay(body, f.agent)
+	d := robotsDelay(robots.Head(body, false), f.agent)
 	a.delay = min(d, f.max)
 	switch {
 	case d == 0:

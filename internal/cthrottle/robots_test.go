@@ -85,6 +85,11 @@ func TestRobotsFetch(t *testing.T) {
 		{"capped", 200, "User-agent: *\nCrawl-delay: 600\n", time.Minute, "capped at --robots-max-delay 1m0s"},
 		{"not found", 404, "User-agent: *\nCrawl-delay: 5\n", 0, "status 404: no delay"},
 		{"server error", 503, "", 0, "status 503: no delay"},
+		// The first 500 KiB, up to their last complete line, as cfetch
+		// reads the file: the limit cuts "Crawl-delay: 15", which was
+		// read as "Crawl-delay: 1", the larger.
+		{"cut at 500 KiB", 200, "User-agent: *\nCrawl-delay: 0.5\n" +
+			strings.Repeat("#", robots.MaxSize-len("User-agent: *\nCrawl-delay: 0.5\n")-len("Crawl-delay: 1")-1) + "\nCrawl-delay: 15\n", 500 * time.Millisecond, "delay 500ms"},
 	} {
 		srv, _ := robotsServer(t, tt.status, tt.body)
 		a := f.fetch(context.Background(), srv.URL)

@@ -181,6 +181,14 @@ func FuzzEachLine(f *testing.F) {
 				t.Fatalf("EachLine(%q) = %q; after a BOM: %q", body, got, again)
 			}
 		}
+		// Cut short, a body is read to the end of its last complete line;
+		// whole, as it is.
+		if h := Head(body, true); !bytes.HasPrefix(body, h) || len(h) > 0 && h[len(h)-1] != '\n' && h[len(h)-1] != '\r' || bytes.ContainsAny(body[len(h):], "\r\n") {
+			t.Fatalf("Head(%q, true) = %q", body, h)
+		}
+		if h := Head(body, false); len(body) < MaxSize && !bytes.Equal(h, body) {
+			t.Fatalf("Head(%q, false) = %q", body, h)
+		}
 		// The Sitemap lines read alone are those Parse reads, each one
 		// field of printable characters.
 		sm := Sitemaps(body)

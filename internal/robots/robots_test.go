@@ -3,6 +3,7 @@ package robots
 import (
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -300,5 +301,33 @@ func TestSitemaps(t *testing.T) {
 		if got := Parse([]byte(body), "crawlutils").Sitemaps(); !slices.Equal(got, want) {
 			t.Errorf("Parse(%q).Sitemaps() = %q, want %q", body, got, want)
 		}
+	}
+}
+
+// TestHead: a robots.txt of MaxSize or more is read up to the end of its
+// last complete line within MaxSize; a shorter one whole.
+func TestHead(t *testing.T) {
+	// A comment line, so that the limit cuts "Crawl-delay: 10" after its 1.
+	pad := strings.Repeat("#", MaxSize-len("User-agent: *\n")-len("Crawl-delay: 1")-1) + "\n"
+	long := "User-agent: *\n" + pad + "Crawl-delay: 10\nDisallow: /after\n"
+	for _, tt := range []struct {
+		name      string
+		in        string
+		truncated bool
+		want      string
+	}{
+		{"short", "a\nb", false, "a\nb"},
+		{"short, cut by its reader", "a\nb\nc", true, "a\nb\n"},
+		{"CRLF, cut by its reader", "a\r\nbc", true, "a\r\n"},
+		{"no line end, cut by its reader", "abc", true, ""},
+		{"longer than MaxSize", long, false, "User-agent: *\n" + pad},
+		{"exactly MaxSize, ending a line", long[:MaxSize-1] + "\n", false, long[:MaxSize-1] + "\n"},
+	} {
+		if got := string(Head([]byte(tt.in), tt.truncated)); got != tt.want {
+			t.Errorf("%s: Head = %d bytes ending %q, want %d ending %q", tt.name, len(got), got[max(0, len(got)-20):], len(tt.want), tt.want[max(0, len(tt.want)-20):])
+		}
+	}
+	if d := Parse(Head([]byte(long), false), "x").CrawlDelay(); d != 0 {
+		t.Errorf("the Crawl-delay line the limit cuts was read: %v", d)
 	}
 }
