@@ -105,3 +105,70 @@ func TestCextractAndFrontierAgree(t *testing.T) {
 		})
 	}
 }
+
+// TestSitemapEntriesAgreeWithTheFrontier: the URLs a sitemap lists are
+// held to the request's own deny_extensions only, not to Scrapy's default
+// list, by cextract and by the frontier alike, as SitemapSpider requests
+// every URL a sitemap gives: a PDF a sitemap lists, an RSS feed a
+// robots.txt names as its sitemap. cqueue push dropped them (extension),
+// which cextract had written.
+func TestSitemapEntriesAgreeWithTheFrontier(t *testing.T) {
+	t.Parallel()
+	rulesFile := filepath.Join(t.TempDir(), "rules.yml")
+	if err := os.WriteFile(rulesFile, []byte("sitemaps:\n  - name: s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	robotsTxt := map[string]any{"headers": map[string]string{"content-type": "text/plain"}}
+	xml := map[string]any{"headers": map[string]string{"content-type": "application/xml"}}
+	for _, tc := range []struct {
+		name, page, body string
+		opts             map[string]any
+		req              map[string]any
+		want             string
+	}{
+		{"a feed robots.txt names", "http://a.test/robots.txt", "Sitemap: http://a.test/feed.rss\n", robotsTxt, nil, ""},
+		{"a PDF a sitemap lists", "http://a.test/sitemap.xml", "<urlset><url><loc>http://a.test/doc.pdf</loc></url></urlset>", xml, nil, ""},
+		{"a sitemap an index lists", "http://a.test/sitemap.xml", "<sitemapindex><sitemap><loc>http://a.test/s.rss</loc></sitemap></sitemapindex>", xml, nil, ""},
+		{"the request's own deny_extensions", "http://a.test/sitemap.xml", "<urlset><url><loc>http://a.test/doc.pdf</loc></url></urlset>", xml, map[string]any{"deny_extensions": []string{"pdf"}}, policy.ReasonExtension},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			req := map[string]any{"url": tc.page, "crawlid": "c"}
+			for k, v := range tc.req {
+				req[k] = v
+			}
+			rejects := filepath.Join(t.TempDir(), "rejects.jsonl")
+			out, stderr, code := run(t, response(t, tc.page, tc.body, req, tc.opts)+"\n", "-q", "-r", rulesFile, "--rejects", rejects)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			rejected, err := os.ReadFile(rejects)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var line string
+			for _, l := range strings.Split(out+string(rejected), "\n") {
+				if strings.HasPrefix(l, `{"kind":"request"`) {
+					line = l
+				}
+			}
+			if line == "" {
+				t.Fatalf("cextract wrote no request:\n%s%s", out, rejected)
+			}
+			var child record.Request
+			if err := record.Decode([]byte(line), &child); err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if r, ok := child.Extra["reason"]; ok {
+				got = strings.Trim(string(r), `"`)
+			}
+			if got != tc.want {
+				t.Errorf("cextract: %q for %s, want %q", got, line, tc.want)
+			}
+			if reason, detail := (frontier.Policy{}).Explain(&child, time.Now()); reason != tc.want {
+				t.Errorf("frontier: %q (%s) for %s, want %q", reason, detail, line, tc.want)
+			}
+		})
+	}
+}

@@ -36,7 +36,8 @@ const ReasonInvalid = "invalid"
 //     allowed_domains (policy.ReasonOffsite), allow_regex
 //     (policy.ReasonNotAllowed), deny_regex (policy.ReasonDenied), and the
 //     extension, held to deny_extensions or, when the request has none,
-//     policy.IgnoredExtensions (policy.ReasonExtension). The next hop of a
+//     policy.IgnoredExtensions, but for a sitemap's entry
+//     (policy.FromSitemap) (policy.ReasonExtension). The next hop of a
 //     redirect (a request with redirects) is held to allowed_domains only:
 //     the others are link rules, and judged the link that led to it.
 //
@@ -89,7 +90,7 @@ func (p Policy) Explain(req *record.Request, now time.Time) (reason, detail stri
 	if u, err := url.Parse(strings.TrimSpace(req.URL)); err == nil {
 		path = u.Path
 	}
-	return rules.Links(req.URL, path, rules.Extensions())
+	return rules.Links(req.URL, path, rules.ExtensionsOf(req))
 }
 
 // Validate checks req against the crawl-request schema: url an absolute
