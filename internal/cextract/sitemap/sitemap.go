@@ -137,7 +137,9 @@ func Parse(data []byte) (Kind, []Entry, error) {
 // A document that does not start with '<' (white space and a byte order
 // mark aside) is a text sitemap (sitemaps.org: one URL a line, each
 // fully specified): each line that starts with http:// or https:// is an
-// entry, other lines are skipped; with none, it is None.
+// entry, other lines are skipped; with none, it is None. A line that
+// starts with '<' before any URL line starts an XML document after junk
+// (a warning its script printed first), read as XML from there.
 func Each(data string, fn func(Kind, Entry)) (Kind, error) {
 	return EachFrom(strings.NewReader(data), int64(len(data)), fn)
 }
@@ -181,11 +183,16 @@ func eachDocument(br *bufio.Reader, fn func(Kind, Entry)) (Kind, error) {
 }
 
 // eachLine reads a text sitemap: each line that is a fully specified
-// http or https URL is an entry.
+// http or https URL is an entry. A line that starts with '<' before any
+// URL starts an XML sitemap after junk (a PHP warning printed before the
+// document), read as XML from there.
 func eachLine(br *bufio.Reader, fn func(Kind, Entry)) (Kind, error) {
 	kind := None
 	for {
 		line, err := br.ReadString('\n')
+		if kind == None && strings.HasPrefix(strings.TrimSpace(line), "<") {
+			return each(io.MultiReader(strings.NewReader(line), br), fn)
+		}
 		if loc := strings.TrimSpace(line); isAbsoluteHTTP(loc) {
 			kind = Text
 			fn(kind, Entry{Loc: loc})

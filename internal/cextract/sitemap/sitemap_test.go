@@ -134,6 +134,10 @@ func TestParseTextAndFeeds(t *testing.T) {
 		{"text without a final newline", "https://a.example/1", Text, []Entry{{Loc: "https://a.example/1"}}},
 		{"text of no URL", "User-agent: *\nDisallow: /\n", None, nil},
 		{"empty", " \n\t", None, nil},
+		// Not a text sitemap: an XML one after a warning its script printed.
+		{"XML after junk", "Warning: Undefined variable $x in /var/www/sitemap.php on line 3\n<?xml version=\"1.0\"?>\n<urlset><url><loc>https://a.example/1</loc></url></urlset>", URLSet,
+			[]Entry{{Loc: "https://a.example/1"}}},
+		{"XML after blank lines and junk", "\n\nDeprecated: x\n  <urlset><url><loc>https://a.example/1</loc></url></urlset>", URLSet, []Entry{{Loc: "https://a.example/1"}}},
 		{"rss 2.0", `<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>t</title><link>https://a.example/</link>
 <atom:link href="https://a.example/feed" rel="self"/>
 <item><title>One</title><link> https://a.example/1 </link><atom:link href="https://a.example/feed" rel="self"/><pubDate>Wed, 01 May 2024 10:00:00 +0200</pubDate></item>
