@@ -409,7 +409,7 @@ func ResolveLink(base *url.URL, href string) (*url.URL, error) {
 	if sch != "" && sch != "http" && sch != "https" {
 		return nil, errNotFollowed
 	}
-	h = slashes(h)
+	h = percent.Slashes(h)
 	if i := strings.IndexByte(h, '#'); i >= 0 {
 		h = h[:i]
 	}
@@ -557,16 +557,4 @@ func schemeOf(s string) string {
 		}
 	}
 	return ""
-}
-
-// slashes reads "\" as "/" before the query, as browsers do for http(s).
-func slashes(s string) string {
-	end := strings.IndexAny(s, "?#")
-	if end < 0 {
-		end = len(s)
-	}
-	if !strings.Contains(s[:end], `\`) {
-		return s
-	}
-	return strings.ReplaceAll(s[:end], `\`, "/") + s[end:]
 }

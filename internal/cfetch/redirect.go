@@ -107,44 +107,13 @@ func canonicalHost(u *url.URL) error {
 }
 
 // resolveLocation resolves a redirect's Location against the URL it came
-// from as browsers do (the WHATWG URL standard) where that differs from
-// RFC 3986: in an http or https URL a backslash before the query is a
-// slash (`\target` is `/target`, `\\host/` is `//host/`).
+// from as browsers do (percent.Slashes: `\target` is `/target`).
 func resolveLocation(base *url.URL, loc string) (*url.URL, error) {
-	loc = strings.TrimSpace(loc)
-	if strings.IndexByte(loc, '\\') >= 0 && specialRef(loc) {
-		end := len(loc)
-		if i := strings.IndexAny(loc, "?#"); i >= 0 {
-			end = i
-		}
-		loc = strings.ReplaceAll(loc[:end], "\\", "/") + loc[end:]
-	}
-	ref, err := percent.ParseURL(loc) // "/sale-50%-off" as browsers send it
+	ref, err := percent.ParseURL(percent.Slashes(strings.TrimSpace(loc))) // "/sale-50%-off" as browsers send it
 	if err != nil {
 		return nil, err
 	}
 	return base.ResolveReference(ref), nil
-}
-
-// specialRef reports whether a reference resolved against an http(s) URL
-// is an http(s) URL: it has no scheme, or one of those.
-func specialRef(ref string) bool {
-	for i := 0; i < len(ref); i++ {
-		c := ref[i]
-		switch {
-		case c == ':':
-			if i == 0 {
-				return true
-			}
-			scheme := strings.ToLower(ref[:i])
-			return scheme == "http" || scheme == "https"
-		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
-		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
-		default:
-			return true // not a scheme: a relative reference
-		}
-	}
-	return true
 }
 
 // chainKey identifies a URL within one redirect chain (fragments are not

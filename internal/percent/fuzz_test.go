@@ -105,3 +105,36 @@ func strayAt(s string) []int {
 	}
 	return at
 }
+
+// FuzzSlashes: Slashes changes only backslashes before the query, each
+// into a slash, and only in an http(s) or relative reference; what it
+// writes it leaves as it is.
+func FuzzSlashes(f *testing.F) {
+	for _, s := range []string{`\target`, `\\host\a`, `http:\\host\a`, `HTTPS:\\h\`, `a\b?q=\z#\f`, `mailto:a\b`, `ftp:\\h\`, `:\x`, `1a:\x`, ``, `\`, `?\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Slashes(s)
+		if again := Slashes(got); again != got {
+			t.Fatalf("Slashes(%q) = %q, then %q", s, got, again)
+		}
+		if len(got) != len(s) {
+			t.Fatalf("Slashes(%q) = %q: not the same length", s, got)
+		}
+		end := strings.IndexAny(s, "?#")
+		if end < 0 {
+			end = len(s)
+		}
+		if got[end:] != s[end:] {
+			t.Fatalf("Slashes(%q) = %q: the query or fragment changed", s, got)
+		}
+		for i := 0; i < end; i++ {
+			if got[i] != s[i] && !(s[i] == '\\' && got[i] == '/') {
+				t.Fatalf("Slashes(%q) = %q: byte %d changed", s, got, i)
+			}
+		}
+		if got != s && strings.Contains(got[:end], `\`) {
+			t.Fatalf("Slashes(%q) = %q: a backslash left", s, got)
+		}
+	})
+}

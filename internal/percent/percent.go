@@ -3,9 +3,11 @@
 // (package robots), link extraction (package cextract) and the JSON
 // writers (package record) share, so that "%2f" means the same thing
 // everywhere; and how a '%' that starts no escape is written (EscapeStray),
-// which link extraction, cfetch and the records' bare URL lines share.
+// which link extraction, cfetch and the records' bare URL lines share; and
+// how a backslash reads in an http(s) URL (Slashes), for cfetch's
+// redirects and cextract's links alike.
 // Every function works on bytes and is safe for concurrent use; none
-// allocates but EscapeStray, for the string it returns.
+// allocates but EscapeStray and Slashes, for the string they return.
 package percent
 
 import (
@@ -89,6 +91,46 @@ func EscapeStray(s string) string {
 		out += "#" + escapeStray(frag)
 	}
 	return out
+}
+
+// Slashes reads a URL or a reference resolved against an http or https
+// URL as browsers do (the WHATWG URL standard) where that differs from
+// RFC 3986: in an http or https URL a backslash before the query or the
+// fragment is a slash (`\target` is `/target`, `\\host\` is `//host/`,
+// `http:\\host\a` is `http://host/a`). A reference with another scheme
+// (`mailto:a\b`) is returned as it is, and so is s when it has no
+// backslash there. cfetch reads a redirect's Location so, cextract a
+// link.
+func Slashes(s string) string {
+	end := strings.IndexAny(s, "?#")
+	if end < 0 {
+		end = len(s)
+	}
+	if strings.IndexByte(s[:end], '\\') < 0 || !specialRef(s) {
+		return s
+	}
+	return strings.ReplaceAll(s[:end], "\\", "/") + s[end:]
+}
+
+// specialRef reports whether a reference resolved against an http(s) URL
+// is an http(s) URL: it has no scheme, or one of those.
+func specialRef(ref string) bool {
+	for i := 0; i < len(ref); i++ {
+		c := ref[i]
+		switch {
+		case c == ':':
+			if i == 0 {
+				return true
+			}
+			scheme := strings.ToLower(ref[:i])
+			return scheme == "http" || scheme == "https"
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return true // not a scheme: a relative reference
+		}
+	}
+	return true
 }
 
 // escapeStray writes each '%' of s that starts no escape as "%25".

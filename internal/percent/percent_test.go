@@ -115,3 +115,24 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+func TestSlashes(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`\target`, `/target`},
+		{`\\host\a`, `//host/a`},
+		{`http:\\host\a`, `http://host/a`},
+		{`HTTPS:\\host\a\b`, `HTTPS://host/a/b`},
+		{`a\b?q=\z#\f`, `a/b?q=\z#\f`}, // the query and fragment keep theirs
+		{`/p#\f`, `/p#\f`},
+		{`mailto:a\b`, `mailto:a\b`}, // another scheme: no slash
+		{`ftp:\\host\`, `ftp:\\host\`},
+		{`:\x`, `:/x`},       // no scheme: relative
+		{`1a:\x`, `1a:/x`},   // no scheme: a scheme starts with a letter
+		{`/plain`, `/plain`}, // no backslash
+		{``, ``},
+	} {
+		if got := Slashes(tt.in); got != tt.want {
+			t.Errorf("Slashes(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
