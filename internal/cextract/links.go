@@ -2,9 +2,6 @@ package cextract
 
 import (
 	"errors"
-	"fmt"
-	"net"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
@@ -437,7 +434,7 @@ func ResolveLink(base *url.URL, href string) (*url.URL, error) {
 		return nil, errors.New("no host")
 	}
 	u.Fragment, u.RawFragment = "", ""
-	if err := normalizeHost(u); err != nil {
+	if err := hostname.SetHost(u); err != nil {
 		return nil, err
 	}
 	if u.Path == "" {
@@ -509,38 +506,6 @@ func safeHref(h string) string {
 		out += "?" + fingerprint.SafeQuery(query)
 	}
 	return out
-}
-
-func normalizeHost(u *url.URL) error {
-	host, port := u.Hostname(), u.Port()
-	if u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
-		port = ""
-	}
-	host, err := hostname.ASCII(host)
-	if err != nil {
-		return err
-	}
-	switch {
-	case host == "":
-		return errors.New("no host")
-	case strings.ContainsFunc(host, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune("\"<>\\^`{|}", r) }):
-		// net/url lets these through; WHATWG URL refuses most of them
-		// and none makes a host name.
-		return fmt.Errorf("invalid host %q", host)
-	case strings.Contains(host, ":"):
-		if _, err := netip.ParseAddr(host); err != nil {
-			return fmt.Errorf("invalid IPv6 host %q", host)
-		}
-	}
-	switch {
-	case port != "":
-		u.Host = net.JoinHostPort(host, port) // brackets an IPv6 address
-	case strings.Contains(host, ":"):
-		u.Host = "[" + host + "]"
-	default:
-		u.Host = host
-	}
-	return nil
 }
 
 // schemeOf returns the lower-cased scheme of an absolute URL, or "".

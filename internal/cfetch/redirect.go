@@ -3,10 +3,8 @@ package cfetch
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
-	"github.com/crawlutils/crawlutils/internal/ascii"
 	"github.com/crawlutils/crawlutils/internal/fingerprint"
 	"github.com/crawlutils/crawlutils/internal/hostname"
 	"github.com/crawlutils/crawlutils/internal/percent"
@@ -51,59 +49,17 @@ func checkURL(s string) (*url.URL, *FetchError) {
 	case u.Host == "" || u.Hostname() == "":
 		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: no host", s)
 	}
-	if p := u.Port(); p != "" && !portInRange(p) {
-		// net/url takes any digits; the dial would fail, as a network
-		// error, retried.
-		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: port %s is out of range (0-65535)", s, p)
-	}
-	if err := canonicalHost(u); err != nil {
-		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: host: %v", s, err)
+	// The host and port as browsers write them: SHOP.Test:080 is
+	// shop.test, for the record's url, the Host header, the per-host
+	// limits and a redirect's "same host" test, as cextract writes links.
+	if err := hostname.SetHost(u); err != nil {
+		return nil, fetchErr(ErrInvalidURL, "invalid URL %q: %v", s, err)
 	}
 	// net/url sends the query as it is: "q=a b" would break the request
 	// line and "q=ä" go out as raw bytes. Browsers and Scrapy send them
 	// percent-encoded (the path net/url escapes itself).
 	u.RawQuery = fingerprint.SafeQuery(u.RawQuery)
 	return u, nil
-}
-
-// portInRange reports whether port, digits as net/url has checked, is a
-// port number, leading zeros allowed (as browsers read ":080").
-func portInRange(port string) bool {
-	digits := strings.TrimLeft(port, "0")
-	if len(digits) > 5 {
-		return false
-	}
-	n, err := strconv.Atoi("0" + digits)
-	return err == nil && n <= 65535
-}
-
-// canonicalHost writes u's host as it goes on the wire and in records, and
-// as cextract writes links: in lower case (host names are case-insensitive,
-// RFC 3986 §6.2.2.1, so SHOP.Test is shop.test for the record's url, the
-// Host header, the per-host limits and a redirect's "same host" test), an
-// internationalized name in its ASCII (punycode) form, bücher.test as
-// xn--bcher-kva.test, not b%C3%BCcher.test. An IPv6 zone (an interface
-// name) is kept as written. net/url has already lower-cased the scheme.
-func canonicalHost(u *url.URL) error {
-	host := u.Hostname()
-	if hostname.IsASCII(host) {
-		h := u.Host
-		if i := strings.IndexByte(h, '%'); i >= 0 && strings.HasPrefix(h, "[") {
-			u.Host = ascii.Lower(h[:i]) + h[i:]
-		} else {
-			u.Host = ascii.Lower(h)
-		}
-		return nil
-	}
-	a, err := hostname.ASCII(host)
-	if err != nil {
-		return err
-	}
-	if p := u.Port(); p != "" {
-		a += ":" + p
-	}
-	u.Host = a
-	return nil
 }
 
 // resolveLocation resolves a redirect's Location against the URL it came

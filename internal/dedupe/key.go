@@ -85,11 +85,12 @@ func keyFromMember(m string) (Key, error) {
 
 // RequestKey is a request's key for the duplicate filter: Scrapy's
 // fingerprint (fingerprint.Scrapy) when scrapy is true, else the fast
-// fingerprint.Key64 of the URL Scrapy canonicalizes (so the two modes treat
-// the same URLs as equal), in the group of its host; either way with the
+// fingerprint.Key64 of the request's canonical URL (fingerprint.Identity:
+// Scrapy's, of the URL with its host as cfetch fetches it; so the two
+// modes treat the same URLs as equal), in the group of its host; either way with the
 // host (Key.Host). The frontier computes the same keys (FastRequestKey).
 func RequestKey(method, rawURL, body string, scrapy bool) (Key, error) {
-	canon, err := fingerprint.ScrapyCanonical(rawURL)
+	canon, err := fingerprint.Identity(rawURL)
 	if err != nil {
 		return Key{}, err
 	}
@@ -103,7 +104,7 @@ func RequestKey(method, rawURL, body string, scrapy bool) (Key, error) {
 }
 
 // FastRequestKey is RequestKey's fast key for a URL already canonicalized
-// (fingerprint.ScrapyCanonical).
+// (fingerprint.Identity).
 func FastRequestKey(method, canon, body string) Key {
 	host := fingerprint.Host(canon)
 	return Key{Hash: fingerprint.Key64(method, canon, body), Group: GroupOf(host), Host: host}

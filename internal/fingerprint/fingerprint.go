@@ -7,6 +7,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
+	"github.com/crawlutils/crawlutils/internal/hostname"
 	"github.com/crawlutils/crawlutils/internal/percent"
 )
 
@@ -58,6 +59,35 @@ func ScrapyCanonical(rawURL string) (string, error) {
 		return "", err
 	}
 	return Canonicalize(u)
+}
+
+// Identity is the canonical URL by which the frontier and the
+// dupefilter know a request (their keys hash it, with the method and the
+// body): ScrapyCanonical of the URL with its host and port written as
+// cfetch fetches them and cextract writes links (hostname.SetHost: the
+// scheme's default port left out, where Scrapy keeps it; an
+// internationalized name in UTS #46 punycode, where Scrapy takes IDNA
+// 2003's: straße.test is xn--strae-oqa.test, not strasse.test). So
+// http://shop.test:80/a, fetched as http://shop.test/a, is the page a link
+// to /a names, and fetched once. A URL whose host is already so written
+// (most are) is canonicalized as Scrapy does, byte for byte.
+func Identity(rawURL string) (string, error) {
+	return ScrapyCanonical(webHost(rawURL))
+}
+
+// webHost is rawURL with its host and port as hostname.SetHost writes
+// them, or rawURL itself when they are so written already, or it is no
+// http(s) URL net/url reads, or SetHost finds no host in it.
+func webHost(rawURL string) string {
+	u, err := percent.ParseURL(strings.TrimSpace(rawURL))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return rawURL
+	}
+	host := u.Host
+	if hostname.SetHost(u) != nil || u.Host == host {
+		return rawURL
+	}
+	return u.String()
 }
 
 // ScrapyJSON returns the bytes Scrapy hashes for a request whose canonical

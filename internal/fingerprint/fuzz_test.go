@@ -78,3 +78,25 @@ func escapedPercent(u string) bool {
 	}
 	return false
 }
+
+// FuzzIdentity: Identity canonicalizes every URL ScrapyCanonical does,
+// and gives ScrapyCanonical's answer for a URL whose host and port are
+// already written as hostname.SetHost writes them.
+func FuzzIdentity(f *testing.F) {
+	for _, s := range []string{"http://shop.test:80/a", "https://SHOP.test:0443/a?b#c", "http://straße.test/", "http://[::1%25eth0]:80/", "http://u:p@h:/", "http://h/a b", "ftp://h:21/", "http://a\"b/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := ScrapyCanonical(s)
+		if err != nil {
+			return
+		}
+		got, err := Identity(s)
+		if err != nil {
+			t.Fatalf("Identity(%q): %v; ScrapyCanonical: %q", s, err, want)
+		}
+		if webHost(s) == s && got != want {
+			t.Fatalf("Identity(%q) = %q; ScrapyCanonical: %q", s, got, want)
+		}
+	})
+}

@@ -90,12 +90,13 @@ const (
 	KeyScrapy
 )
 
-// NewEntry builds the entry for req: the canonical URL (as Scrapy
-// canonicalizes it) gives the host and, with the method and body, the
+// NewEntry builds the entry for req: the canonical URL
+// (fingerprint.Identity: as Scrapy canonicalizes it, its host as cfetch
+// fetches it) gives the host and, with the method and body, the
 // fingerprint; Raw is req encoded without its lease. It fails on a URL that
 // cannot be canonicalized or has no host.
 func NewEntry(req record.Request, mode KeyMode) (Entry, error) {
-	canon, err := fingerprint.ScrapyCanonical(req.URL)
+	canon, err := fingerprint.Identity(req.URL)
 	if err != nil {
 		return Entry{}, fmt.Errorf("url: %v", err)
 	}

@@ -196,7 +196,7 @@ func length(field, s string, min, max int) error {
 
 // hostOf is the request's host as the frontier queues it.
 func hostOf(rawURL string) string {
-	if c, err := fingerprint.ScrapyCanonical(rawURL); err == nil {
+	if c, err := fingerprint.Identity(rawURL); err == nil {
 		return fingerprint.Host(c)
 	}
 	return fingerprint.Host(strings.ToLower(rawURL))

@@ -6,6 +6,11 @@
 // cthrottle keys its hosts so: one rule, so that a host written two ways
 // is one host everywhere (for the per-host limits, robots.txt, the crawl
 // policy and the frontier's queues).
+//
+// SetHost is the one rule for a URL's host and port (cfetch's fetched
+// URLs, cextract's links, cthrottle's keys, and through
+// fingerprint.Identity the frontier's and cdedupe's keys): the host by
+// ASCII, the port a number, the scheme's default left out.
 package hostname
 
 import (

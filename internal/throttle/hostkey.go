@@ -13,13 +13,15 @@ import (
 var defaultPorts = map[string]string{"http": "80", "https": "443"}
 
 // HostKey is the throttle key of a URL, the one cthrottle throttles it
-// by and cfetch holds when the host asks it to slow down: its host,
-// lowercased, in its ASCII form (an internationalized name as it goes on
-// the wire, bücher.example as xn--bcher-kva.example), with its port
-// unless it is the scheme's default ("example.com", "example.com:8080",
-// "[::1]:8080"); and its origin (scheme://host[:port], where robots.txt
-// is). Both are "" for a URL without a host. A name that has no ASCII
-// form stays as it is, lowercased.
+// by and cfetch holds when the host asks it to slow down: its host and
+// port as cfetch fetches them (hostname.SetHost: lowercased, an
+// internationalized name in its ASCII form, bücher.example as
+// xn--bcher-kva.example, the port a number, left out when it is the
+// scheme's default, so :80 and :080 are no ports of their own):
+// "example.com", "example.com:8080", "[::1]:8080"; and its origin
+// (scheme://host[:port], where robots.txt is). Both are "" for a URL
+// without a host. A host that is no valid name stays as it is,
+// lowercased, with its port as written.
 func HostKey(raw string) (key, origin string) {
 	raw = strings.TrimSpace(raw)
 	// A '%' that starts no escape ("/sale-50%-off") does not make the
@@ -29,15 +31,23 @@ func HostKey(raw string) (key, origin string) {
 		return "", ""
 	}
 	scheme := strings.ToLower(u.Scheme)
-	host := asciiHost(u.Hostname())
+	var host, port string
+	if hostname.SetHost(u) == nil {
+		host, port = u.Hostname(), u.Port()
+	} else {
+		host, port = asciiHost(u.Hostname()), u.Port()
+		if port == defaultPorts[scheme] {
+			port = ""
+		}
+	}
 	if host == "" {
 		return "", ""
 	}
 	if strings.IndexByte(host, ':') >= 0 {
 		host = "[" + host + "]"
 	}
-	if p := u.Port(); p != "" && p != defaultPorts[scheme] {
-		host += ":" + p
+	if port != "" {
+		host += ":" + port
 	}
 	return host, scheme + "://" + host
 }
