@@ -45,6 +45,9 @@ func TestToolsAgreeOnHosts(t *testing.T) {
 		{"http://shop。test/", "http://shop.test/", "shop.test:80", "shop.test", "shop.test"},
 		{"http://shop．TEST/", "http://shop.test/", "shop.test:80", "shop.test", "shop.test"},
 		{"http://[::FFFF:7F00:1]:80/", "http://[::ffff:7f00:1]/", "[::ffff:7f00:1]:80", "[::ffff:7f00:1]", "::ffff:7f00:1"},
+		{"http://shop.test./a", "http://shop.test./a", "shop.test:80", "shop.test", "shop.test"},
+		{"http://SHOP.test.:80/a", "http://shop.test./a", "shop.test:80", "shop.test", "shop.test"},
+		{"https://bücher.test.:0443/", "https://xn--bcher-kva.test./", "xn--bcher-kva.test:443", "xn--bcher-kva.test", "xn--bcher-kva.test"},
 		{"http://[::1]:8080/", "http://[::1]:8080/", "[::1]:8080", "[::1]:8080", "::1"},
 	} {
 		u, fe := checkURL(tt.in)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crawlutils/crawlutils/internal/hostname"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -77,10 +78,11 @@ func (j *job) priority() int {
 	return j.req.Priority
 }
 
-// hostKey is the politeness key of a URL: lower-case host name and port,
-// the default port of the scheme when none is given.
+// hostKey is the politeness key of a URL: lower-case host name (without
+// a trailing dot, hostname.Key) and port, the default port of the scheme
+// when none is given.
 func hostKey(u *url.URL) string {
-	h := strings.ToLower(u.Hostname())
+	h := hostname.Key(strings.ToLower(u.Hostname()))
 	p := u.Port()
 	if p == "" {
 		p = "80"

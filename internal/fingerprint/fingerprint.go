@@ -164,8 +164,8 @@ func Key64(method, canonicalURL, body string) uint64 {
 }
 
 // Host returns the lowercased host name of an absolute URL (no user info,
-// no port, no IPv6 brackets), or "" when it has none. It is the key of the
-// frontier's per-host queues.
+// no port, no IPv6 brackets, no trailing dot: hostname.Key), or "" when it
+// has none. It is the key of the frontier's per-host queues.
 func Host(u string) string {
 	_, rest, ok := strings.Cut(u, "//")
 	if !ok {
@@ -182,5 +182,5 @@ func Host(u string) string {
 	if !utf8.ValidString(host) {
 		host = strings.ToValidUTF8(host, "\uFFFD")
 	}
-	return host
+	return hostname.Key(host)
 }

@@ -77,3 +77,17 @@ func Port(scheme, port string) (string, error) {
 	}
 	return strconv.Itoa(n), nil
 }
+
+// Key is the politeness key of a host as SetHost writes it, without
+// port and brackets: a name without its trailing dot, for shop.test. is
+// the DNS name shop.test, the same server, and so the same rate and
+// robots.txt (cfetch, cthrottle) and the same queue (the frontier). The
+// URL keeps its dot, as browsers and Scrapy keep it (it is sent in the
+// Host header, and its cookies are its own): http://shop.test./a is not
+// the page http://shop.test/a.
+func Key(host string) string {
+	if len(host) > 1 && host[len(host)-1] == '.' {
+		return host[:len(host)-1]
+	}
+	return host
+}

@@ -77,3 +77,14 @@ func FuzzSetHost(f *testing.F) {
 		}
 	})
 }
+
+func TestKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"shop.test": "shop.test", "shop.test.": "shop.test", "xn--bcher-kva.test.": "xn--bcher-kva.test",
+		".": ".", "": "", "::1": "::1", "shop.test..": "shop.test.",
+	} {
+		if got := Key(in); got != want {
+			t.Errorf("Key(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

@@ -17,7 +17,8 @@ var defaultPorts = map[string]string{"http": "80", "https": "443"}
 // port as cfetch fetches them (hostname.SetHost: lowercased, an
 // internationalized name in its ASCII form, bücher.example as
 // xn--bcher-kva.example, the port a number, left out when it is the
-// scheme's default, so :80 and :080 are no ports of their own):
+// scheme's default, so :80 and :080 are no ports of their own), a name
+// without its trailing dot (hostname.Key: shop.test. is shop.test):
 // "example.com", "example.com:8080", "[::1]:8080"; and its origin
 // (scheme://host[:port], where robots.txt is). Both are "" for a URL
 // without a host. A host that is no valid name stays as it is,
@@ -33,7 +34,7 @@ func HostKey(raw string) (key, origin string) {
 	scheme := strings.ToLower(u.Scheme)
 	var host, port string
 	if hostname.SetHost(u) == nil {
-		host, port = u.Hostname(), u.Port()
+		host, port = hostname.Key(u.Hostname()), u.Port()
 	} else {
 		host, port = asciiHost(u.Hostname()), u.Port()
 		if port == defaultPorts[scheme] {
