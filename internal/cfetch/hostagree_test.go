@@ -29,6 +29,8 @@ func TestToolsAgreeOnHosts(t *testing.T) {
 		{"http://SHOP.Test/a", "http://shop.test/a", "shop.test:80", "shop.test", "shop.test"},
 		{"HTTP://shop.test/a", "http://shop.test/a", "shop.test:80", "shop.test", "shop.test"},
 		{"  http://shop.test/a\t", "http://shop.test/a", "shop.test:80", "shop.test", "shop.test"},
+		{"http://sho\tp.test/\na\r", "http://shop.test/a", "shop.test:80", "shop.test", "shop.test"},
+		{"http://SHOP.test:8\n0/a", "http://shop.test/a", "shop.test:80", "shop.test", "shop.test"},
 		{"http://shop.test:80/a", "http://shop.test/a", "shop.test:80", "shop.test", "shop.test"},
 		{"http://shop.test:080/a", "http://shop.test/a", "shop.test:80", "shop.test", "shop.test"},
 		{"http://shop.test:/a", "http://shop.test/a", "shop.test:80", "shop.test", "shop.test"},

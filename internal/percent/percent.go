@@ -162,13 +162,24 @@ func escapeStray(s string) string {
 }
 
 // ParseURL parses a URL (or a reference) as net/url does, but for a '%'
-// that starts no escape, which it reads as itself (EscapeStray), as
-// browsers, curl and w3lib's safe_url_string do: the one way every tool
-// reads a URL it is given. The error is net/url's for s.
+// that starts no escape, which it reads as itself (EscapeStray), and a
+// tab or line break, which it leaves out (as the WHATWG URL standard,
+// browsers and w3lib do: "http://shop.test/\na" is http://shop.test/a,
+// where net/url refuses a control character), as browsers, curl and
+// w3lib's safe_url_string do: the one way every tool reads a URL it is
+// given. Where net/url reads s, the URL is net/url's; the error is
+// net/url's for s.
 func ParseURL(s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil {
-		if v, err2 := url.Parse(EscapeStray(s)); err2 == nil {
+		t := s
+		if strings.ContainsAny(t, "\t\n\r") {
+			t = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(t)
+			if v, err2 := url.Parse(t); err2 == nil {
+				return v, nil
+			}
+		}
+		if v, err2 := url.Parse(EscapeStray(t)); err2 == nil {
 			return v, nil
 		}
 	}

@@ -103,6 +103,9 @@ func TestParseURL(t *testing.T) {
 		{"/img/50%off.png", "/img/50%25off.png", ""},
 		{"http://a.test/%41", "http://a.test/%41", ""},
 		{"http://a b/", "", "invalid character"},
+		{"http://sho\tp.test/a\r\n", "http://shop.test/a", ""}, // WHATWG: tabs and line breaks left out
+		{"http://shop.test/\n50%-off", "http://shop.test/50%25-off", ""},
+		{"http://a b/\t", "", "invalid control character"}, // net/url's error for the URL as given
 	} {
 		u, err := ParseURL(c.in)
 		switch {
