@@ -51,6 +51,9 @@ func (k *keyer) key(env record.Envelope) (ns string, key dedupe.Key, ok bool, er
 		if err := record.Decode(env.Raw, req); err != nil {
 			return "", dedupe.Key{}, false, err
 		}
+		if err := record.CheckURL(req); err != nil {
+			return "", dedupe.Key{}, false, err
+		}
 		crawlID = req.CrawlID
 	case env.Kind == record.KindItem:
 		item = new(record.Item)
@@ -87,9 +90,6 @@ func (k *keyer) key(env record.Envelope) (ns string, key dedupe.Key, ok bool, er
 	case req != nil:
 		if req.DontFilter {
 			return "", dedupe.Key{}, false, nil
-		}
-		if strings.TrimSpace(req.URL) == "" {
-			return "", dedupe.Key{}, false, errors.New(`field "url" is missing or empty`)
 		}
 		method := req.Method
 		if method == "" {

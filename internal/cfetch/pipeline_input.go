@@ -3,7 +3,6 @@ package cfetch
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -144,8 +143,8 @@ func requestURL(raw []byte) (string, bool) {
 
 // checkRequest checks the fields net/http would refuse to send.
 func checkRequest(r *record.Request) error {
-	if strings.TrimSpace(r.URL) == "" {
-		return errors.New(`field "url" is missing or empty`)
+	if err := record.CheckURL(r); err != nil {
+		return err
 	}
 	if r.Method != "" && !httpguts.ValidHeaderFieldName(r.Method) {
 		return fmt.Errorf("field \"method\": invalid HTTP method %q", r.Method)

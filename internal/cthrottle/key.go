@@ -96,6 +96,9 @@ func (k *keyer) classify(p parsed) (c class, key, origin string, leased bool, er
 	if err := record.Decode(p.env.Raw, &req); err != nil {
 		return 0, "", "", false, err
 	}
+	if err := record.CheckURL(&req); err != nil {
+		return 0, "", "", false, err
+	}
 	if l := field(p.fields, "lease"); len(l) > 0 && string(l) != "null" && string(l) != `""` {
 		leased = true
 	}

@@ -17,7 +17,7 @@ func TestClassify(t *testing.T) {
 		{host, `{"kind":"request","url":"https://a.test/","lease":null}`, classKeyed, "a.test", false},
 		{host, `{"url":"https://a.test/"}`, classKeyed, "a.test", false},
 		{host, `{"URL":"https://a.test/"}`, classKeyed, "a.test", false},
-		{host, `{"kind":"request"}`, classUnkeyed, "", false},
+		{host, `{"kind":"request","url":"urn:isbn:0451450523"}`, classUnkeyed, "", false},
 		{host, `{"kind":"response","url":"https://a.test/"}`, classPass, "", false},
 		{host, `{"kind":"ack","lease":"x"}`, classPass, "", false},
 		{host, `{"data":{"url":"x"}}`, classPass, "", false},
@@ -36,9 +36,9 @@ func TestClassify(t *testing.T) {
 			t.Errorf("%s: %v %q %v (%v), want %v %q %v", tt.line, c, key, leased, err, tt.class, tt.key, tt.leased)
 		}
 	}
-	// A request whose fields do not decode is an error, reported with its
-	// line, as in every tool.
-	for _, line := range []string{`{"kind":"request","url":42}`, `{"url":"https://a.test/","priority":1.5}`, `{"url":"https://a.test/","retries":-1}`} {
+	// A request whose fields do not decode, or without a url, is an
+	// error, reported with its line, as in every tool.
+	for _, line := range []string{`{"kind":"request"}`, `{"url":null}`, `{"kind":"request","url":42}`, `{"url":"https://a.test/","priority":1.5}`, `{"url":"https://a.test/","retries":-1}`} {
 		p, err := parseLine([]byte(line))
 		if err != nil {
 			t.Fatal(err)

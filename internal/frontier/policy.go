@@ -103,8 +103,8 @@ func (p Policy) Explain(req *record.Request, now time.Time) (reason, detail stri
 // for priority (1–100) and maxdepth (0–3) are not applied: here priority is
 // any integer and maxdepth any depth.
 func (p Policy) Validate(req *record.Request) error {
-	if req.URL == "" {
-		return errors.New("url: required")
+	if err := record.CheckURL(req); err != nil {
+		return err
 	}
 	u, err := percent.ParseURL(strings.TrimSpace(req.URL)) // "/sale-50%-off" as cfetch sends it
 	if err != nil {

@@ -1,6 +1,10 @@
 package record
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // The bounds of a request's numbers, which Decode enforces: a request is
 // crawl input, and a hostile or mistaken number must not reach a tool that
@@ -43,6 +47,23 @@ func checkRequestNumbers(r *Request) error {
 		if f.v < f.min || f.v > f.max {
 			return fmt.Errorf("field %q: must be between %d and %d, got %d", f.name, f.min, f.max, f.v)
 		}
+	}
+	return nil
+}
+
+// errNoURL is CheckURL's error, in the words of every tool's message.
+var errNoURL = errors.New(`field "url" is missing or empty`)
+
+// CheckURL refuses a request without a url: the member missing, null, or
+// a string of nothing but white space. Every request needs one, whatever
+// reads it (docs/records.md, "Bad input"), so each tool that handles
+// requests holds them to this one rule, with the same words, after
+// Decode. (Decode does not: a response's request is decoded too, and
+// cfetch answers a request without a url with a response that holds it.)
+// Whether the url is one a tool can use is the tool's to say.
+func CheckURL(r *Request) error {
+	if strings.TrimSpace(r.URL) == "" {
+		return errNoURL
 	}
 	return nil
 }

@@ -104,3 +104,27 @@ func FuzzRequestBounds(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckURL: a request without a url (missing, null, blank) is refused
+// with the words every tool reports it in; any other url is the tool's
+// to judge.
+func TestCheckURL(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"kind":"request"}`:                 `field "url" is missing or empty`,
+		`{"kind":"request","url":null}`:      `field "url" is missing or empty`,
+		`{"kind":"request","url":" \t"}`:     `field "url" is missing or empty`,
+		`{"URL":""}`:                         `field "url" is missing or empty`,
+		`{"url":"https://a.example/"}`:       ``,
+		`{"url":"/relative"}`:                ``,
+		`{"kind":"request","url":"urn:x:y"}`: ``,
+	} {
+		var r Request
+		if err := Decode([]byte(line), &r); err != nil {
+			t.Fatalf("Decode(%s): %v", line, err)
+		}
+		err := CheckURL(&r)
+		if got := fmt.Sprint(err); (want == "" && err != nil) || (want != "" && got != want) {
+			t.Errorf("CheckURL(%s) = %v, want %q", line, err, want)
+		}
+	}
+}
