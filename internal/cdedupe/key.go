@@ -60,6 +60,9 @@ func (k *keyer) key(env record.Envelope) (ns string, key dedupe.Key, ok bool, er
 		if err := record.Decode(env.Raw, item); err != nil {
 			return "", dedupe.Key{}, false, err
 		}
+		if err := record.CheckItem(item); err != nil {
+			return "", dedupe.Key{}, false, err
+		}
 		crawlID = item.CrawlID
 	case k.query != nil:
 		// Any record is keyed by --key, in its crawl's namespace.
@@ -101,9 +104,6 @@ func (k *keyer) key(env record.Envelope) (ns string, key dedupe.Key, ok bool, er
 		}
 		return ns, key, true, nil
 	default:
-		if len(item.Data) == 0 {
-			return "", dedupe.Key{}, false, errors.New(`field "data" is missing`)
-		}
 		var b bytes.Buffer
 		if err := json.Compact(&b, item.Data); err != nil {
 			return "", dedupe.Key{}, false, fmt.Errorf(`field "data": %v`, err)

@@ -346,7 +346,13 @@ func (s *session) handle(line ndjson.Line, env record.Envelope, top []record.Fie
 		data = env.Raw
 		fields = record.DedupeFields(top)
 	case record.KindItem:
-		data, typ, err = itemData(top)
+		// Read and checked as every tool reads an item (cdedupe too):
+		// its fields' types, its data an object.
+		var it record.Item
+		if err = record.DecodeItemFields(env.Raw, top, &it); err == nil {
+			err = record.CheckItem(&it)
+		}
+		data, typ = it.Data, it.Type
 		if err == nil {
 			var ok bool
 			fields, ok = record.ScanObjectInto(s.data, data, s.keys.Key)
@@ -441,42 +447,6 @@ type committer interface {
 	Commit() error
 	// Abort lets go of the output after a failure, without writing more.
 	Abort() error
-}
-
-// itemData returns an item record's "data" object and its "type" ("" when
-// it has none or it is not a string).
-func itemData(top []record.Field) (data []byte, typ string, err error) {
-	for _, f := range top {
-		switch f.Key {
-		case "data":
-			if f.Value[0] != '{' {
-				return nil, "", fmt.Errorf("item field \"data\": expected an object, got %s", jsonType(f.Value))
-			}
-			data = f.Value
-		case "type":
-			if f.Value[0] == '"' {
-				typ = jsonString(f.Value)
-			}
-		}
-	}
-	if data == nil {
-		return nil, "", errors.New(`item without "data"`)
-	}
-	return data, typ, nil
-}
-
-func jsonType(v []byte) string {
-	switch v[0] {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "a boolean"
-	}
-	return "a number"
 }
 
 var knownKinds = map[string]bool{record.KindRequest: true, record.KindResponse: true, record.KindAck: true}

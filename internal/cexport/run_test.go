@@ -294,9 +294,9 @@ func TestBadItems(t *testing.T) {
 		t.Fatalf("stdout %q", &stdout)
 	}
 	for _, want := range []string{
-		`cexport: <stdin>:2: invalid record: item field "data": expected an object, got an array`,
-		`cexport: <stdin>:3: invalid record: item without "data"`,
-		`cexport: <stdin>:4: invalid record: item field "data": expected an object, got null`,
+		`cexport: <stdin>:2: invalid record: field "data": expected an object, got an array`,
+		`cexport: <stdin>:3: invalid record: field "data" is missing`,
+		`cexport: <stdin>:4: invalid record: field "data": expected an object, got null`,
 		`cexport: <stdin>:5: invalid record: not a JSON object or a URL`,
 		`6 in, 2 out, 4 dropped (invalid 4)`,
 	} {

@@ -35,6 +35,13 @@ func Decode(raw []byte, v any) error {
 		}
 		*r = Request{Extra: extra}
 	}
+	if it, ok := v.(*Item); ok && it != nil && zeroItem(it) {
+		extra := it.Extra
+		if decodeItem(raw, it) {
+			return nil
+		}
+		*it = Item{Extra: extra}
+	}
 	return decodeSlow(raw, v)
 }
 

@@ -124,10 +124,15 @@ func decodeRequestMember(r *Request, key, v []byte, seen *uint32) bool {
 // foldsToRequestKey reports whether key, not one of requestKeys, names a
 // field of Request for encoding/json, which matches keys with Unicode
 // simple folding: "URL", "Depth", "\u212aind" (the Kelvin sign).
-func foldsToRequestKey(key []byte) bool {
+func foldsToRequestKey(key []byte) bool { return foldsToKey(requestKeys, key) }
+
+// foldsToKey reports whether key, not one of keys (a record type's JSON
+// names), names one of them for encoding/json, which matches keys with
+// Unicode simple folding.
+func foldsToKey[K string | []byte](keys map[string]bool, key K) bool {
 	plain := true // lower-case ASCII only: it folds to a name only if it is one
-	for _, c := range key {
-		if c >= 0x80 || 'A' <= c && c <= 'Z' {
+	for i := range len(key) {
+		if c := key[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
 			plain = false
 			break
 		}
@@ -135,7 +140,7 @@ func foldsToRequestKey(key []byte) bool {
 	if plain {
 		return false
 	}
-	for name := range requestKeys {
+	for name := range keys {
 		if strings.EqualFold(string(key), name) {
 			return true
 		}

@@ -67,3 +67,35 @@ func CheckURL(r *Request) error {
 	}
 	return nil
 }
+
+// CheckItem refuses an item without data, or whose data is not an object
+// (docs/records.md: "data", the extracted object). Every tool that handles
+// items (cexport writes them, cdedupe keys them) holds them to this one
+// rule, with the same words, after Decode has checked the other fields'
+// types.
+func CheckItem(it *Item) error {
+	if len(it.Data) == 0 {
+		return errors.New(`field "data" is missing`)
+	}
+	if it.Data[0] != '{' {
+		return fmt.Errorf(`field "data": expected an object, got %s`, valueName(it.Data))
+	}
+	return nil
+}
+
+// valueName says what kind of JSON value v is, with its article.
+func valueName(v []byte) string {
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
