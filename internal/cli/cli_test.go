@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/crawlutils/crawlutils/internal/ndjson"
@@ -197,5 +199,54 @@ func TestOpenOutputDevNull(t *testing.T) {
 	}
 	if err := env.CloseOutput(); err != nil {
 		t.Fatalf("closing twice: %v", err)
+	}
+}
+
+// errReader fails after its lines: a pipe or disk that breaks mid-input.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		return n, e.err
+	}
+	return n, err
+}
+
+// TestRecordsGoOnAfterAnInputFails: an input that cannot be opened or read
+// to its end (a directory, a broken disk) is reported once, named once,
+// and the inputs after it are still read, as cat and jq go on with their
+// next file; exit 1. A read error used to end the command's input there,
+// and its message named the file twice ("read d: read d: is a directory").
+func TestRecordsGoOnAfterAnInputFails(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "ok.jsonl")
+	os.WriteFile(ok, []byte("https://a.example/2\n"), 0o644)
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	stdin := &errReader{strings.NewReader("https://a.example/1\n"), syscall.EIO}
+	var stderr bytes.Buffer
+	tool := NewTool("ctest", &stderr)
+	var urls []string
+	r := ndjson.NewReader([]string{"-", sub, filepath.Join(dir, "missing"), ok}, stdin)
+	for _, env := range tool.Records(context.Background(), r, nil) {
+		var m map[string]string
+		json.Unmarshal(env.Raw, &m)
+		urls = append(urls, m["url"])
+	}
+	if strings.Join(urls, " ") != "https://a.example/1 https://a.example/2" {
+		t.Errorf("urls = %v", urls)
+	}
+	want := "ctest: read <stdin>: input/output error\n" +
+		"ctest: read " + sub + ": is a directory\n" +
+		"ctest: open " + filepath.Join(dir, "missing") + ": no such file or directory\n"
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", &stderr, want)
+	}
+	if code := tool.Finish(context.Background()); code != ExitFailure {
+		t.Errorf("exit %d, want %d", code, ExitFailure)
 	}
 }

@@ -211,18 +211,17 @@ func RecordsFunc[T any](ctx context.Context, t *Tool, r *ndjson.Reader, flush fu
 				return
 			}
 			var le *ndjson.LineError
-			var oe *ndjson.OpenError
 			switch {
 			case errors.As(err, &le):
 				t.Stats.In.Add(1)
 				t.Reject(le.Line, "invalid", fmt.Errorf("invalid record: %v", le.Err))
 				continue
-			case errors.As(err, &oe):
+			case err != nil:
+				// A file that could not be opened or read to its end:
+				// reported, exit 1, and the inputs after it are read, as
+				// cat and jq go on with their next file.
 				t.Fail(err)
 				continue
-			case err != nil:
-				t.Fail(err)
-				return
 			}
 			t.Stats.In.Add(1)
 			t.Stats.Bytes.Add(int64(len(line.Bytes)) + 1)

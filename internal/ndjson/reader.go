@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -70,8 +71,9 @@ func (e *OpenError) Unwrap() error { return e.Err }
 
 // Next returns the next line. At the end of the last input it returns io.EOF.
 // A *LineError or *OpenError concerns one line or file only: call Next again.
-// Any other error is a read failure of the current input, which is then
-// abandoned.
+// Any other error is a read failure of the current input ("read NAME:
+// why"), which is then abandoned: call Next again for the inputs after it,
+// as cat goes on with its next file.
 func (r *Reader) Next() (Line, error) {
 	for {
 		if r.cur == nil {
@@ -94,6 +96,13 @@ func (r *Reader) Next() (Line, error) {
 			if !errors.As(err, &le) {
 				src := r.source
 				r.closeCurrent()
+				// A file's error names it already ("read x: is a
+				// directory"), stdin's as /dev/stdin: name it once, as
+				// the messages about its lines do.
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					err = pe.Err
+				}
 				return Line{}, fmt.Errorf("read %s: %w", src, err)
 			}
 		}
