@@ -35,3 +35,20 @@ func TestRejectAnswersLeasedLinesButNotATornLast(t *testing.T) {
 		t.Errorf("acks:\n%s\nwant:\n%s", strings.Join(acks, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestRejectSaysTheInputEndedInsideTheLine: a bad last line that ends
+// without its newline (the command before died while writing it) is
+// reported as such, not only as JSON that ends too soon; a bad line that
+// has its newline is not.
+func TestRejectSaysTheInputEndedInsideTheLine(t *testing.T) {
+	in := `{"kind":"request","url":"https://a.example/1"` + "\n" + `{"kind":"request","url":"https://a.ex`
+	var stderr strings.Builder
+	tool := NewTool("ctest", &stderr)
+	for range tool.Records(context.Background(), ndjson.NewReader(nil, strings.NewReader(in)), nil) {
+	}
+	want := "ctest: <stdin>:1: invalid record: invalid JSON at byte 45: unexpected end of JSON input\n" +
+		"ctest: <stdin>:2: invalid record: invalid JSON at byte 37: unexpected end of JSON input (" + tornLine + ")\n"
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
+	}
+}

@@ -231,6 +231,11 @@ func RecordsFunc[T any](ctx context.Context, t *Tool, r *ndjson.Reader, flush fu
 				if errors.Is(err, record.ErrEmpty) {
 					reason = "empty"
 				}
+				if line.Unterminated {
+					// Say why the record is cut short: not a bug of the
+					// command that reads it.
+					err = fmt.Errorf("%w (%s)", err, tornLine)
+				}
 				t.Reject(line, reason, fmt.Errorf("invalid record: %v", err))
 				continue
 			}
@@ -240,6 +245,9 @@ func RecordsFunc[T any](ctx context.Context, t *Tool, r *ndjson.Reader, flush fu
 		}
 	}
 }
+
+// tornLine explains a bad last line that ends without its newline.
+const tornLine = "the input ended inside this line, without its newline: did the command writing it die?"
 
 // Finish stops the progress line, prints the summary (unless Quiet), writes
 // the stats file and returns the exit status.
