@@ -229,6 +229,10 @@ func describe(err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &syn) && strings.HasSuffix(syn.Error(), "exceeded max depth"):
+		// Valid JSON, but deeper than encoding/json (and jq) reads: not
+		// "invalid JSON", and not "invalid character '['".
+		return fmt.Errorf("nested more than %d levels deep (at byte %d)", maxDepth, syn.Offset)
 	case errors.As(err, &syn):
 		return fmt.Errorf("invalid JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))
 	case errors.As(err, &typ):

@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -208,5 +209,22 @@ func TestDecodeErrorsNameJSONFieldsNotGoOnes(t *testing.T) {
 	var h head
 	if err := Decode([]byte(`{"kind":"item","url":"u","data":{"a":1e999},"x":1}`), &h); err != nil || h.URL != "u" || string(h.Data) != `{"a":1e999}` {
 		t.Errorf("Decode into a struct of one's own = %+v, %v", h, err)
+	}
+}
+
+// TestTooDeepIsNotInvalidJSON: a line nested deeper than any JSON decoder
+// reads is valid JSON; the error says how deep, not "invalid JSON" or
+// "invalid character '['", wherever it is read.
+func TestTooDeepIsNotInvalidJSON(t *testing.T) {
+	deep := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
+	want := fmt.Sprintf("nested more than %d levels deep (at byte", maxDepth)
+	for _, line := range []string{`{"kind":"request","url":"u","attrs":` + deep + `}`, `{"a":` + deep + `}`, deep} {
+		if _, err := Parse([]byte(line)); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Parse(%.40s…) = %v, want %q…", line, err, want)
+		}
+	}
+	var r Request
+	if err := Decode([]byte(`{"url":"u","attrs":`+deep+`}`), &r); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Decode = %v, want %q…", err, want)
 	}
 }
