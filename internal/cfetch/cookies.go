@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/net/publicsuffix"
 )
@@ -68,20 +69,26 @@ func (c *cookieJars) header(crawl string, u *url.URL) string {
 	}
 	parts := make([]string, len(cookies))
 	for i, ck := range cookies {
-		if ck.Quoted {
-			// Set in double quotes: they are part of what the server
-			// reads back (RFC 6265 §4.1.1), as browsers send it.
-			parts[i] = ck.Name + `="` + ck.Value + `"`
-		} else {
+		// The value as it was set, quotes included (parseSetCookie);
+		// a cookie without a name is its value alone (RFC 6265bis §5.8.3).
+		parts[i] = ck.Value
+		if ck.Name != "" {
 			parts[i] = ck.Name + "=" + ck.Value
 		}
 	}
 	return strings.Join(parts, "; ")
 }
 
-// store keeps the cookies set by a response from u.
+// store keeps the cookies set by a response from u, read as browsers
+// read them (parseSetCookie).
 func (c *cookieJars) store(crawl string, u *url.URL, h http.Header) {
-	cookies := (&http.Response{Header: h}).Cookies()
+	var cookies []*http.Cookie
+	now := time.Now()
+	for _, line := range h.Values("Set-Cookie") {
+		if ck, ok := parseSetCookie(line, now); ok {
+			cookies = append(cookies, ck)
+		}
+	}
 	if len(cookies) > 0 {
 		c.jar(crawl, true).SetCookies(u, cookies)
 	}

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	stdgzip "compress/gzip"
 	"io"
+	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // FuzzGzipReader holds cfetch's gzipReader to the standard library's
@@ -76,3 +80,90 @@ func FuzzGzipReader(f *testing.F) {
 }
 
 func gz(b []byte) []byte { return compress("gzip", b) }
+
+// FuzzParseSetCookie: on any line parseSetCookie never panics; a cookie
+// it keeps has a name and value without ';', control characters or
+// white space around them, 4096 bytes at most together, and written
+// again as a server would write it, it reads back the same.
+func FuzzParseSetCookie(f *testing.F) {
+	for _, s := range []string{
+		"s=abc; Path=/", `q="a b"; Path=/`, `q=a"b`, `bs=a\b`, "utf=café", "token", "=v", "=a=b",
+		"old=; Expires=Wed, 09-Jun-21 10:18:14 GMT; Path=/", "s=1; Max-Age=0", "s=1; Max-Age=-5; Max-Age=7",
+		"s=1; Domain=..shop.example; Secure; HttpOnly; SameSite=Lax", "s=1; Path=rel", "ctl=a\x01b", " ; ", "__Host-x",
+	} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 12, 8, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, line string) {
+		c, ok := parseSetCookie(line, now)
+		if !ok {
+			return
+		}
+		for _, s := range []string{c.Name, c.Value} {
+			if strings.ContainsFunc(s, func(r rune) bool { return r == ';' || r < 0x20 && r != '\t' || r == 0x7f }) || s != trimWSP(s) {
+				t.Fatalf("parseSetCookie(%q): name %q, value %q", line, c.Name, c.Value)
+			}
+		}
+		if len(c.Name)+len(c.Value) > maxCookieNameValue {
+			t.Fatalf("parseSetCookie(%q): %d bytes", line, len(c.Name)+len(c.Value))
+		}
+		again := c.Name + "=" + c.Value
+		if c.Path != "" {
+			again += "; Path=" + c.Path
+		}
+		if c.Domain != "" {
+			again += "; Domain=" + c.Domain
+		}
+		if !c.Expires.IsZero() {
+			again += "; Expires=" + c.Expires.Format(http.TimeFormat)
+		}
+		if c.MaxAge != 0 {
+			again += "; Max-Age=" + strconv.Itoa(max(c.MaxAge, 0))
+		}
+		if c.Secure {
+			again += "; Secure"
+		}
+		if c.HttpOnly {
+			again += "; HttpOnly"
+		}
+		if c.SameSite != 0 {
+			again += "; SameSite=" + map[http.SameSite]string{http.SameSiteDefaultMode: "x", http.SameSiteLaxMode: "Lax", http.SameSiteStrictMode: "Strict", http.SameSiteNoneMode: "None"}[c.SameSite]
+		}
+		c2, ok := parseSetCookie(again, now)
+		if !ok || c2.Name != c.Name || c2.Value != c.Value || c2.Path != c.Path || c2.Domain != c.Domain || !c2.Expires.Equal(c.Expires) ||
+			c2.MaxAge != c.MaxAge || c2.Secure != c.Secure || c2.HttpOnly != c.HttpOnly || c2.SameSite != c.SameSite {
+			t.Fatalf("parseSetCookie(%q) = %+v; written again as %q it reads %+v, %v", line, *c, again, c2, ok)
+		}
+	})
+}
+
+// FuzzCookieDate: on any text cookieDate never panics and a date it
+// gives exists and is not before 1601; a date written in the three
+// formats of HTTP (RFC 9110 §5.6.7; the two-digit year of RFC 850 read
+// as 1970–2069) reads as itself.
+func FuzzCookieDate(f *testing.F) {
+	f.Add("Wed, 09-Jun-21 10:18:14 GMT", int64(0))
+	f.Add("Sun Nov  6 08:49:37 1994", int64(784111777))
+	f.Add("31 Feb 2020 00:00:00", int64(253402300799))
+	f.Add("", int64(-11644473600))
+	f.Fuzz(func(t *testing.T, s string, unix int64) {
+		if d, ok := cookieDate(s); ok && (d.Year() < 1601 || d.Nanosecond() != 0) {
+			t.Fatalf("cookieDate(%q) = %v", s, d)
+		}
+		const first, last = -11644473600, 253402300799 // 1601-01-01, 9999-12-31T23:59:59
+		if unix < first || unix > last {
+			unix = first + (unix%(last-first)+(last-first))%(last-first)
+		}
+		want := time.Unix(unix, 0).UTC()
+		layouts := []string{http.TimeFormat, time.ANSIC}
+		if y := want.Year(); y >= 1970 && y <= 2069 {
+			layouts = append(layouts, "Monday, 02-Jan-06 15:04:05 GMT")
+		}
+		for _, layout := range layouts {
+			in := want.Format(layout)
+			if got, ok := cookieDate(in); !ok || !got.Equal(want) {
+				t.Fatalf("cookieDate(%q) = %v, %v; want %v", in, got, ok, want)
+			}
+		}
+	})
+}
