@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -153,11 +154,36 @@ func describeErr(err error) string {
 	return strings.TrimPrefix(s, "HTTP/1.x transport connection broken: ")
 }
 
+// repeatedLength reports whether quoted (net/http's %q of a
+// Content-Length) is one length listed more than once: "5, 5".
+func repeatedLength(quoted string) bool {
+	v, err := strconv.Unquote(quoted)
+	if err != nil || !strings.Contains(v, ",") {
+		return false
+	}
+	first, _, _ := strings.Cut(v, ",")
+	first = strings.TrimSpace(first)
+	if _, err := strconv.ParseUint(first, 10, 63); err != nil {
+		return false
+	}
+	for n := range strings.SplitSeq(v, ",") {
+		if strings.TrimSpace(n) != first {
+			return false
+		}
+	}
+	return true
+}
+
 // contentLengthDetail says what is wrong with a response's Content-Length
 // in our words; net/http says `bad Content-Length "-5"` and `http: message
 // cannot contain multiple Content-Length headers; got ["2" "3"]`.
 func contentLengthDetail(detail string) string {
 	if _, v, ok := strings.Cut(detail, "bad Content-Length "); ok {
+		if repeatedLength(v) {
+			// RFC 9110 §8.6 lets a recipient read it as the one length;
+			// browsers and curl do, Go's HTTP client refuses it.
+			return "Content-Length " + v + " lists one length more than once: not read (browsers and curl read it, Go's HTTP client does not)"
+		}
 		return "invalid Content-Length " + v
 	}
 	if _, v, ok := strings.Cut(detail, "multiple Content-Length headers; got "); ok {

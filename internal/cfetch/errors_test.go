@@ -54,3 +54,22 @@ func TestClassify(t *testing.T) {
 		t.Errorf("detail %q keeps the url.Error prefix", d)
 	}
 }
+
+// TestContentLengthDetail: a Content-Length net/http refuses is named in
+// our words; one length listed more than once in one header is told
+// apart, as browsers and curl read it.
+func TestContentLengthDetail(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`bad Content-Length "ten"`, `invalid Content-Length "ten"`},
+		{`bad Content-Length "5, 6"`, `invalid Content-Length "5, 6"`},
+		{`bad Content-Length ", "`, `invalid Content-Length ", "`},
+		{`bad Content-Length "-5, -5"`, `invalid Content-Length "-5, -5"`},
+		{`bad Content-Length "5, 5"`, `Content-Length "5, 5" lists one length more than once: not read (browsers and curl read it, Go's HTTP client does not)`},
+		{`bad Content-Length "7,7 ,7"`, `Content-Length "7,7 ,7" lists one length more than once: not read (browsers and curl read it, Go's HTTP client does not)`},
+		{`http: message cannot contain multiple Content-Length headers; got ["2" "3"]`, `conflicting Content-Length headers: "2", "3"`},
+	} {
+		if got := contentLengthDetail(tc.in); got != tc.want {
+			t.Errorf("contentLengthDetail(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -324,6 +324,7 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"word":     "Content-Length: ten\r\n",
 			"negative": "Content-Length: -5\r\n",
 			"conflict": "Content-Length: 2\r\nContent-Length: 3\r\n",
+			"repeated": "Content-Length: 2, 2\r\n",
 		}[rest]
 		s.hijack(w, func(c net.Conn) {
 			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"+cl+"\r\nok")

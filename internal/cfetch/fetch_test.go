@@ -101,6 +101,13 @@ func TestFaults(t *testing.T) {
 				t.Errorf("detail %q", r.ErrorDetail)
 			}
 		}},
+		// One length listed twice in one header (RFC 9110 §8.6 allows
+		// reading it): Go's client refuses it; the detail says so.
+		{name: "one Content-Length listed twice", url: s.URL + "/badlength/repeated", wantErr: ErrProtocol, check: func(t *testing.T, r record.Response) {
+			if want := `Content-Length "2, 2" lists one length more than once: not read (browsers and curl read it, Go's HTTP client does not)`; r.ErrorDetail != want {
+				t.Errorf("detail %q, want %q", r.ErrorDetail, want)
+			}
+		}},
 		{name: "503 once then 200", url: s.URL + "/flaky/a", args: []string{"--retries", "2"}, wantCode: 200, wantRetry: 1},
 		{name: "429 with Retry-After 1", url: s.URL + "/ratelimit/a", args: []string{"--retries", "2"}, wantCode: 200, wantRetry: 1},
 		{name: "Retry-After over the max", url: s.URL + "/ratelimit-long", args: []string{"--retries", "2"}, wantCode: 429, check: func(t *testing.T, r record.Response) {
