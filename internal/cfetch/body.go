@@ -123,7 +123,7 @@ func readBody(ctx context.Context, resp *http.Response, o *Options, res *reserva
 					b.warnings = append(b.warnings, fmt.Sprintf("unknown Content-Encoding %q: body left encoded", codings[i]))
 					b.encoded = true
 				case err != nil:
-					return nil, decodeFailure(codings[i], err, wire)
+					return nil, decodeFailure(codings[i], err, wire, closeDelimited(resp))
 				default:
 					r = dec
 					releases = append(releases, rel)
@@ -151,7 +151,7 @@ func readBody(ctx context.Context, resp *http.Response, o *Options, res *reserva
 			}
 			return nil, classify(cmpErr(wire.err, err), phaseBody)
 		}
-		return nil, decodeFailure(strings.Join(codings, ", "), err, wire)
+		return nil, decodeFailure(strings.Join(codings, ", "), err, wire, closeDelimited(resp))
 	}
 	if limit > 0 && int64(len(b.buf)) >= limit && o.keepHead {
 		b.buf = b.buf[:o.MaxSize]
@@ -243,16 +243,29 @@ func cmpErr(a, b error) error {
 }
 
 // decodeFailure reports an error from a decompressor: a transport error
-// that surfaced through it is classified as such, anything else is broken
-// compressed data.
-func decodeFailure(coding string, err error, wire *wireReader) *FetchError {
+// that surfaced through it is classified as such, compressed data cut
+// short in a body that only the connection's close ends (closeDelimited)
+// is a body cut short, anything else is broken compressed data.
+func decodeFailure(coding string, err error, wire *wireReader, closeDelimited bool) *FetchError {
 	if wire.err != nil {
 		if errors.Is(wire.err, errWireTooLarge) {
 			return fetchErr(ErrTooLarge, "body is over --max-size %s", formatSize(wire.max))
 		}
 		return classify(wire.err, phaseBody)
 	}
+	if closeDelimited && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
+		// Nothing says where such a body ends but its close: the
+		// connection closed in the middle of the compressed data, as it
+		// does when it is cut, and the next attempt may get it whole.
+		return fetchErr(ErrTruncated, "body ended early: the connection closed in the middle of its %s data (the response had no Content-Length)", coding)
+	}
 	return fetchErr(ErrDecode, "invalid %s data: %v", coding, err)
+}
+
+// closeDelimited reports whether resp's body is ended by the connection's
+// close alone (HTTP/1, neither Content-Length nor chunked).
+func closeDelimited(resp *http.Response) bool {
+	return resp.ProtoMajor == 1 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0
 }
 
 // maxCodings is how many stacked content codings are decoded, as curl

@@ -190,6 +190,21 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Content-Encoding", enc)
 		w.Write(compress(first, []byte(compressed)))
+	case "cutclose", "cutlength":
+		// /cutclose/<coding>: half of a compressed body, then the
+		// connection closed, no Content-Length; /cutlength/<coding>: the
+		// same half, all of it as its Content-Length says.
+		enc := strings.TrimPrefix(rest, "raw")
+		half := compress(rest, []byte(strings.Repeat(frenchText, 200)))
+		half = half[:len(half)/2]
+		framing := "Connection: close\r\n"
+		if first == "cutlength" {
+			framing = fmt.Sprintf("Content-Length: %d\r\n", len(half))
+		}
+		s.hijack(w, func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Encoding: "+enc+"\r\n"+framing+"\r\n")
+			c.Write(half)
+		})
 	case "badcharset":
 		w.Header().Set("Content-Type", "text/html; charset=x-nonexistent")
 		io.WriteString(w, "<html><body><p>"+frenchText+"</p></body></html>")

@@ -40,6 +40,20 @@ func TestFaults(t *testing.T) {
 		{name: "reset is retried", url: s.URL + "/reset", args: []string{"--retries", "1"}, wantErr: ErrReset, wantRetry: 1},
 		{name: "server never answers", url: s.URL + "/hang", args: []string{"--timeout", "500ms"}, wantErr: ErrTimeout},
 		{name: "body shorter than Content-Length", url: s.URL + "/short", wantErr: ErrTruncated, wantCode: 200},
+		// Compressed data that stops where the connection closed, in a
+		// body only the close ends, is a body cut short (retried); the
+		// same data in a whole message is broken data.
+		{name: "gzip body cut by the close", url: s.URL + "/cutclose/gzip", args: []string{"--retries", "1"}, wantErr: ErrTruncated, wantCode: 200, wantRetry: 1, check: func(t *testing.T, r record.Response) {
+			if want := "body ended early: the connection closed in the middle of its gzip data (the response had no Content-Length)"; r.ErrorDetail != want {
+				t.Errorf("detail %q, want %q", r.ErrorDetail, want)
+			}
+		}},
+		{name: "br body cut by the close", url: s.URL + "/cutclose/br", wantErr: ErrTruncated, wantCode: 200},
+		{name: "zstd body cut by the close", url: s.URL + "/cutclose/zstd", wantErr: ErrTruncated, wantCode: 200},
+		{name: "deflate body cut by the close", url: s.URL + "/cutclose/deflate", wantErr: ErrTruncated, wantCode: 200},
+		{name: "raw deflate body cut by the close", url: s.URL + "/cutclose/rawdeflate", wantErr: ErrTruncated, wantCode: 200},
+		{name: "gzip body cut inside its Content-Length", url: s.URL + "/cutlength/gzip", wantErr: ErrDecode, wantCode: 200},
+		{name: "zstd body cut inside its Content-Length", url: s.URL + "/cutlength/zstd", wantErr: ErrDecode, wantCode: 200},
 		{name: "invalid gzip", url: s.URL + "/badgzip", wantErr: ErrDecode, wantCode: 200, check: func(t *testing.T, r record.Response) {
 			if r.Body != "" || r.BodyBase64 != "" {
 				t.Errorf("a decode error keeps no body: %q %q", r.Body, r.BodyBase64)
