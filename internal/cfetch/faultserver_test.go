@@ -190,6 +190,13 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Content-Encoding", enc)
 		w.Write(compress(first, []byte(compressed)))
+	case "switch":
+		// A 101 no request asked for, then bytes of another protocol,
+		// the connection held open as a WebSocket server holds it.
+		s.hijack(w, func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\x81\x05hello")
+			<-s.quit
+		})
 	case "cutclose", "cutlength":
 		// /cutclose/<coding>: half of a compressed body, then the
 		// connection closed, no Content-Length; /cutlength/<coding>: the

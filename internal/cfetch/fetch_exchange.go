@@ -85,6 +85,14 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 	out.connected = true
 	out.latency = lt.latency()
 	out.status, out.header = resp.StatusCode, resp.Header
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// net/http hands the connection over as the body: what follows is
+		// another protocol (a WebSocket's frames), no page, and it would
+		// be read until --timeout. Browsers and curl refuse a 101 they did
+		// not ask for.
+		out.err = fetchErr(ErrProtocol, "the server switched to another protocol (101 Switching Protocols, Upgrade: %q): cfetch speaks HTTP", resp.Header.Get("Upgrade"))
+		return out
+	}
 	f.storeCookies(j, resp.Header)
 	wire := &f.wireBytes
 	if j.robotsFor != "" {

@@ -54,6 +54,13 @@ func TestFaults(t *testing.T) {
 		{name: "raw deflate body cut by the close", url: s.URL + "/cutclose/rawdeflate", wantErr: ErrTruncated, wantCode: 200},
 		{name: "gzip body cut inside its Content-Length", url: s.URL + "/cutlength/gzip", wantErr: ErrDecode, wantCode: 200},
 		{name: "zstd body cut inside its Content-Length", url: s.URL + "/cutlength/zstd", wantErr: ErrDecode, wantCode: 200},
+		// net/http hands a 101's connection over as its body: it is no
+		// page, and reading it would last until --timeout.
+		{name: "101 Switching Protocols unasked", url: s.URL + "/switch", args: []string{"--timeout", "30s"}, wantErr: ErrProtocol, wantCode: 101, check: func(t *testing.T, r record.Response) {
+			if want := `the server switched to another protocol (101 Switching Protocols, Upgrade: "websocket"): cfetch speaks HTTP`; r.ErrorDetail != want || r.Body != "" || r.BodyBase64 != "" || r.DurationMS > 20000 {
+				t.Errorf("detail %q body %q %q duration %v ms", r.ErrorDetail, r.Body, r.BodyBase64, r.DurationMS)
+			}
+		}},
 		{name: "invalid gzip", url: s.URL + "/badgzip", wantErr: ErrDecode, wantCode: 200, check: func(t *testing.T, r record.Response) {
 			if r.Body != "" || r.BodyBase64 != "" {
 				t.Errorf("a decode error keeps no body: %q %q", r.Body, r.BodyBase64)
