@@ -1,7 +1,10 @@
 package throttle
 
 import (
+	"fmt"
 	"net"
+	"net/netip"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -78,4 +81,54 @@ func foldKey(key string) string {
 		}
 	}
 	return key
+}
+
+// lineHostKey reads the host key of a rates file's line, "shop.test",
+// "Shop.Test.:8080", "[::1]:8080", "::1" or "Bücher.test", into the key
+// HostKey gives the URLs of that host (and port), so that the line
+// applies to them: by the same rule (hostname.SetHost, hostname.Key),
+// the port a number. What no URL's key can be is an error, rather than a
+// line that silently never applies: a URL, a wildcard, a path, a host no
+// URL may have, and the port 80 or 443, which a URL's key leaves out on
+// its scheme (http://shop.test:80/ is keyed shop.test).
+func lineHostKey(s string) (string, error) {
+	if strings.Contains(s, "://") {
+		if key, _ := HostKey(s); key != "" {
+			return "", fmt.Errorf("%q is a URL: give its host key, %s", s, key)
+		}
+		return "", fmt.Errorf("%q is a URL: give its host", s)
+	}
+	if strings.Contains(s, "*") {
+		return "", fmt.Errorf("%q: a key is one host (a line for a host applies to all its ports), not a pattern", s)
+	}
+	if a, err := netip.ParseAddr(s); err == nil && a.Is6() {
+		s = "[" + s + "]" // an IPv6 address without its port
+	}
+	in := s
+	if strings.HasPrefix(s, "[") {
+		// An IPv6 zone as HostKey writes it, [fe80::1%eth0]: a URL
+		// escapes its '%'.
+		in = strings.ReplaceAll(s, "%", "%25")
+	}
+	u, err := url.Parse("//" + in)
+	if err != nil || u.Host != s || u.User != nil {
+		return "", fmt.Errorf("%q is no host or host:port", s)
+	}
+	if err := hostname.SetHost(u); err != nil {
+		return "", fmt.Errorf("%q: %v", s, err)
+	}
+	host, port := hostname.Key(u.Hostname()), u.Port()
+	if port == "80" || port == "443" {
+		return "", fmt.Errorf("%q: a URL on its scheme's default port is keyed without it (http://%s:%s/ is %s): give %s", s, host, port, host, host)
+	}
+	if host == "" {
+		return "", fmt.Errorf("%q is no host or host:port", s)
+	}
+	if strings.IndexByte(host, ':') >= 0 {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return host, nil
 }

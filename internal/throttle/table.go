@@ -50,9 +50,11 @@ func (t *Table) For(key string) Rate {
 // such as "example.com 1/5s" or "api.example.com:8443 10/s burst=5"; RATE
 // is read by ParseRate; blank lines and everything after a '#' are
 // ignored. The burst of a line without one is def's. With fold, keys are
-// host names, compared without regard to case, an internationalized name
-// as its ASCII form (see HostKey). Errors name the file and
-// line: "rates.txt:3: …".
+// hosts, with or without a port, read as HostKey writes a URL's (case,
+// an internationalized name, a trailing dot, an IPv6 address with or
+// without brackets), and a key no URL's can be (a URL, a wildcard, the
+// default port 80 or 443) is an error. Errors name the file and line:
+// "rates.txt:3: …".
 func ReadTable(r io.Reader, name string, def Rate, fold bool) (*Table, error) {
 	t := NewTable(def)
 	t.fold = fold
@@ -73,7 +75,10 @@ func ReadTable(r io.Reader, name string, def Rate, fold bool) (*Table, error) {
 		}
 		key := fields[0]
 		if fold {
-			key = foldKey(key)
+			var err error
+			if key, err = lineHostKey(key); err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", name, num, err)
+			}
 		}
 		rate, err := ParseRate(fields[1])
 		if err != nil {
