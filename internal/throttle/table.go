@@ -23,14 +23,19 @@ func NewTable(def Rate) *Table { return &Table{Default: def, keys: map[string]Ra
 // Len is the number of overrides.
 func (t *Table) Len() int { return len(t.keys) }
 
-// For returns key's rate: its override; for a "host:port" key without
-// one, the override of the host alone; else the default.
+// For returns key's rate: its override; in a table of host keys (see
+// ReadTable), for a "host:port" key without one, the override of the host
+// alone; else the default. Other keys (--key's values) match exactly:
+// "acct:1" does not take the rate of "acct".
 func (t *Table) For(key string) Rate {
 	if t.fold {
 		key = foldKey(key)
 	}
 	if r, ok := t.keys[key]; ok {
 		return r
+	}
+	if !t.fold {
+		return t.Default
 	}
 	if host, port, err := net.SplitHostPort(key); err == nil && port != "" {
 		if r, ok := t.keys[host]; ok {

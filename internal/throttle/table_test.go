@@ -51,6 +51,30 @@ x.test: 1/4s
 	}
 }
 
+// TestTableKeysMatchExactly: the keys of --key (a table without host
+// keys) match as they are: "acct:1" is no port of "acct", and case
+// counts.
+func TestTableKeysMatchExactly(t *testing.T) {
+	def := Rate{Interval: time.Second, Burst: 1}
+	tab, err := ReadTable(strings.NewReader("acct 1/5s\nAcct:2 1/7s\n[::1] 1/9s\n"), "rates.txt", def, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"acct":       "1/5s",
+		"acct:1":     "1/s",
+		"Acct:2":     "1/7s",
+		"acct:2":     "1/s",
+		"ACCT":       "1/s",
+		"[::1]":      "1/9s",
+		"[::1]:8080": "1/s",
+	} {
+		if got := tab.For(key).String(); got != want {
+			t.Errorf("For(%q) = %s, want %s", key, got, want)
+		}
+	}
+}
+
 func TestReadTableErrors(t *testing.T) {
 	def := Rate{Interval: time.Second, Burst: 1}
 	for in, want := range map[string]string{
