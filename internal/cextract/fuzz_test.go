@@ -98,6 +98,7 @@ func FuzzAppendItem(f *testing.F) {
 	f.Add("product", `{"a":1}`, "https://a/é?x=<1>", "c1", "", `{"k": [1, 2.50]}`, "2024-05-01T10:00:00Z")
 	f.Add("", `{}`, "", "", "app", ``, "")
 	f.Add("t\"", `{"s":"\u2028"}`, "\x00", "\xff", "a", `1e400`, "x")
+	f.Add("", `{"s":"\udc00\ud800x","\ud800":"\\ud800"}`, "", "", "", `["\udfff"]`, "")
 	f.Fuzz(func(t *testing.T, typ, data, url, crawlID, appID, attrs, fetchedAt string) {
 		if !json.Valid([]byte(data)) || !strings.HasPrefix(data, "{") || strings.ContainsAny(data, " \t\r\n") {
 			return

@@ -76,7 +76,7 @@ func appendItem(b []byte, typ string, data []byte, url, crawlID, appID string, a
 		b = record.AppendString(b, typ)
 	}
 	b = append(b, `,"data":`...)
-	b = append(b, record.ValidUTF8(data)...) // as record.Encode writes a raw member
+	b = append(b, record.Mend(data)...) // as record.Encode writes a raw member
 	for _, f := range [...]struct{ key, val string }{{`,"url":`, url}, {`,"crawlid":`, crawlID}, {`,"appid":`, appID}} {
 		if f.val != "" {
 			b = append(b, f.key...)
@@ -84,7 +84,7 @@ func appendItem(b []byte, typ string, data []byte, url, crawlID, appID string, a
 		}
 	}
 	if len(attrs) > 0 {
-		attrs = record.ValidUTF8(attrs) // as record.Encode writes a raw member
+		attrs = record.Mend(attrs) // as record.Encode writes a raw member
 		b = append(b, `,"attrs":`...)
 		if bytes.ContainsAny(attrs, " \t\r\n") {
 			var c bytes.Buffer

@@ -64,3 +64,26 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMend is what Encode pays per raw member (attrs, a response's
+// request, item data) that needs no mending: a pass for UTF-8 and a
+// bytes.IndexByte per backslash. (Parse finds lone surrogates in the pass
+// that validates the line: BenchmarkParse.)
+func BenchmarkMend(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		line []byte
+	}{
+		{"request", []byte(benchRequest)},
+		{"response50KB", benchResponse(b)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.line)))
+			for b.Loop() {
+				if out := Mend(c.line); len(out) != len(c.line) {
+					b.Fatal(len(out))
+				}
+			}
+		})
+	}
+}

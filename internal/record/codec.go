@@ -115,8 +115,8 @@ var encoderPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // typed record appended in key order.
 //
 // A raw member (attrs, item data, a response's request, an unknown field)
-// with invalid UTF-8 is written with each bad byte replaced by U+FFFD, as
-// a string is, so the line is always JSON.
+// with invalid UTF-8 or an escaped lone surrogate is written mended (Mend),
+// as a string is, so the line is always JSON that any parser reads.
 func Encode(v any) ([]byte, error) {
 	switch r := v.(type) {
 	case *Request:
@@ -159,8 +159,8 @@ func encodeSlow(v any) ([]byte, error) {
 		extra = r.Extra
 	}
 	if len(extra) == 0 {
-		if !rawUTF8(v) {
-			return bytes.Clone(ValidUTF8(out)), nil
+		if !rawValid(v) {
+			return bytes.Clone(Mend(out)), nil
 		}
 		return bytes.Clone(out), nil
 	}
@@ -182,8 +182,8 @@ func encodeSlow(v any) ([]byte, error) {
 		line = append(line, compact(extra[k])...)
 	}
 	line = append(line, '}', '\n')
-	if !rawUTF8(v) {
-		line = ValidUTF8(line)
+	if !rawValid(v) {
+		line = Mend(line)
 	}
 	return line, nil
 }

@@ -11,8 +11,8 @@
 //
 // Records are validated where they are read, so every command refuses the
 // same things with the same words: Parse replaces invalid UTF-8 with U+FFFD
-// (as encoding/json decodes it), so a record passed on unchanged is still
-// JSON; Decode's errors name the JSON field, and it refuses a request whose
+// and an escaped lone surrogate with \ufffd (as encoding/json decodes
+// them), so a record passed on unchanged is still JSON that jq reads; Decode's errors name the JSON field, and it refuses a request whose
 // numbers are out of their bounds (MaxRetries, MaxPriority, MaxDepth, …);
 // Envelope.IsRequest says what is a request, with or without a kind.
 //

@@ -30,25 +30,48 @@ var ErrEmpty = errors.New("empty line")
 // else is an error saying what was wrong, suitable after "<source>:<line>: ".
 //
 // Raw is the line itself, trimmed of white space, unless the line has
-// invalid UTF-8: each bad byte is then replaced by U+FFFD in a copy, as
-// encoding/json replaces it when it decodes, so that a record passed on
-// unchanged is still JSON (a bare URL with invalid UTF-8 is an error).
+// invalid UTF-8 or an escaped lone surrogate ("\ud800" alone): each bad
+// byte is then replaced by U+FFFD and each lone surrogate by \ufffd in a
+// copy (Mend), as encoding/json replaces them when it decodes, so that a
+// record passed on unchanged is still JSON that any parser reads (a bare
+// URL with invalid UTF-8 is an error).
 func Parse(line []byte) (Envelope, error) {
 	b := bytes.TrimSpace(line)
 	if len(b) > 0 && b[0] == '{' {
-		b = ValidUTF8(b)
+		var copied bool
+		b, copied = validUTF8(b)
 		var kind []byte
-		if scanObject(b, func(key, value []byte) {
+		lone := false
+		if scanObjectLone(b, func(key, value []byte) {
 			if isKindKey(key) {
 				kind = value
 			}
-		}) {
+		}, &lone) {
+			// kind decodes the same before and after mending.
 			if k, ok := kindValue(kind); ok {
-				return Envelope{Kind: k, Raw: b}, nil
+				return Envelope{Kind: k, Raw: mendLone(b, lone, copied)}, nil
 			}
 		}
 	}
 	return parse(b)
+}
+
+// mendLone returns b with its lone surrogate escapes mended when lone says
+// it has any: in place when b is a copy of the line already (copied),
+// else in a copy.
+func mendLone(b []byte, lone, copied bool) []byte {
+	if !lone {
+		return b
+	}
+	i := nextLoneSurrogate(b, 0)
+	if i < 0 {
+		return b
+	}
+	if !copied {
+		b = bytes.Clone(b)
+	}
+	mendSurrogates(b, i)
+	return b
 }
 
 // ParseFields is Parse that also returns the top-level fields of a JSON
@@ -63,8 +86,16 @@ func ParseFields(line []byte) (env Envelope, fields []Field, err error) {
 func ParseFieldsInto(dst []Field, line []byte, key func([]byte) string) (env Envelope, fields []Field, err error) {
 	b := bytes.TrimSpace(line)
 	if len(b) > 0 && b[0] == '{' {
-		b = ValidUTF8(b)
-		if fs, ok := ScanObjectInto(dst, b, key); ok {
+		var copied bool
+		b, copied = validUTF8(b)
+		lone := false
+		if fs, ok := scanObjectInto(dst, b, key, &lone); ok {
+			if lone {
+				// Rare: mend the line and read it again, so that
+				// the fields are slices of the mended line.
+				b = mendLone(b, lone, copied)
+				fs, _ = scanObjectInto(fs, b, key, nil)
+			}
 			var kind []byte
 			for _, f := range fs {
 				if isKindKey(f.Key) {
@@ -130,7 +161,7 @@ func parse(b []byte) (Envelope, error) {
 	}
 	switch b[0] {
 	case '{':
-		b = ValidUTF8(b) // done already when Parse calls it: no copy then
+		b = Mend(b) // UTF-8 done already when Parse calls it: no copy then
 		// A map, not a struct with a field tagged "kind": its keys are
 		// matched exactly (isKindKey), the last of a repeated key wins.
 		var members map[string]json.RawMessage

@@ -46,7 +46,7 @@ func encodeRequest(r *Request) (line []byte, ok bool) {
 		b = appendRedirects(append(b, `,"redirects":`...), r.Redirects)
 	}
 	b = appendStringField(b, `,"lease":`, r.Lease)
-	return closeRecord(b, r.Extra, rawUTF8(r)), true
+	return closeRecord(b, r.Extra, rawValid(r)), true
 }
 
 // openRecord starts a record's line: its kind and URL, which every
@@ -57,15 +57,15 @@ func openRecord(b []byte, kind, url string) []byte {
 }
 
 // closeRecord ends a record's line: its unknown members (extra), the
-// closing brace and newline; where a raw member was not valid UTF-8
-// (rawValid false), each bad byte is then replaced, as Encode does.
+// closing brace and newline; where a raw member needed mending (rawValid
+// false), the line is mended, as Encode does.
 func closeRecord(b []byte, extra map[string]json.RawMessage, rawValid bool) []byte {
 	if len(extra) > 0 {
 		b = appendExtra(b, extra)
 	}
 	b = append(b, '}', '\n')
 	if !rawValid {
-		b = ValidUTF8(b)
+		b = Mend(b)
 	}
 	return b
 }

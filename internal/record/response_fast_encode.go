@@ -48,7 +48,7 @@ func encodeResponse(r *Response) (line []byte, ok bool) {
 	if b, ok = appendRawField(b, `,"redirect_request":`, r.RedirectRequest); !ok {
 		return nil, false
 	}
-	return closeRecord(b, r.Extra, rawUTF8(r)), true
+	return closeRecord(b, r.Extra, rawValid(r)), true
 }
 
 // responseSize estimates the length of r encoded, to allocate once.

@@ -30,8 +30,13 @@ func ScanObject(b []byte) (fields []Field, ok bool) {
 // again can intern them), so that a hot loop can reuse one slice and spare
 // the allocations. On invalid input it returns dst[:0] and false.
 func ScanObjectInto(dst []Field, b []byte, key func([]byte) string) (fields []Field, ok bool) {
+	return scanObjectInto(dst, b, key, nil)
+}
+
+// scanObjectInto is ScanObjectInto that sets *lone as scanObjectLone does.
+func scanObjectInto(dst []Field, b []byte, key func([]byte) string, lone *bool) (fields []Field, ok bool) {
 	fields = dst[:0]
-	ok = scanObject(b, func(k, value []byte) {
+	ok = scanObjectLone(b, func(k, value []byte) {
 		var ks string
 		if key != nil {
 			ks = key(k)
@@ -39,7 +44,7 @@ func ScanObjectInto(dst []Field, b []byte, key func([]byte) string) (fields []Fi
 			ks = string(k)
 		}
 		fields = append(fields, Field{Key: ks, Value: json.RawMessage(value)})
-	})
+	}, lone)
 	if !ok {
 		return dst[:0], false
 	}
@@ -79,6 +84,13 @@ func (c *KeyCache) Key(k []byte) string {
 // call) and the value a slice of b. On invalid input it returns false, maybe
 // after some calls to member.
 func scanObject(b []byte, member func(key, value []byte)) bool {
+	return scanObjectLone(b, member, nil)
+}
+
+// scanObjectLone is scanObject that also sets *lone (when lone is not nil)
+// if a string holds an escaped lone surrogate, which Parse mends: found in
+// the same pass, it costs a line without one nothing.
+func scanObjectLone(b []byte, member func(key, value []byte), lone *bool) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -93,7 +105,7 @@ func scanObject(b []byte, member func(key, value []byte)) bool {
 			return false
 		}
 		ks := i
-		if i = scanString(b, i); i < 0 {
+		if i = scanStringLone(b, i, lone); i < 0 {
 			return false
 		}
 		key := b[ks+1 : i-1]
@@ -110,7 +122,7 @@ func scanObject(b []byte, member func(key, value []byte)) bool {
 		}
 		i = skipSpace(b, i+1)
 		vs := i
-		if i = scanValue(b, i, 1); i < 0 {
+		if i = scanValueLone(b, i, 1, lone); i < 0 {
 			return false
 		}
 		member(key, b[vs:i])
@@ -140,13 +152,16 @@ func skipSpace(b []byte, i int) int {
 // scanValue returns the index just past the JSON value starting at b[i],
 // or -1 when there is none. depth is the number of arrays and objects
 // around it.
-func scanValue(b []byte, i, depth int) int {
+func scanValue(b []byte, i, depth int) int { return scanValueLone(b, i, depth, nil) }
+
+// scanValueLone is scanValue that sets *lone as scanObjectLone does.
+func scanValueLone(b []byte, i, depth int, lone *bool) int {
 	if i >= len(b) {
 		return -1
 	}
 	switch c := b[i]; {
 	case c == '"':
-		return scanString(b, i)
+		return scanStringLone(b, i, lone)
 	case c == '{':
 		if depth >= maxDepth {
 			return -1
@@ -159,14 +174,14 @@ func scanValue(b []byte, i, depth int) int {
 			if i >= len(b) || b[i] != '"' {
 				return -1
 			}
-			if i = scanString(b, i); i < 0 {
+			if i = scanStringLone(b, i, lone); i < 0 {
 				return -1
 			}
 			i = skipSpace(b, i)
 			if i >= len(b) || b[i] != ':' {
 				return -1
 			}
-			if i = scanValue(b, skipSpace(b, i+1), depth+1); i < 0 {
+			if i = scanValueLone(b, skipSpace(b, i+1), depth+1, lone); i < 0 {
 				return -1
 			}
 			i = skipSpace(b, i)
@@ -190,7 +205,7 @@ func scanValue(b []byte, i, depth int) int {
 			return i + 1
 		}
 		for {
-			if i = scanValue(b, i, depth+1); i < 0 {
+			if i = scanValueLone(b, i, depth+1, lone); i < 0 {
 				return -1
 			}
 			i = skipSpace(b, i)
@@ -280,7 +295,10 @@ var strStop = func() (t [256]bool) {
 // scanString returns the index just past the string starting at b[i] == '"',
 // or -1 when it is not a valid JSON string (unterminated, a control
 // character, a bad escape). Invalid UTF-8 is valid here, as in encoding/json.
-func scanString(b []byte, i int) int {
+func scanString(b []byte, i int) int { return scanStringLone(b, i, nil) }
+
+// scanStringLone is scanString that sets *lone as scanObjectLone does.
+func scanStringLone(b []byte, i int, lone *bool) int {
 	i++
 	for i < len(b) {
 		// Most bytes of a string are none of the three below: skip them
@@ -307,10 +325,17 @@ func scanString(b []byte, i int) int {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				if _, ok := hex4(b, i+2); !ok {
+				r, ok := hex4(b, i+2)
+				if !ok {
 					return -1
 				}
-				i += 6
+				if r&0xf800 != 0xd800 || lone == nil {
+					i += 6
+					break
+				}
+				n, l := uEscape(b, i, r)
+				*lone = *lone || l
+				i += n
 			default:
 				return -1
 			}

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -12,19 +13,44 @@ import (
 // output, which is then not JSON. So Parse mends the lines it reads and
 // Encode the raw members it writes, byte for byte as encoding/json decodes
 // them: what a tool decodes from the mended line is what it would have
-// decoded from the original.
+// decoded from the original. The same goes for an escaped lone surrogate
+// (see surrogate.go).
 
 // replacement is U+FFFD in UTF-8.
 const replacement = "\uFFFD"
 
-// ValidUTF8 returns b when it is valid UTF-8, else a copy of b with each
-// byte that does not begin a valid UTF-8 sequence replaced by U+FFFD, as
-// Encode mends a raw member: for writers that copy raw JSON by hand.
-func ValidUTF8(b []byte) []byte {
-	if utf8.Valid(b) {
-		return b
+// Mend returns b when it is valid UTF-8 without a lone surrogate escape
+// ("\ud800" not followed by a low surrogate, or "\udc00" alone), else a
+// copy of b with each byte that does not begin a valid UTF-8 sequence
+// replaced by U+FFFD and each lone surrogate escape by \ufffd, as Parse
+// mends a line and Encode a raw member: for writers that copy raw JSON by
+// hand. b is JSON text, or what should be.
+func Mend(b []byte) []byte {
+	out, copied := validUTF8(b)
+	i := nextLoneSurrogate(out, 0)
+	if i < 0 {
+		return out
 	}
-	out := make([]byte, 0, len(b)+16)
+	if !copied {
+		out = bytes.Clone(out)
+	}
+	mendSurrogates(out, i)
+	return out
+}
+
+// validText reports whether Mend would return b as it is.
+func validText(b []byte) bool {
+	return utf8.Valid(b) && nextLoneSurrogate(b, 0) < 0
+}
+
+// validUTF8 returns b when it is valid UTF-8, else a copy (copied true)
+// with each byte that does not begin a valid UTF-8 sequence replaced by
+// U+FFFD.
+func validUTF8(b []byte) (out []byte, copied bool) {
+	if utf8.Valid(b) {
+		return b, false
+	}
+	out = make([]byte, 0, len(b)+16)
 	start := 0
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
@@ -41,39 +67,40 @@ func ValidUTF8(b []byte) []byte {
 		}
 		i += size
 	}
-	return append(out, b[start:]...)
+	return append(out, b[start:]...), true
 }
 
-// rawUTF8 reports whether the raw JSON members of a record, the only parts
-// Encode copies rather than writes itself, are valid UTF-8. It is false
-// for a value of another type, whose encoding must then be checked whole.
-func rawUTF8(v any) bool {
+// rawValid reports whether the raw JSON members of a record, the only parts
+// Encode copies rather than writes itself, need no mending (validText). It
+// is false for a value of another type, whose encoding must then be
+// checked whole.
+func rawValid(v any) bool {
 	switch r := v.(type) {
 	case *Request:
-		return utf8.Valid(r.Attrs) && extraUTF8(r.Extra)
+		return validText(r.Attrs) && extraValid(r.Extra)
 	case *Response:
-		return utf8.Valid(r.Request) && utf8.Valid(r.RedirectRequest) && extraUTF8(r.Extra)
+		return validText(r.Request) && validText(r.RedirectRequest) && extraValid(r.Extra)
 	case *Item:
-		return utf8.Valid(r.Data) && utf8.Valid(r.Attrs) && extraUTF8(r.Extra)
+		return validText(r.Data) && validText(r.Attrs) && extraValid(r.Extra)
 	case *Ack:
-		return extraUTF8(r.Extra)
+		return extraValid(r.Extra)
 	case Request:
-		return rawUTF8(&r)
+		return rawValid(&r)
 	case Response:
-		return rawUTF8(&r)
+		return rawValid(&r)
 	case Item:
-		return rawUTF8(&r)
+		return rawValid(&r)
 	case Ack:
-		return rawUTF8(&r)
+		return rawValid(&r)
 	}
 	return false
 }
 
-// extraUTF8 reports whether the values of extra are valid UTF-8 (keys are
+// extraValid reports whether the values of extra need no mending (keys are
 // written as strings, mended as any string is).
-func extraUTF8(extra map[string]json.RawMessage) bool {
+func extraValid(extra map[string]json.RawMessage) bool {
 	for _, v := range extra {
-		if !utf8.Valid(v) {
+		if !validText(v) {
 			return false
 		}
 	}
