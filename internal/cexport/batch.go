@@ -129,10 +129,17 @@ func (b *batchExporter) Begin() error {
 
 // recover completes the batch file a killed run left under its temporary
 // name: its acknowledged items stay, an unfinished last one is cut off.
-// A part with no complete item (killed before its first flush) is removed.
+// A part with no complete item (killed before its first flush) is removed,
+// and so is a part already linked to its name (killed inside publish).
 func (b *batchExporter) recover(final string) error {
 	bo := *b.o
 	bo.Output = partName(final)
+	if done, err := published(bo.Output, final); err != nil || done {
+		if done {
+			b.warn("%s: removed %s, the temporary name a stopped run left on this complete batch", final, filepath.Base(bo.Output))
+		}
+		return err
+	}
 	if st, err := os.Stat(bo.Output); err == nil && st.Size() == 0 {
 		return os.Remove(bo.Output)
 	}
@@ -228,6 +235,31 @@ func (b *batchExporter) publish(part, final string, items int) error {
 	}
 	b.written(final, items)
 	return nil
+}
+
+// published reports whether part is already the batch file final (a run
+// killed between publish's link and remove left both names of one file);
+// if so it removes part. A different file named final is an error: a
+// batch file is never overwritten.
+func published(part, final string) (bool, error) {
+	fst, err := os.Lstat(final)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	pst, err := os.Lstat(part)
+	if err != nil {
+		return false, err
+	}
+	if !os.SameFile(fst, pst) {
+		return false, fmt.Errorf("%s: batch file exists already, and is not the file %s a stopped run left; batches are never overwritten", final, filepath.Base(part))
+	}
+	if err := os.Remove(part); err != nil {
+		return false, fmt.Errorf("%s: %w", part, unwrapPath(err))
+	}
+	return true, syncDir(filepath.Dir(final))
 }
 
 func syncDir(dir string) error {

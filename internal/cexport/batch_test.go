@@ -270,3 +270,55 @@ func TestBatchTemporaryFileError(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// TestBatchRerunAfterKillInPublish: a run killed between naming a batch
+// file (the link) and removing its temporary name leaves both names on one
+// file; the rerun removes the temporary name and goes on, where it used to
+// exit 1 ("cannot name the batch file: ... file exists"). A different file
+// under the batch's name is still never overwritten.
+func TestBatchRerunAfterKillInPublish(t *testing.T) {
+	for _, format := range []string{"csv", "json", "jsonl.gz"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			tmpl := filepath.Join(dir, "items-%(batch_id)05d."+format)
+			if code, stderr := runExport(t, []string{"-o", tmpl, "--batch-items", "2"}, numbers(1, 2)); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			first := filepath.Join(dir, "items-00001."+format)
+			before, _ := os.ReadFile(first)
+			if err := os.Link(first, filepath.Join(dir, ".items-00001."+format+".part")); err != nil {
+				t.Fatal(err)
+			}
+			code, stderr := runExport(t, []string{"-o", tmpl, "--batch-items", "2"}, numbers(3, 4))
+			if code != 0 {
+				t.Fatalf("rerun: exit %d: %s", code, stderr)
+			}
+			want := []string{"items-00001." + format, "items-00002." + format}
+			if got := dirFiles(t, dir); !slices.Equal(got, want) {
+				t.Fatalf("files %q, want %q", got, want)
+			}
+			if after, _ := os.ReadFile(first); string(after) != string(before) {
+				t.Error("batch 1 was changed")
+			}
+		})
+	}
+	t.Run("another file", func(t *testing.T) {
+		dir := t.TempDir()
+		tmpl := filepath.Join(dir, "items-%(batch_id)05d.csv")
+		if code, stderr := runExport(t, []string{"-o", tmpl, "--batch-items", "2"}, numbers(1, 2)); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		first := filepath.Join(dir, "items-00001.csv")
+		before, _ := os.ReadFile(first)
+		if err := os.WriteFile(filepath.Join(dir, ".items-00001.csv.part"), []byte("t,n\nz,9\n"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		code, stderr := runExport(t, []string{"-o", tmpl, "--batch-items", "2"}, numbers(3, 4))
+		if code == 0 || !strings.Contains(stderr, "never overwritten") {
+			t.Fatalf("rerun: exit %d: %s", code, stderr)
+		}
+		if after, _ := os.ReadFile(first); string(after) != string(before) {
+			t.Error("batch 1 was changed")
+		}
+	})
+}
