@@ -87,6 +87,9 @@ type batchExporter struct {
 	items   int
 	started time.Time
 	any     bool // a batch was written
+	// xmlNames reports each key renamed for XML once a run, whatever
+	// batch it is first in.
+	xmlNames warnOnce
 }
 
 // partName is the temporary name of the batch file final.
@@ -171,7 +174,7 @@ func (b *batchExporter) target(out *output) exportTarget {
 	return exportTarget{
 		w: bufio.NewWriterSize(out.w, 64<<10), name: out.name,
 		resumed: out.resumed, seal: out.seal, warn: b.warn,
-		notInHeader: b.notInHeader,
+		notInHeader: b.notInHeader, xmlNames: &b.xmlNames,
 	}
 }
 

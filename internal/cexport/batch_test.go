@@ -322,3 +322,23 @@ func TestBatchRerunAfterKillInPublish(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchXMLNameWarnedOnce: a key renamed for XML is reported once a
+// run, not again in every batch file it is in.
+func TestBatchXMLNameWarnedOnce(t *testing.T) {
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "items-%(batch_id)d.xml")
+	in := strings.Repeat(`{"kind":"item","data":{"\u0000k":1,"a\"b":2}}`+"\n", 3)
+	code, stderr := runExport(t, []string{"-o", tmpl, "--batch-items", "1"}, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{`key "\x00k" is not a valid XML name; written as <_k>`, `key "a\"b" is not a valid XML name; written as <a_b>`} {
+		if n := strings.Count(stderr, w); n != 1 {
+			t.Errorf("%q reported %d times:\n%s", w, n, stderr)
+		}
+	}
+	if got := dirFiles(t, dir); len(got) != 3 {
+		t.Errorf("files %q", got)
+	}
+}

@@ -42,6 +42,10 @@ type exportTarget struct {
 	// table format's header lacks (left out of its row): notIn says where
 	// the header came from, hint how to have them in it.
 	notInHeader func(fields []string, notIn, hint string)
+	// xmlNames, when set, is shared by the exporters of one run (one per
+	// batch file), so a key renamed for XML is reported once a run, not
+	// once a batch.
+	xmlNames *warnOnce
 }
 
 // newExporter returns the exporter for the validated options o.

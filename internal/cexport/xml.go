@@ -28,7 +28,7 @@ type xmlExporter struct {
 	// the file appended to).
 	opened bool
 	names  map[string]string // key → element name, for the keys seen first
-	warned warnOnce
+	warned *warnOnce
 	buf    []byte
 }
 
@@ -40,7 +40,13 @@ func newXMLExporter(o *Options, t exportTarget) *xmlExporter {
 		w: t.w, seal: t.seal, root: o.XMLRoot, item: o.XMLItem,
 		opened: t.resumed.opened,
 		names:  map[string]string{},
-		warned: warnOnce{warn: t.warn, what: "keys that are not XML names"},
+		warned: t.xmlNames,
+	}
+	if e.warned == nil {
+		e.warned = &warnOnce{}
+	}
+	if e.warned.warn == nil {
+		e.warned.warn, e.warned.what = t.warn, "keys that are not XML names"
 	}
 	if r := t.resumed.root; r != "" && r != e.root {
 		if t.warn != nil {
