@@ -30,7 +30,8 @@ import (
 // same command numbers its first batch after the last batch of the earlier
 // runs. A .part file left by a run that was killed holds acknowledged
 // items: the rerun completes it first (cuts off an unfinished last item, as
-// -o does, closes a JSON array or XML document) and gives it its name.
+// -o does, closes a JSON array or XML document) and gives it its name, or
+// removes it when it has no whole item.
 // One cexport at a time may write batches of one template.
 
 // validateBatch checks the batch flags and parses the -o template.
@@ -150,8 +151,9 @@ func (b *batchExporter) recover(final string) error {
 	if err != nil {
 		return err
 	}
-	if !bo.isDocument() && out.resumed.keep == 0 {
+	if !out.resumed.items {
 		out.Close()
+		b.warn("%s: removed %s, left by a stopped run before its first item was whole", final, filepath.Base(bo.Output))
 		return os.Remove(bo.Output)
 	}
 	exp := newExporter(&bo, b.target(out))

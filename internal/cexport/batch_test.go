@@ -1,6 +1,7 @@
 package cexport
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -340,5 +341,62 @@ func TestBatchXMLNameWarnedOnce(t *testing.T) {
 	}
 	if got := dirFiles(t, dir); len(got) != 3 {
 		t.Errorf("files %q", got)
+	}
+}
+
+// TestBatchRerunDropsItemlessPart: a batch a killed run left with no whole
+// item (its header, "[" or root start tag, and part of the first item) is
+// removed by the rerun, not completed into an empty batch file; one with a
+// whole item is completed and named.
+func TestBatchRerunDropsItemlessPart(t *testing.T) {
+	gz := func(s string) string {
+		var b strings.Builder
+		w := gzip.NewWriter(&b)
+		w.Write([]byte(s))
+		w.Close()
+		return b.String()
+	}
+	for _, tt := range []struct {
+		ext, part string
+		kept      bool
+	}{
+		{"jsonl", `{"t":"a",`, false},
+		{"json", "[\n{\"t\":\"a\",", false},
+		{"json", "[\n]\n", false},
+		{"xml", "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items>\n<item><t>a", false},
+		{"xml", "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items>\n</items>\n", false},
+		{"csv", "t,n\na,", false},
+		{"csv", "\ufefft,n\n", false},
+		{"tsv", "t\tn\na\t", false},
+		{"md", "| t | n |\n|---|---|\n| a", false},
+		{"csv.gz", gz("t,n\n") + gz("a,1\n")[:10], false},
+		{"jsonl.gz", gz(`{"t":"a","n":1}` + "\n")[:15], false},
+		{"csv.gz", gz("\ufefft,n\n"), false},
+		{"jsonl", "{\"t\":\"a\"}\n{", true},
+		{"json", "[\n{\"t\":\"a\"}\n]\n", true},
+		{"xml", "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items>\n<item><t>a</t></item>\n<it", true},
+		{"csv", "\ufefft,n\na,1\n", true},
+		{"tsv", "t\tn\na\t1\n", true},
+		{"md", "| t | n |\n|---|---|\n| a | 1 |\n", true},
+		{"csv.gz", gz("\ufefft,n\na,1\n"), true},
+	} {
+		t.Run(tt.ext, func(t *testing.T) {
+			dir := t.TempDir()
+			tmpl := filepath.Join(dir, "items-%(batch_id)05d."+tt.ext)
+			if err := os.WriteFile(filepath.Join(dir, ".items-00001."+tt.ext+".part"), []byte(tt.part), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			code, stderr := runExport(t, []string{"-o", tmpl, "--batch-items", "2"}, numbers(2, 2))
+			if code != 0 {
+				t.Fatalf("rerun: exit %d: %s", code, stderr)
+			}
+			want := []string{"items-00002." + tt.ext}
+			if tt.kept {
+				want = []string{"items-00001." + tt.ext, "items-00002." + tt.ext}
+			}
+			if !slices.Equal(dirFiles(t, dir), want) {
+				t.Fatalf("files %q, want %q (%s)", dirFiles(t, dir), want, stderr)
+			}
+		})
 	}
 }

@@ -201,8 +201,12 @@ func FuzzResumeCSV(f *testing.F) {
 		}
 		r := csv.NewReader(bytes.NewReader(kept))
 		r.FieldsPerRecord = -1
-		if _, err := r.ReadAll(); err != nil {
+		recs, err := r.ReadAll()
+		if err != nil {
 			t.Fatalf("kept %q does not parse: %v", kept, err)
+		}
+		if rp.items != (len(recs) > 1) {
+			t.Fatalf("kept %q: %d records, items %v", kept, len(recs), rp.items)
 		}
 	})
 }
@@ -234,6 +238,10 @@ func FuzzResumeDocument(f *testing.F) {
 			}
 			if format == formatJSON && !json.Valid(data) || format == formatXML && !wellFormed(data) {
 				continue
+			}
+			var array []json.RawMessage
+			if format == formatJSON && json.Unmarshal(data, &array) == nil && rp.items != (len(array) > 0) {
+				t.Fatalf("%q: %d items, items %v", data, len(array), rp.items)
 			}
 			var out bytes.Buffer
 			out.Write(data[:rp.keep])

@@ -36,9 +36,12 @@ type resumePoint struct {
 	closed bool
 	// header is a CSV file's first record.
 	header []string
-	// opened says keep ends inside the JSON array or the XML root element;
-	// items says the array has an item (the next one needs a comma).
-	opened, items bool
+	// opened says keep ends inside the JSON array or the XML root element.
+	opened bool
+	// items says the file keeps an item: a record after a CSV, TSV or
+	// Markdown header, a JSON array member (the next one needs a comma),
+	// an element in the XML root.
+	items bool
 	// root is the name of the XML file's root element.
 	root string
 }
@@ -54,7 +57,7 @@ func findResumePoint(f io.ReaderAt, size int64, o *Options) (resumePoint, error)
 	switch o.format {
 	case formatJSONL:
 		i, err := lastIndexByte(f, size, '\n')
-		return resumePoint{keep: i + 1}, err
+		return resumePoint{keep: i + 1, items: i >= 0}, err
 	case formatCSV:
 		return resumeCSV(f, size, o.delimiter)
 	case formatTSV, formatMD:
@@ -123,6 +126,8 @@ func resumeCSV(f io.ReaderAt, size int64, delim rune) (resumePoint, error) {
 		}
 		if first {
 			rp.header = slices.Clone(rec)
+		} else {
+			rp.items = true
 		}
 		rp.keep = end
 	}
@@ -135,10 +140,12 @@ func resumeLines(f io.ReaderAt, size int64, format string) (resumePoint, error) 
 	if err != nil || i < 0 {
 		return resumePoint{}, err
 	}
-	first, err := bufio.NewReader(io.NewSectionReader(f, 0, i+1)).ReadString('\n')
+	lines := bufio.NewReader(io.NewSectionReader(f, 0, i+1))
+	first, err := lines.ReadString('\n')
 	if err != nil {
 		return resumePoint{}, err
 	}
+	headerEnd := int64(len(first))
 	first = strings.TrimSuffix(strings.TrimSuffix(first, "\n"), "\r")
 	var header []string
 	if format == formatTSV {
@@ -147,8 +154,13 @@ func resumeLines(f io.ReaderAt, size int64, format string) (resumePoint, error) 
 		}
 	} else {
 		header = markdownCells(first)
+		sep, err := lines.ReadString('\n') // |---|
+		if err != nil && err != io.EOF {
+			return resumePoint{}, err
+		}
+		headerEnd += int64(len(sep))
 	}
-	return resumePoint{keep: i + 1, header: fileHeader(header)}, nil
+	return resumePoint{keep: i + 1, header: fileHeader(header), items: i+1 > headerEnd}, nil
 }
 
 // fileHeader is the header h read from the start of a file, without the

@@ -108,13 +108,16 @@ func (out *output) resumeCompressed(o *Options, size int64, warn func(format str
 			warn("%s: cut off an unfinished %s at its end (%d bytes), left by a run that was stopped mid-write", out.name, memberName(o.compress), size-keep)
 		}
 	}
-	rp := resumePoint{keep: keep}
+	rp := resumePoint{keep: keep, items: c.n > 0}
 	if o.format == formatCSV && c.n > 0 {
-		r := csv.NewReader(bytes.NewReader(ndjson.TrimBOM(c.head)))
+		head := ndjson.TrimBOM(c.head)
+		r := csv.NewReader(bytes.NewReader(head))
 		r.Comma = o.delimiter
 		r.FieldsPerRecord = -1
 		if h, err := r.Read(); err == nil {
 			rp.header = h
+			// a record after the header (or past the head read)
+			rp.items = int64(len(c.head)-len(head))+r.InputOffset() < c.n
 		}
 	}
 	out.resumed = rp

@@ -43,13 +43,14 @@ func resumeXML(f io.ReaderAt, end int64) (resumePoint, error) {
 	if err != nil {
 		return resumePoint{}, err
 	}
-	if rp, ok := xmlClosedAtEnd(base, tail, root, rootEnd); ok {
-		return rp, nil
+	rp, ok := xmlClosedAtEnd(base, tail, root, rootEnd)
+	if !ok {
+		rp, err = scanXMLItems(d, root, rootEnd)
+		if nul.hit {
+			rp.closed = false // the closing goes with what follows it
+		}
 	}
-	rp, err := scanXMLItems(d, root, rootEnd)
-	if nul.hit {
-		rp.closed = false // the closing goes with what follows it
-	}
+	rp.items = err == nil && hasContent(f, rootEnd, rp.keep)
 	return rp, err
 }
 
