@@ -298,7 +298,10 @@ func appendCSVField(dst, field []byte, comma rune) []byte {
 
 // csvNeedsQuotes is encoding/csv's fieldNeedsQuotes: a field with the
 // delimiter, a quote or a line break, one starting with a space, and \.
-// (which PostgreSQL would read as the end of data) are quoted.
+// (which PostgreSQL would read as the end of data) are quoted. So is one
+// starting with U+FEFF: at the start of a file, unquoted, every reader
+// (Python's utf-8-sig, spreadsheets, resuming) takes it for a byte order
+// mark and drops it from the first column's name.
 func csvNeedsQuotes(field []byte, comma rune) bool {
 	if len(field) == 0 {
 		return false
@@ -316,7 +319,8 @@ func csvNeedsQuotes(field []byte, comma rune) bool {
 		return true
 	}
 	r, _ := utf8.DecodeRune(field)
-	return unicode.IsSpace(r)
+	return unicode.IsSpace(r) || r == '\ufeff'
+
 }
 
 func (e *csvExporter) Flush() error { return e.w.Flush() }

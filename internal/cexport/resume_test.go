@@ -399,3 +399,19 @@ func ExampleOptions_overwrite() {
 	fmt.Println(o.Validate(), o.format, o.outputFlag())
 	// Output: <nil> json -O
 }
+
+// TestCSVFirstNameWithBOM: a first field name starting with U+FEFF is
+// quoted in the header, so neither a reader (which drops a byte order mark
+// at the start of a file) nor a rerun appending to the file loses it.
+func TestCSVFirstNameWithBOM(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "items.csv")
+	for _, in := range []string{`{"\ufeffk":1,"b":2}`, `{"\ufeffk":3,"b":4}`} {
+		if code, stderr := runExport(t, []string{"-o", path}, in+"\n"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	data, _ := os.ReadFile(path)
+	if want := "\"\ufeffk\",b\n1,2\n3,4\n"; string(data) != want {
+		t.Fatalf("file %q, want %q", data, want)
+	}
+}
