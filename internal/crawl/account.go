@@ -148,9 +148,15 @@ type crawlAccount struct {
 	// Failures are the pages that failed or had items dropped, when any
 	// did (cextract --failures).
 	Failures *failuresAccount `json:"failures,omitempty"`
-	// Left is what the frontier holds for the crawl.
-	Left  frontier.Counts           `json:"left"`
-	Tools map[string]*cli.StatsJSON `json:"tools"`
+	// Left is what the frontier holds for the crawl (Dead: every dead
+	// letter it keeps, of every run and round).
+	Left frontier.Counts `json:"left"`
+	// DeadLettered is the requests dead-lettered in this run (a consumer
+	// that died holding them too often, leases that expired, a stage that
+	// could not read them): their pages were not fetched, so the round is
+	// not complete.
+	DeadLettered int64                     `json:"dead_lettered"`
+	Tools        map[string]*cli.StatsJSON `json:"tools"`
 }
 
 type pagesAccount struct {

@@ -106,6 +106,7 @@ func (c *crawl) beforeLoop(ctx context.Context) (done bool, err error) {
 	for _, ci := range info.Crawls {
 		pending += ci.Pending + ci.InFlight
 		inFlight += ci.InFlight
+		c.deadBefore += ci.Dead
 	}
 	s := &c.seed
 	fresh := s.refused[frontier.ReasonFresh]

@@ -51,6 +51,9 @@ type crawl struct {
 	// nothing queued or in flight: "yes" when the next run queues the
 	// seeds again, "no" when the failure would come back.
 	fetchedNothing string
+	// deadBefore is the crawl's dead letters as the loop began: those
+	// above it at the end were dead-lettered in this run (finish).
+	deadBefore int64
 
 	state stateWatch
 	brk   loopBreak // broken.go

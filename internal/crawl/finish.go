@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -34,6 +35,7 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 			a.Left.InFlight += ci.InFlight
 			a.Left.Dead += ci.Dead
 		}
+		a.DeadLettered = max(a.Left.Dead-c.deadBefore, 0)
 	} else {
 		tool.Printf("%v", err)
 	}
@@ -161,6 +163,17 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 			}
 		}
 	}
+	if a.DeadLettered > 0 && a.State == "complete" {
+		// Nothing is left, but pages are missing: the round ends (its
+		// next run begins the next one, which fetches them again), the
+		// crawl is not called complete, and the exit status says some
+		// records failed, as for records rejected.
+		a.State, a.Complete = "incomplete", false
+		if code == cli.ExitOK {
+			code = cli.ExitPartial
+		}
+		a.Reasons = append(a.Reasons, c.deadLine(a.DeadLettered))
+	}
 	a.Round = c.round
 	a.Exit = &code
 	c.leaveLastRun(bg, a)
@@ -260,9 +273,9 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 		lines = append(lines, "rejected: "+strings.Join(parts, "; "))
 	}
 	lines = append(lines, c.failureLines(a.Failures)...)
-	if a.Left.Dead > 0 {
-		lines = append(lines, fmt.Sprintf("%d request(s) dead-lettered, never to be handed out again ('cqueue dump %s' shows them)",
-			a.Left.Dead, c.o.dsnFlag()))
+	if a.DeadLettered > 0 && a.State != "incomplete" {
+		lines = append(lines, fmt.Sprintf("%d request(s) dead-lettered in this run, never to be handed out again ('cqueue dump %s' shows them)",
+			a.DeadLettered, c.o.dsnFlag()))
 	}
 	lines = append(lines, a.Reasons...)
 	if a.PausedAt != "" {
@@ -278,6 +291,8 @@ func (c *crawl) accountLines(a crawlAccount) []string {
 		lines = append(lines, c.stoppedLine(a))
 	case a.Complete && a.State != "interrupted":
 		lines = append(lines, "complete: nothing is left queued or in flight")
+	case a.DeadLettered > 0 && a.State == "incomplete" && a.Left.Queued == 0 && a.Left.InFlight == 0:
+		lines = append(lines, fmt.Sprintf("not complete: %d request(s) dead-lettered, their pages not fetched; nothing else is left queued or in flight", a.DeadLettered))
 	case a.State == "interrupted":
 		lines = append(lines, fmt.Sprintf("interrupted: %s; run the same command again to resume", left))
 	case c.state.lost.Load():
@@ -307,4 +322,23 @@ func withoutKey(m map[string]int64, key string) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// deadLine says what a run that dead-lettered n requests, and left nothing
+// else, leaves: the next run begins the next round, which fetches every
+// page again; to fetch them in this round instead, queue them again (a
+// dead letter is never handed out again, and the round's duplicate filter
+// has it: dont_filter).
+func (c *crawl) deadLine(n int64) string {
+	db := c.o.dsnFlag()
+	sel := fmt.Sprintf(`select(.crawlid == %s and (.round // 1) == %d and .frontier.state == "dead") | del(.frontier) | .dont_filter = true`,
+		jsonString(c.o.crawlID), c.round)
+	return fmt.Sprintf("%d request(s) dead-lettered in this run (a stage could not read them, their leases expired, or a loop died holding them too often), their pages not fetched: 'cqueue dump %s' shows them with the reason. The next run begins round %d, which fetches every page again; to fetch them in round %d instead, queue them again, then run the same command: cqueue dump -q %s | jq -c %s | cqueue push -q %s",
+		n, db, c.round+1, c.round, db, cli.ShellQuote(sel), db)
+}
+
+// jsonString is s as a JSON string, for a jq program.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

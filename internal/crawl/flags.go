@@ -84,7 +84,8 @@ Exit status: 0 the crawl is complete; 1 a tool failed, or nothing could be
 fetched at all (every fetch failed: the account says why), or no seed and
 nothing queued; 2 usage error, rules with errors, or a rerun refused; 3 the
 crawl finished but records were rejected (reported above, and counted in the
-account) or a tool exited 3; 4 another run of the crawl is running; 5 the crawl
+account) or a tool exited 3, or requests were dead-lettered (their pages not
+fetched: the account says how to fetch them); 4 another run of the crawl is running; 5 the crawl
 was stopped (cqueue stop, or cqueue serve's Stop): this run, and every run
 after it until one is given --resume or --next-round; or it reached its budget
 (--max-pages, …): this run, and every run after it until one is given a larger
