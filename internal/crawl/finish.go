@@ -174,6 +174,13 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 		}
 		a.Reasons = append(a.Reasons, c.deadLine(a.DeadLettered))
 	}
+	if n := unstoredAcks(l); n > 0 && !a.Complete {
+		// The pages whose items cexport wrote but whose acks push did
+		// not store (it failed, or the loop ended first) went back to
+		// the queue: the rerun fetches them again, as after a kill.
+		a.Reasons = append(a.Reasons, fmt.Sprintf("%s had their items exported to %s but their acks not stored in the frontier (cqueue push did not get to them): they are queued again, so the next run fetches them again and exports their items again (cdedupe --key .url removes them)",
+			plural(n, "page"), a.Items.To))
+	}
 	a.Round = c.round
 	a.Exit = &code
 	c.leaveLastRun(bg, a)
@@ -341,4 +348,11 @@ func (c *crawl) deadLine(n int64) string {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// unstoredAcks is the pages whose acks cexport passed on (their items
+// written) that cqueue push did not settle, dead-letter or find unknown.
+func unstoredAcks(l loopStats) int64 {
+	acks := l.get("push").Counts["acks"]
+	return max(l.get("cexport").Counts["passed"]["ack"]-acks["settled"]-acks["failed"]-acks["unknown"], 0)
 }
