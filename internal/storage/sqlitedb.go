@@ -156,7 +156,7 @@ func openNew(ctx context.Context, path string, busyTimeout time.Duration) (*open
 	var mode string
 	if err := sdb.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		sdb.Close()
-		return nil, DescribeSQLiteError(err, busyTimeout)
+		return nil, whyNotWritable(path, DescribeSQLiteError(err, busyTimeout))
 	}
 	if !strings.EqualFold(mode, "wal") {
 		sdb.Close()
