@@ -83,6 +83,8 @@ type outLine struct {
 	// released says the line is a request an interrupt handed back,
 	// counted "released" once written, as Out is.
 	released bool
+	// resp is what the line counts once written, when it is a response.
+	resp *respCounts
 }
 
 func newPipeline(tool *cli.Tool, f *Fetcher, opts *Options, w *ndjson.Writer) *pipeline {

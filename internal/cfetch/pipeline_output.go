@@ -27,33 +27,48 @@ func (p *pipeline) emitter() {
 	}
 }
 
-// writeResponse counts a response and sends it to the writer, with the
-// memory its line holds.
+// writeResponse sends a response to the writer, with the memory its
+// line holds and what it counts once written.
 func (p *pipeline) writeResponse(j *job, resp *response) {
 	fitLine(resp, maxRecordLine)
-	if resp.Status != 0 {
-		p.tool.Stats.Count("status", strconv.Itoa(resp.Status), 1)
-	}
-	if resp.Error != "" {
-		p.tool.Stats.Error(resp.Error)
-	}
-	if resp.Unchanged {
-		// The body the server did not send again: what a recrawl saves.
-		p.tool.Stats.Count("unchanged", "responses", 1)
-		p.tool.Stats.Count("unchanged", "bytes_saved", resp.Size)
-	}
-	if resp.Cached {
-		// Answered by the cache without asking the server: not known to
-		// be unchanged.
-		p.tool.Stats.Count("from_cache", "responses", 1)
-	}
+	counts := &respCounts{status: resp.Status, err: resp.Error, unchanged: resp.Unchanged, size: resp.Size, cached: resp.Cached}
 	line, err := resp.line()
 	if err != nil {
 		resp.release()
 		p.tool.Fail(fmt.Errorf("%s: cannot encode the response: %v", j.pos, err))
 		return
 	}
-	p.out <- outLine{b: line, res: resp.res}
+	p.out <- outLine{b: line, res: resp.res, resp: counts}
+}
+
+// respCounts is what a response counts in the stats once written, as
+// pages are counted out: a response the output never took (its reader
+// gone) is in no count.
+type respCounts struct {
+	status    int
+	err       string
+	unchanged bool
+	size      int64
+	cached    bool
+}
+
+func (c *respCounts) add(s *cli.Stats) {
+	if c.status != 0 {
+		s.Count("status", strconv.Itoa(c.status), 1)
+	}
+	if c.err != "" {
+		s.Error(c.err)
+	}
+	if c.unchanged {
+		// The body the server did not send again: what a recrawl saves.
+		s.Count("unchanged", "responses", 1)
+		s.Count("unchanged", "bytes_saved", c.size)
+	}
+	if c.cached {
+		// Answered by the cache without asking the server: not known to
+		// be unchanged.
+		s.Count("from_cache", "responses", 1)
+	}
 }
 
 // write is the single writer. It flushes whenever no other record is
@@ -86,6 +101,9 @@ func (p *pipeline) write() {
 		}
 		if line.released {
 			p.tool.Stats.Count("interrupted", "released", 1)
+		}
+		if line.resp != nil {
+			line.resp.add(p.tool.Stats)
 		}
 	}
 	if failed == nil {

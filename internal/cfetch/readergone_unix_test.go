@@ -5,12 +5,14 @@ package cfetch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -108,5 +110,54 @@ func TestReleasedCountedOnlyWhenWritten(t *testing.T) {
 	}
 	if released := st.Counts["interrupted"]["released"]; released > st.Out {
 		t.Errorf("released %d of %d records written: %s", released, st.Out, b)
+	}
+}
+
+// failAfter takes n writes, then fails every write as a closed pipe does.
+type failAfter struct{ n int }
+
+func (w *failAfter) Write(b []byte) (int, error) {
+	if w.n == 0 {
+		return 0, syscall.EPIPE
+	}
+	w.n--
+	return len(b), nil
+}
+
+// TestStatusCountedOnlyWhenWritten: the responses counted by status (and
+// by error) are those written, as pages are counted out. They were
+// counted before the write: with stdout closed mid-run, a crawl said
+// "2xx 158" of 135 pages written.
+func TestStatusCountedOnlyWhenWritten(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "page")
+	}))
+	defer srv.Close()
+	var in strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&in, "%s/p%d\n", srv.URL, i)
+	}
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	var stderr strings.Builder
+	execute(context.Background(), []string{"-q", "--stats", stats, "--concurrency", "16"}, strings.NewReader(in.String()), &failAfter{n: 3}, &stderr)
+	b, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st cli.StatsJSON
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	var counted int64
+	for _, n := range st.Counts["status"] {
+		counted += n
+	}
+	if counted > st.Out {
+		t.Errorf("%d responses counted by status, %d written: %s", counted, st.Out, b)
 	}
 }
