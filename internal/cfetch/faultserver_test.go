@@ -351,6 +351,12 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.hijack(w, func(c net.Conn) {
 			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"+cl+"\r\nok")
 		})
+	case "rawstatus":
+		// /rawstatus/<3 digits>: a status line net/http's server would
+		// not send.
+		s.hijack(w, func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 "+rest+" X\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok")
+		})
 	case "badchunk":
 		s.hijack(w, func(c net.Conn) {
 			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nnot a chunk\r\n")

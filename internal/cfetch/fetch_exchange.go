@@ -84,6 +84,16 @@ func (f *Fetcher) exchange(parent context.Context, j *job, o *Options, follow bo
 	}
 	out.connected = true
 	out.latency = lt.latency()
+	if resp.StatusCode < 100 {
+		// No HTTP status (RFC 9110 §15: 100 to 599): net/http reads
+		// "000" as 0, which a record cannot tell from no response, and
+		// "099" as 99. curl refuses both ("Unsupported response code").
+		// 600 to 999 are kept, as curl keeps them; the host rests after
+		// one and its robots.txt disallows all, as after a 5xx
+		// (Unavailable), as §15 says a client should treat them.
+		out.err = fetchErr(ErrProtocol, "invalid status %q: an HTTP status is 100 to 599", fmt.Sprintf("%03d", resp.StatusCode))
+		return out
+	}
 	out.status, out.header = resp.StatusCode, resp.Header
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		// net/http hands the connection over as the body: what follows is

@@ -61,6 +61,16 @@ func TestFaults(t *testing.T) {
 				t.Errorf("detail %q body %q %q duration %v ms", r.ErrorDetail, r.Body, r.BodyBase64, r.DurationMS)
 			}
 		}},
+		// RFC 9110 §15: a status is 100–599. Below 100 is no HTTP
+		// status (curl: "Unsupported response code"); 600–999 is kept
+		// as sent, as curl keeps it.
+		{name: "status 000", url: s.URL + "/rawstatus/000", wantErr: ErrProtocol, check: func(t *testing.T, r record.Response) {
+			if want := `invalid status "000": an HTTP status is 100 to 599`; r.ErrorDetail != want || r.Body != "" {
+				t.Errorf("detail %q body %q", r.ErrorDetail, r.Body)
+			}
+		}},
+		{name: "status 099", url: s.URL + "/rawstatus/099", wantErr: ErrProtocol},
+		{name: "status 600 kept", url: s.URL + "/rawstatus/600", wantCode: 600},
 		{name: "invalid gzip", url: s.URL + "/badgzip", wantErr: ErrDecode, wantCode: 200, check: func(t *testing.T, r record.Response) {
 			if r.Body != "" || r.BodyBase64 != "" {
 				t.Errorf("a decode error keeps no body: %q %q", r.Body, r.BodyBase64)
