@@ -1,8 +1,10 @@
 package cfetch
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -102,5 +104,56 @@ func TestCookieDate(t *testing.T) {
 		if s := got.Format(time.RFC3339); ok != (tc.want != "") || ok && s != tc.want {
 			t.Errorf("cookieDate(%q) = %s, %v; want %q", tc.in, s, ok, tc.want)
 		}
+	}
+}
+
+// TestCookieLimits: a jar keeps at most maxCookiesPerSite cookies of a
+// site and maxCookies in all, dropping those least recently set, as
+// browsers do; the Cookie header sent stays within maxCookieHeaderSize.
+// A site that sets thousands of new cookies a page grows neither.
+func TestCookieLimits(t *testing.T) {
+	jars := newCookieJars(4)
+	mine, _ := url.Parse("http://mine.example/")
+	jars.store("c", mine, http.Header{"Set-Cookie": {"session=1"}})
+	evil, _ := url.Parse("http://www.evil.example/a")
+	for page := range 3 {
+		h := http.Header{}
+		for i := range 5000 {
+			h.Add("Set-Cookie", fmt.Sprintf("c%d_%d=%s; Domain=evil.example", page, i, strings.Repeat("v", 100)))
+		}
+		jars.store("c", evil, h)
+	}
+	got := jars.header("c", evil)
+	if len(got) > maxCookieHeaderSize {
+		t.Errorf("Cookie header of %d bytes", len(got))
+	}
+	if n := len(jars.jarLocked("c", false).jar.Cookies(evil)); n != maxCookiesPerSite {
+		t.Errorf("%d cookies kept for the site, want %d", n, maxCookiesPerSite)
+	}
+	if !strings.HasPrefix(got, fmt.Sprintf("c2_%d=", 5000-maxCookiesPerSite)) || strings.Contains(got, "c1_") {
+		t.Errorf("the newest cookies are not those kept: %.200s", got)
+	}
+	if got := jars.header("c", mine); got != "session=1" {
+		t.Errorf("another site's cookie: %q", got)
+	}
+	// In all: the oldest site's cookie goes first.
+	for s := range maxCookies / maxCookiesPerSite {
+		u, _ := url.Parse(fmt.Sprintf("http://s%d.example/", s))
+		h := http.Header{}
+		for i := range maxCookiesPerSite {
+			h.Add("Set-Cookie", fmt.Sprintf("k%d=1", i))
+		}
+		jars.store("c", u, h)
+	}
+	if got := jars.header("c", mine); got != "" {
+		t.Errorf("past %d cookies in all, the oldest is still kept: %q", maxCookies, got)
+	}
+	if jars.all.Len() != maxCookies {
+		t.Errorf("%d cookies counted, want %d", jars.all.Len(), maxCookies)
+	}
+	// Deleted and set again: counted once.
+	jars.store("c", mine, http.Header{"Set-Cookie": {"session=2", "session=3", "gone=1", "gone=; Max-Age=0"}})
+	if got := jars.header("c", mine); got != "session=3" || jars.jarLocked("c", false).sites["mine.example"].Len() != 1 {
+		t.Errorf("Cookie: %q", got)
 	}
 }

@@ -5,11 +5,15 @@ import (
 	stdgzip "compress/gzip"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"golang.org/x/net/publicsuffix"
 )
 
 // FuzzGzipReader holds cfetch's gzipReader to the standard library's
@@ -164,6 +168,66 @@ func FuzzCookieDate(f *testing.F) {
 			if got, ok := cookieDate(in); !ok || !got.Equal(want) {
 				t.Fatalf("cookieDate(%q) = %v, %v; want %v", in, got, ok, want)
 			}
+		}
+	})
+}
+
+// FuzzCookieID holds cookieID to cookiejar: a cookie it names is one the
+// jar keeps, under that name (set again expired, it is gone), and one it
+// refuses the jar refuses, so the cookies counted against the limits are
+// those the jar holds.
+func FuzzCookieID(f *testing.F) {
+	for _, s := range [][2]string{
+		{"http://shop.example/a/b", "s=1"},
+		{"http://shop.example/", "s=1; Domain=.SHOP.example"},
+		{"http://www.shop.example/", "s=1; Domain=shop.example; Path=/x"},
+		{"http://shop.example/", "s=1; Domain=other.example"},
+		{"http://shop.example/", "s=1; Domain=example"},
+		{"http://co.uk/", "s=1; Domain=co.uk"},
+		{"http://127.0.0.1:8080/", "s=1; Domain=127.0.0.1"},
+		{"http://127.0.0.1/", "s=1; Domain=.127.0.0.1"},
+		{"http://[::1]/", "s=1; Domain=::1"},
+		{"http://[::1]/", "s=1"},
+		{"http://[::1]:8080/a/", "s=1; Domain=::1"},
+		{"http://kite.example/", "s=1; Domain=\u212aite.example"},
+		{"http://caf\u00e9.example/", "s=1; Domain=xn--caf-dma.example"},
+		{"http://shop.example./", "s=1; Domain=shop.example."},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, rawURL, line string) {
+		u, err := url.Parse(rawURL)
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+			return
+		}
+		ck, ok := parseSetCookie(line, time.Now())
+		if !ok || ck.MaxAge < 0 || !ck.Expires.IsZero() {
+			return
+		}
+		ck.Secure = false
+		jar, _ := cookiejar.New(&cookiejar.Options{PublicSuffixList: publicsuffix.List})
+		jar.SetCookies(u, []*http.Cookie{ck})
+		id, _, named := cookieID(u, ck)
+		kept := false
+		if named {
+			domain, path := id.domain, id.path
+			host := domain
+			if strings.Contains(domain, ":") && domain[0] != '[' {
+				host = "[" + domain + "]:80" // without a port, cookiejar keeps the brackets
+			}
+			if strings.HasSuffix(host, ".") {
+				host += "." // cookiejar drops one final dot
+			}
+			kept = len(jar.Cookies(&url.URL{Scheme: "http", Host: host, Path: path})) == 1
+		} else {
+			path := ck.Path
+			if path == "" || path[0] != '/' {
+				path = u.Path
+			}
+			kept = len(jar.Cookies(&url.URL{Scheme: "http", Host: u.Host, Path: path})) == 1
+		}
+		if kept != named {
+			t.Fatalf("%s Set-Cookie: %q: cookieID %+v, %v; the jar keeps it: %v", rawURL, line, id, named, kept)
 		}
 	})
 }

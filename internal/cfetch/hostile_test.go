@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/crawlutils/crawlutils/internal/cli"
@@ -391,5 +392,52 @@ func TestOffsiteRedirect(t *testing.T) {
 	}
 	if offsite != 1 || followed != 2 {
 		t.Errorf("offsite %d, followed %d; want 1 and 2", offsite, followed)
+	}
+}
+
+// TestThousandsOfCookiesAPage: a site that sets 5000 new cookies on each
+// page gets back a Cookie header that stays within maxCookieHeaderSize,
+// from at most maxCookiesPerSite cookies, page after page, as a browser
+// would send it. The jar kept them all, and sent them all.
+func TestThousandsOfCookiesAPage(t *testing.T) {
+	t.Parallel()
+	var (
+		mu      sync.Mutex
+		longest int
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		longest = max(longest, len(r.Header.Get("Cookie")))
+		mu.Unlock()
+		// Written raw: 5000 headers in one response.
+		c, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n")
+		for i := range 5000 {
+			fmt.Fprintf(buf, "Set-Cookie: %s_%d=%s\r\n", strings.Trim(r.URL.Path, "/"), i, strings.Repeat("v", 40))
+		}
+		buf.WriteString("\r\nok")
+		buf.Flush()
+	}))
+	defer srv.Close()
+	var in strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&in, "%s/p%d\n", srv.URL, i)
+	}
+	r := runCfetch(t, in.String(), "--per-host", "1")
+	if r.code != 0 || len(r.resps) != 5 {
+		t.Fatalf("exit %d, %d responses: %s", r.code, len(r.resps), r.stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if longest == 0 || longest > maxCookieHeaderSize {
+		t.Errorf("longest Cookie header sent: %d bytes, want 1 to %d", longest, maxCookieHeaderSize)
 	}
 }
