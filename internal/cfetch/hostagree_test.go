@@ -51,6 +51,13 @@ func TestToolsAgreeOnHosts(t *testing.T) {
 		{"http://SHOP.test.:80/a", "http://shop.test./a", "shop.test:80", "shop.test", "shop.test"},
 		{"https://bücher.test.:0443/", "https://xn--bcher-kva.test./", "xn--bcher-kva.test:443", "xn--bcher-kva.test", "xn--bcher-kva.test"},
 		{"http://[::1]:8080/", "http://[::1]:8080/", "[::1]:8080", "[::1]:8080", "::1"},
+		// An IPv4 address as browsers read it (WHATWG URL): one host,
+		// not five a trap could mint.
+		{"http://127.1/a", "http://127.0.0.1/a", "127.0.0.1:80", "127.0.0.1", "127.0.0.1"},
+		{"http://0x7F.1:8080/a", "http://127.0.0.1:8080/a", "127.0.0.1:8080", "127.0.0.1:8080", "127.0.0.1"},
+		{"http://2130706433/a", "http://127.0.0.1/a", "127.0.0.1:80", "127.0.0.1", "127.0.0.1"},
+		{"http://0177.0.0.1/a", "http://127.0.0.1/a", "127.0.0.1:80", "127.0.0.1", "127.0.0.1"},
+		{"http://127.0.0.1./a", "http://127.0.0.1/a", "127.0.0.1:80", "127.0.0.1", "127.0.0.1"},
 	} {
 		u, fe := checkURL(tt.in)
 		if fe != nil {

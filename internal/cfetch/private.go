@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/crawlutils/crawlutils/internal/hostname"
 	"github.com/crawlutils/crawlutils/internal/record"
 )
 
@@ -119,9 +120,10 @@ func (p addressPolicy) writtenInternal(u *url.URL) string {
 		}
 		return ""
 	}
-	if ip, ok := parseIPv4Loose(host); ok {
+	if ip, _, ok := hostname.IPv4(host); ok {
 		// 2130706433, 127.1, 0x7f000001: 127.0.0.1 to a proxy or a
-		// resolver that reads them as browsers do.
+		// resolver that reads them as browsers do (SetHost writes a URL
+		// cfetch fetches so, but not every URL judged here is one).
 		if k := internalKind(ip); k != "" {
 			return article(k) + " address"
 		}

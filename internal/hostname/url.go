@@ -18,13 +18,17 @@ import (
 // in punycode), an IPv6 address in lower case (its zone, an interface
 // name, as written); the port as a number (":080" is ":80"), left out
 // when it is empty ("host:") or the scheme's default (":80" for http,
-// ":443" for https). So every tool reads http://SHOP.test:080/ as
-// http://shop.test/ and keys its host as one.
+// ":443" for https). A host whose last label is a number is an IPv4
+// address, read as browsers read it (IPv4: http://127.1/, http://0x7f.1/
+// and http://2130706433/ are http://127.0.0.1/). So every tool reads
+// http://SHOP.test:080/ as http://shop.test/ and keys its host as one.
 //
 // An error says why the host is none: empty, with a character no host
 // name holds (WHATWG's forbidden host code points: controls, space,
-// "<>\^`{|}" and so on), an invalid IPv6 address or internationalized
-// name, or a port out of range (0-65535). u is left as it was then.
+// "<>\^`{|}" and so on), an invalid IPv6 address, IPv4 address
+// (http://1.2.3.4.5/, http://example.123/: browsers refuse them too) or
+// internationalized name, or a port out of range (0-65535). u is left as
+// it was then.
 func SetHost(u *url.URL) error {
 	host, port := u.Hostname(), u.Port()
 	p, err := Port(u.Scheme, port)
@@ -50,6 +54,12 @@ func SetHost(u *url.URL) error {
 			return fmt.Errorf("invalid IPv6 host %q", host+zone)
 		}
 		host = "[" + host + zone + "]"
+	default:
+		if ip, isIPv4, ok := IPv4(host); ok {
+			host = ip.String()
+		} else if isIPv4 {
+			return fmt.Errorf("invalid IPv4 host %q (its last label is a number)", host)
+		}
 	}
 	if p != "" {
 		host += ":" + p

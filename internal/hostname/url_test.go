@@ -29,6 +29,17 @@ func TestSetHost(t *testing.T) {
 		{"http://a\"b.test/", "", "invalid host"},
 		{"http://:80/", "", "no host"},
 		{"http://bad\u200e.test/", "", "idna"},
+		// An IPv4 address as browsers read it (WHATWG URL).
+		{"http://127.1/", "127.0.0.1", ""},
+		{"http://0x7F.1:8080/", "127.0.0.1:8080", ""},
+		{"http://2130706433/", "127.0.0.1", ""},
+		{"http://0177.0.0.1/", "127.0.0.1", ""},
+		{"http://127.0.0.1./", "127.0.0.1", ""},
+		{"http://１２７.０.０.１/", "127.0.0.1", ""},
+		{"http://127.0.0.1.example/", "127.0.0.1.example", ""},
+		{"http://1.2.3.4.5/", "", "invalid IPv4 host"},
+		{"http://example.123/", "", "invalid IPv4 host"},
+		{"http://4294967296/", "", "invalid IPv4 host"},
 	} {
 		u, err := url.Parse(tt.in)
 		if err != nil {
@@ -53,7 +64,7 @@ func TestSetHost(t *testing.T) {
 // FuzzSetHost: what SetHost writes, url.Parse reads back as the same
 // host, and SetHost leaves as it is.
 func FuzzSetHost(f *testing.F) {
-	for _, s := range []string{"http://shop.test:080/", "https://SHOP.test:443/", "http://[::1%25eth0]:80/", "http://bücher.test/", "http://h:/", "http://a^b/", "http://[::1]:0099999/"} {
+	for _, s := range []string{"http://shop.test:080/", "https://SHOP.test:443/", "http://[::1%25eth0]:80/", "http://bücher.test/", "http://h:/", "http://a^b/", "http://[::1]:0099999/", "http://0x7f.1/", "http://1.2.3.4.5/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -86,5 +97,24 @@ func TestKey(t *testing.T) {
 		if got := Key(in); got != want {
 			t.Errorf("Key(%q) = %q; want %q", in, got, want)
 		}
+	}
+}
+
+// BenchmarkSetHost is SetHost on a link's usual host, a name, and on an
+// IPv4 address.
+func BenchmarkSetHost(b *testing.B) {
+	for _, s := range []string{"https://shop1.example.com/catalogue/page-1.html", "http://127.0.0.1:8080/a"} {
+		u, err := url.Parse(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(u.Hostname(), func(b *testing.B) {
+			for b.Loop() {
+				v := *u
+				if err := SetHost(&v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
