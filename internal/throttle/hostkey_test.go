@@ -56,3 +56,32 @@ func TestTableFoldsHostKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestTableKeysByTheHostRule: a rates file's host key is the host as
+// HostKey writes it, by the one rule: "shop.test." is shop.test (as a
+// request's key has no trailing dot), "127.1" is 127.0.0.1.
+func TestTableKeysByTheHostRule(t *testing.T) {
+	def := mustRate(t, "1/s", 1)
+	table, err := ReadTable(strings.NewReader("Shop.Test. 1/5s\n127.1:8080 2/s\n[::1]:8080 1/3s\n[::2] 1/4s\n"), "rates.txt", def, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for raw, want := range map[string]string{
+		"http://shop.test/a":      "1/5s",
+		"http://shop.test./a":     "1/5s",
+		"https://SHOP.test:8443/": "1/5s",
+		"http://127.0.0.1:8080/":  "2/s",
+		"http://0x7f.1:8080/":     "2/s",
+		"http://127.0.0.1/":       "1/s",
+		"http://[::1]:8080/":      "1/3s",
+		"http://[::2]/":           "1/4s",
+	} {
+		key, _ := HostKey(raw)
+		if got := table.For(key).String(); got != want {
+			t.Errorf("%s (key %s): rate %s, want %s", raw, key, got, want)
+		}
+	}
+	if _, err := ReadTable(strings.NewReader("shop.test 1/s\nshop.test. 2/s\n"), "rates.txt", def, true); err == nil || !strings.Contains(err.Error(), "already given on line 1") {
+		t.Errorf("shop.test and shop.test.: %v; want one key given twice", err)
+	}
+}
