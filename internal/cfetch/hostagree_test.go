@@ -58,6 +58,11 @@ func TestToolsAgreeOnHosts(t *testing.T) {
 		{"http://2130706433/a", "http://127.0.0.1/a", "127.0.0.1:80", "127.0.0.1", "127.0.0.1"},
 		{"http://0177.0.0.1/a", "http://127.0.0.1/a", "127.0.0.1:80", "127.0.0.1", "127.0.0.1"},
 		{"http://127.0.0.1./a", "http://127.0.0.1/a", "127.0.0.1:80", "127.0.0.1", "127.0.0.1"},
+		// A host is percent-decoded before it is read (WHATWG URL).
+		{"http://sh%6Fp.test/a", "http://shop.test/a", "shop.test:80", "shop.test", "shop.test"},
+		{"http://SH%4Fp.test:80/a", "http://shop.test/a", "shop.test:80", "shop.test", "shop.test"},
+		{"http://%31%32%37.1/a", "http://127.0.0.1/a", "127.0.0.1:80", "127.0.0.1", "127.0.0.1"},
+		{"http://b%C3%BCcher.%74est/", "http://xn--bcher-kva.test/", "xn--bcher-kva.test:80", "xn--bcher-kva.test", "xn--bcher-kva.test"},
 	} {
 		u, fe := checkURL(tt.in)
 		if fe != nil {

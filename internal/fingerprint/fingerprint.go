@@ -76,7 +76,8 @@ func Identity(rawURL string) (string, error) {
 }
 
 // webHost is rawURL with its host and port as hostname.SetHost writes
-// them, or rawURL itself when they are so written already, or it is no
+// them (percent.ParseURL having decoded its escapes), or rawURL itself
+// when they are so written already, or it is no
 // http(s) URL net/url reads, or SetHost finds no host in it.
 func webHost(rawURL string) string {
 	u, err := percent.ParseURL(strings.TrimSpace(rawURL))
@@ -84,7 +85,11 @@ func webHost(rawURL string) string {
 		return rawURL
 	}
 	host := u.Host
-	if hostname.SetHost(u) != nil || u.Host == host {
+	if hostname.SetHost(u) != nil {
+		return rawURL
+	}
+	// A host written with escapes (sh%6Fp.test) was decoded by ParseURL.
+	if u.Host == host && (strings.IndexByte(rawURL, '%') < 0 || strings.IndexByte(Host(rawURL), '%') < 0) {
 		return rawURL
 	}
 	return u.String()

@@ -165,7 +165,10 @@ func escapeStray(s string) string {
 // that starts no escape, which it reads as itself (EscapeStray), and a
 // tab or line break, which it leaves out (as the WHATWG URL standard,
 // browsers and w3lib do: "http://shop.test/\na" is http://shop.test/a,
-// where net/url refuses a control character), as browsers, curl and
+// where net/url refuses a control character), and an escaped letter,
+// digit or other host character in the host, which it decodes (as
+// browsers do: http://sh%6Fp.test/ is http://shop.test/; unescapeHost),
+// as browsers, curl and
 // w3lib's safe_url_string do: the one way every tool reads a URL it is
 // given. Where net/url reads s, the URL is net/url's; the error is
 // net/url's for s.
@@ -179,9 +182,67 @@ func ParseURL(s string) (*url.URL, error) {
 				return v, nil
 			}
 		}
+		if h := unescapeHost(t); h != t {
+			if v, err2 := url.Parse(h); err2 == nil {
+				return v, nil
+			}
+			t = h
+		}
 		if v, err2 := url.Parse(EscapeStray(t)); err2 == nil {
 			return v, nil
 		}
 	}
 	return u, err
+}
+
+// unescapeHost decodes the escapes in s's host (a name, not an IPv6
+// literal) of the ASCII characters a host name holds as themselves
+// (letters, digits, "-._~" and "!$&'()*+,;="), as browsers do (the WHATWG
+// URL standard percent-decodes a host before it reads it:
+// http://sh%6Fp.test/ is http://shop.test/), where net/url refuses them.
+// The others are left as they are: an escaped "/", ":", "@", control
+// and so on is no part of a host (browsers refuse the URL, and net/url
+// does), and net/url decodes the non-ASCII ones itself.
+func unescapeHost(s string) string {
+	i := strings.Index(s, "//")
+	if i < 0 || strings.ContainsAny(s[:i], "/?#") {
+		return s
+	}
+	start := i + 2
+	end := len(s)
+	if j := strings.IndexAny(s[start:], "/?#"); j >= 0 {
+		end = start + j
+	}
+	if j := strings.LastIndexByte(s[start:end], '@'); j >= 0 {
+		start += j + 1
+	}
+	if start < end && s[start] == '[' {
+		return s
+	}
+	if j := strings.IndexByte(s[start:end], ':'); j >= 0 {
+		end = start + j
+	}
+	host := s[start:end]
+	if strings.IndexByte(host, '%') < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:start])
+	for k := 0; k < len(host); k++ {
+		if c, ok := DecodeAt(host, k); ok && c < 0x80 && hostByte(c) {
+			b.WriteByte(c)
+			k += 2
+			continue
+		}
+		b.WriteByte(host[k])
+	}
+	b.WriteString(s[end:])
+	return b.String()
+}
+
+// hostByte reports whether the ASCII byte c stands for itself in a host
+// name: letters, digits, "-._~" and "!$&'()*+,;=".
+func hostByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0
 }

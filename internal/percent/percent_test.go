@@ -106,6 +106,14 @@ func TestParseURL(t *testing.T) {
 		{"http://sho\tp.test/a\r\n", "http://shop.test/a", ""}, // WHATWG: tabs and line breaks left out
 		{"http://shop.test/\n50%-off", "http://shop.test/50%25-off", ""},
 		{"http://a b/\t", "", "invalid control character"}, // net/url's error for the URL as given
+		// WHATWG: a host is percent-decoded before it is read.
+		{"http://sh%6Fp.test/a%6F", "http://shop.test/a%6F", ""},
+		{"http://u%6F:p%6F@%31%32%37.1:80/", "http://uo:po@127.1:80/", ""}, // net/url writes userinfo so
+		{"http://b%C3%BCcher.%74est/", "http://b%C3%BCcher.test/", ""},
+		{"http://sh%6Fp.test/50%-off", "http://shop.test/50%25-off", ""},
+		{"http://a%2Fb.test/", "", "invalid URL escape"}, // a "/" is no part of a host
+		{"http://a%3Ab.test/", "", "invalid URL escape"},
+		{"http://a.test:8%30/", "", "invalid port"}, // nor is a port percent-decoded
 	} {
 		u, err := ParseURL(c.in)
 		switch {
