@@ -56,7 +56,10 @@ func SetHost(u *url.URL) error {
 		host = "[" + host + zone + "]"
 	default:
 		if ip, isIPv4, ok := IPv4(host); ok {
-			host = ip.String()
+			var buf [15]byte
+			if b := ip.AppendTo(buf[:0]); string(b) != host {
+				host = string(b) // 127.1, 0x7f.1: no new string for the usual 127.0.0.1
+			}
 		} else if isIPv4 {
 			return fmt.Errorf("invalid IPv4 host %q (its last label is a number)", host)
 		}
