@@ -174,12 +174,14 @@ func (c *crawl) finish(ctx context.Context, res loopResult) int {
 		}
 		a.Reasons = append(a.Reasons, c.deadLine(a.DeadLettered))
 	}
-	if n := unstoredAcks(l); n > 0 && !a.Complete {
+	if unstoredAcks(l) > 0 && !a.Complete {
 		// The pages whose items cexport wrote but whose acks push did
 		// not store (it failed, or the loop ended first) went back to
-		// the queue: the rerun fetches them again, as after a kill.
-		a.Reasons = append(a.Reasons, fmt.Sprintf("%s had their items exported to %s but their acks not stored in the frontier (cqueue push did not get to them): they are queued again, so the next run fetches them again and exports their items again (cdedupe --key .url removes them)",
-			plural(n, "page"), a.Items.To))
+		// the queue: the rerun fetches them again, as after a kill. How
+		// many is not known: the acks counted here are those cexport
+		// passed on, and a page's items can be written before its ack.
+		a.Reasons = append(a.Reasons, fmt.Sprintf("some pages had their items exported to %s but their acks not stored in the frontier (cqueue push did not get to them): they are queued again, so the next run fetches them again and exports their items again (cdedupe --key .url removes them)",
+			a.Items.To))
 	}
 	a.Round = c.round
 	a.Exit = &code

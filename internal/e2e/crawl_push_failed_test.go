@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +14,8 @@ import (
 // A run whose cqueue push fails mid-crawl (the db held by another writer
 // past --busy-timeout) has exported the items of pages whose acks it
 // never stored: they are queued again, and the rerun fetches them and
-// exports their items a second time. The failed run says so, with the
-// count and how to remove them, as the run after a kill does. (It said
+// exports their items a second time. The failed run says so, and how
+// to remove them, as the run after a kill does. (It said
 // "0 in flight", and the rerun's duplicates came unannounced.)
 func TestCrawlPushFailedSaysWhatTheRerunExportsAgain(t *testing.T) {
 	slow := loopSite
@@ -25,7 +23,9 @@ func TestCrawlPushFailedSaysWhatTheRerunExportsAgain(t *testing.T) {
 	l := seededCrawlSite(t, slow)
 	c, stdout, stderr := l.startCrawl(`--busy-timeout 1s seeds.txt "$RULES" items.jsonl`)
 	l.waitRequests(40, 5*time.Minute)
-	db, err := sql.Open("sqlite", filepath.Join(l.dir, "items.jsonl.db"))
+	// The lock is taken while push and pop write: wait for it (a busy
+	// timeout) rather than fail on the first SQLITE_BUSY.
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(l.dir, "items.jsonl.db")+"?_pragma=busy_timeout(120000)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +41,9 @@ func TestCrawlPushFailedSaysWhatTheRerunExportsAgain(t *testing.T) {
 	conn.ExecContext(context.Background(), "ROLLBACK")
 	conn.Close()
 	r.want(t, 1, "cqueue push: frontier: push ", "database is locked")
-	m := regexp.MustCompile(`cqueue: (\d+) pages? had their items exported to items.jsonl but their acks not stored in the frontier \(cqueue push did not get to them\): they are queued again, so the next run fetches them again and exports their items again \(cdedupe --key .url removes them\)`).FindStringSubmatch(r.stderr)
-	if m == nil {
+	if !strings.Contains(r.stderr, "cqueue: some pages had their items exported to items.jsonl but their acks not stored in the frontier (cqueue push did not get to them): they are queued again, so the next run fetches them again and exports their items again (cdedupe --key .url removes them)") {
 		t.Fatalf("the failed run does not say what its rerun exports again:\n%s", r.stderr)
 	}
-	said, _ := strconv.Atoi(m[1])
 	l.runCrawl(`seeds.txt "$RULES" items.jsonl`).want(t, 0, "complete: nothing is left queued or in flight")
 	seen := map[string]int{}
 	again := 0
@@ -54,8 +52,7 @@ func TestCrawlPushFailedSaysWhatTheRerunExportsAgain(t *testing.T) {
 			again++
 		}
 	}
-	t.Logf("the failed run said %d pages; the rerun exported %d again", said, again)
-	if again == 0 || again > said {
-		t.Errorf("the rerun exported the items of %d pages again; the failed run said %d", again, said)
+	if again == 0 {
+		t.Errorf("the rerun exported no item again, where the failed run said it would")
 	}
 }
