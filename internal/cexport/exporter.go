@@ -122,7 +122,8 @@ func appendCompact(dst []byte, v json.RawMessage) []byte {
 		dst = append(dst, v...)
 	}
 	if !utf8.Valid(dst[start:]) {
-		fixed := bytes.ToValidUTF8(dst[start:], []byte("\uFFFD"))
+		// The rule the records are mended by: a U+FFFD for each bad byte.
+		fixed := record.Mend(dst[start:])
 		dst = append(dst[:start], fixed...)
 	}
 	return dst
